@@ -1,0 +1,68 @@
+"""The ``study`` command: one click group whose subcommands live in the modules that own them.
+
+Subcommands are imported lazily, so ``study --help`` is fast and a broken optional part does
+not stop the others. To add a command, add a line to ``COMMANDS``: name -> "module:attribute",
+where the attribute is a click command or group.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    # name: ("module:attribute", one-line help shown in `study --help`)
+    "run": ("study.runner.cli:run", "Run one session (one model, condition and seed)."),
+    "run-all": ("study.runner.cli:run_all", "Run a model x condition x seed matrix in parallel, resumably."),
+    "status": ("study.runner.cli:status", "Show every session's status under a sessions folder."),
+    "demo": ("study.demo:demo", "Run a small offline matrix on the simulator and print its (SIMULATED) tables."),
+    "orders": ("sopbench_tools.cli:orders", "Print or write the seeded account orders."),
+    "tools": ("sopbench_tools.cli:tools", "The SOP-Bench tool server (MCP over stdio)."),
+    "fsm": ("study.fsm.cli:fsm", "Validate, draw and enforce FSM workflows."),
+    "sim": ("study.sim.cli:sim", "The offline simulator: a scripted model server for the real CLI."),
+    "score": ("analysis.cli:score", "Score one session: metrics and escape routes."),
+    "tables": ("analysis.cli:tables", "Regenerate the paper's tables from session logs."),
+    "figures": ("analysis.cli:figures", "Regenerate the paper's figures from session logs."),
+    "predictions": ("analysis.cli:predictions", "Evaluate the preregistered predictions."),
+    "prereg": ("study.prereg.cli:prereg", "Freeze, verify and amend the preregistration."),
+    "audit": ("study.prereg.cli:audit", "Check every session against the manifest it ran under."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        target, _help = COMMANDS[name]
+        module_name, attr = target.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                raise click.ClickException(f"'study {name}' is not available: {exc}") from exc
+            raise
+        return getattr(module, attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="sop-fidelity-study")
+def main() -> None:
+    """A pre-registered study of whether LLM agents stay on procedure over long unattended runs.
+
+    Quick start (offline, no API key): `study demo`. Run a session: `study run --condition FSM
+    --seed 2`. Regenerate results: `study tables`, `study figures`. Check the freeze:
+    `study prereg verify`.
+    """
+
+
+if __name__ == "__main__":
+    main()
