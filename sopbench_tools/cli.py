@@ -1,0 +1,63 @@
+"""``study orders`` and ``study tools serve`` (also ``python -m sopbench_tools``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .orders import DEVELOPMENT_SEED, STUDY_SEEDS, order_for_seed, write_orders
+
+
+@click.command()
+@click.option("--seed", type=int, help="Print the order of this seed, one account id a line.")
+@click.option("--write", is_flag=True,
+              help=f"Write the orders of the study's seeds {', '.join(map(str, STUDY_SEEDS))} to preregistration/orders/.")
+def orders(seed: int | None, write: bool) -> None:
+    """Print or write the seeded account orders.
+
+    The order of seed s is the 200 account ids sorted by sha256(f"{s}:{account_id}").
+    """
+    if seed is None and not write:
+        raise click.UsageError("give --seed N to print an order, or --write to write the study's orders")
+    if seed is not None:
+        click.echo("\n".join(order_for_seed(seed)))
+    if write:
+        from study.paths import prereg_dir
+
+        out_dir = prereg_dir() / "orders"
+        before = {p.name: p.read_bytes() for p in out_dir.glob("seed-*.txt")} if out_dir.exists() else {}
+        for path in write_orders(out_dir):
+            state = "unchanged" if before.get(path.name) == path.read_bytes() else "written"
+            click.echo(f"{state}: {path}", err=True)
+
+
+@click.group()
+def tools() -> None:
+    """The SOP-Bench tool server (MCP over stdio)."""
+
+
+@click.command()
+@click.option("--seed", type=int, default=DEVELOPMENT_SEED, show_default=True,
+              help="The seed whose account order is the batch.")
+@click.option("--accounts", type=click.IntRange(1, 200), default=None,
+              help="Serve only the first N accounts of the order (exploratory runs). Default: all 200.")
+@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the records and decisions; a restart on the same folder keeps them. "
+                   "Default: memory only.")
+def serve(seed: int, accounts: int | None, state_dir: Path | None) -> None:
+    """Serve the SOP-Bench tools over stdio (MCP) for one batch; messages go to stderr."""
+    from .server import serve_stdio
+    from .toolbox import ToolBox, ToolStateError
+
+    try:
+        box = ToolBox.for_seed(seed, accounts, state_dir)
+    except (ValueError, ToolStateError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    where = f"state in {state_dir}" if state_dir else "state in memory only (give --state-dir to keep it)"
+    click.echo(f"sopbench tools: seed {seed}, {len(box.order)} accounts, {len(box.decisions)} decided, {where}",
+               err=True)
+    serve_stdio(box)
+
+
+tools.add_command(serve)
