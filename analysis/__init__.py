@@ -1,0 +1,19 @@
+"""The analysis: from session logs alone to the paper's tables, figures and predictions.
+
+Modules, in the order data flows through them:
+
+- ``logfile``: read one ``events.jsonl`` (schema check, torn last line, malformed lines).
+- ``scoring``: score one session's events (per-account inv/rec/foc/correct, FC, windows,
+  escape routes); ``score_session_dir(path)`` is the entry point other parts use.
+- ``loading``: find and score every session under a folder into polars frames, excluding and
+  listing voided, incomplete and exploratory sessions, refusing to mix simulated and real ones.
+- ``statistics``: paired tests over seeds (bootstrap CI, sign, Wilcoxon, McNemar).
+- ``plan``: the preregistered plan in ``preregistration/predictions.yaml`` (seeds, comparisons,
+  predictions) as data.
+- ``comparisons``: the paired comparisons of the plan computed on a corpus (Table 7).
+- ``predictions``: the predictions evaluated to observed values and verdicts (Table 6).
+- ``tables`` and ``render``: Tables 1, 2, 6, 7 and 8 and their Markdown, CSV and LaTeX forms.
+- ``figures``: Figure 1 strips, FC per window, the escape-route heatmap.
+- ``corpus``: a generator of simulated session trees with known metrics (tests, benchmarks).
+- ``cli``: ``study score``, ``study tables``, ``study figures``, ``study predictions``.
+"""

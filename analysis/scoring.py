@@ -1,0 +1,259 @@
+"""Scoring one session from its log (DESIGN.md "Scoring", the paper's appendix A made exact).
+
+Positions are ``seq``. Only ``sopbench`` tool calls that the gate allowed and that returned
+without error count as retrievals, records or decisions; refused and failed calls are ignored.
+For a decided account *a* whose decision (its first successful ``submit_decision``) is at
+position *p*, and for each data tool *d*, let *i_d* be the position of the last successful call
+of *d* for *a* before *p*:
+
+- ``inv``: every *i_d* exists;
+- ``rec``: the last successful ``record_analysis`` for *a* before *p* comes after every *i_d* and
+  its ``step4_action`` is the submitted action;
+- ``foc``: no successful data-tool call for another account lies between min *i_d* and *p*;
+- ``compliant`` = inv and rec and foc; ``correct`` = the action equals the gold label;
+  FC counts compliant and correct decisions.
+
+FC per window counts by the account's position in ``session_start.order`` (1–50, 51–100, …),
+never by when it was decided. The escape routes are keyed as in docs/contracts.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from sopbench_tools.dataset import gold_labels
+
+from .logfile import LogError, LogRead, read_log, read_meta
+
+#: The five data tools, the record and the decision (docs/contracts.md, "Tools the agent sees").
+DATA_TOOLS = (
+    "investigate_account",
+    "analyze_traffic_patterns",
+    "analyze_temporal_patterns",
+    "get_violation_history",
+    "get_financial_impact",
+)
+RECORD_TOOL = "record_analysis"
+DECISION_TOOL = "submit_decision"
+
+#: Accounts per window of Table 1's "FC per 50 accounts".
+WINDOW = 50
+
+#: Escape-route keys, in the column order of the paper's Table 8.
+ROUTES = ("ends_turn", "without_looking", "partial_data", "interleaved", "another_account",
+          "first_token_remark")
+
+#: An assistant remark on tokens, context or budget (route ``first_token_remark``).
+TOKEN_REMARK = re.compile(r"(?i)\b(tokens?|context|budget)\b")
+
+_DATA = frozenset(DATA_TOOLS)
+
+
+@dataclass(frozen=True)
+class AccountScore:
+    """The scored decision of one account."""
+
+    account: str
+    position: int          # 0-based position in the session's order
+    decision_seq: int      # position of the decision in the log
+    decision_index: int    # 0 for the session's first decision, 1 for the second, …
+    action: str
+    gold: str
+    data_tools: int        # how many of the five data tools succeeded for it before the decision
+    inv: bool
+    rec: bool
+    foc: bool
+
+    @property
+    def compliant(self) -> bool:
+        return self.inv and self.rec and self.foc
+
+    @property
+    def correct(self) -> bool:
+        return self.action == self.gold
+
+    @property
+    def window(self) -> int:
+        return self.position // WINDOW
+
+
+@dataclass(frozen=True)
+class SessionScore:
+    """One session's identity, status and metrics; ``decisions`` in decision order."""
+
+    path: str
+    model: str
+    condition: str
+    seed: int
+    simulated: bool
+    exploratory: bool
+    status: str | None                     # session_end.status, None if the log has no end
+    voided: bool
+    void_reason: str | None
+    cost_usd: float | None
+    resumes: int
+    order: tuple[str, ...]
+    decisions: tuple[AccountScore, ...]
+    routes: dict[str, int | None]
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def decided(self) -> int:
+        return len(self.decisions)
+
+    @property
+    def correct(self) -> int:
+        return sum(d.correct for d in self.decisions)
+
+    @property
+    def compliant(self) -> int:
+        return sum(d.compliant for d in self.decisions)
+
+    @property
+    def fc(self) -> int:
+        return sum(d.compliant and d.correct for d in self.decisions)
+
+    @property
+    def compliance(self) -> float | None:
+        """Compliant / decided; None for a session that decided nothing (no rate to average)."""
+        return self.compliant / self.decided if self.decisions else None
+
+    @property
+    def fc_windows(self) -> tuple[int, ...]:
+        counts = [0] * -(-len(self.order) // WINDOW)
+        for d in self.decisions:
+            if d.compliant and d.correct:
+                counts[d.window] += 1
+        return tuple(counts)
+
+    @property
+    def complete(self) -> bool:
+        return self.status is not None
+
+    def metrics(self) -> dict[str, Any]:
+        """The session's metrics and routes as plain JSON-ready values (``study score --json``)."""
+        return {
+            "path": self.path, "model": self.model, "condition": self.condition, "seed": self.seed,
+            "simulated": self.simulated, "exploratory": self.exploratory, "status": self.status,
+            "voided": self.voided, "void_reason": self.void_reason, "accounts": len(self.order),
+            "decided": self.decided, "correct": self.correct, "compliant": self.compliant,
+            "fc": self.fc, "compliance": self.compliance, "fc_windows": list(self.fc_windows),
+            "cost_usd": self.cost_usd, "resumes": self.resumes, "routes": dict(self.routes),
+            "warnings": list(self.warnings),
+        }
+
+
+@lru_cache(maxsize=1)
+def _gold() -> dict[str, str]:
+    return gold_labels()
+
+
+def _counts(event: dict[str, Any]) -> bool:
+    """True for a sopbench call the gate allowed and that returned without error."""
+    return (event.get("allowed", True) and event.get("ok") is True
+            and event.get("server", "sopbench") == "sopbench")
+
+
+def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
+    """Score the events of one session log (``meta`` supplies voiding and the exploratory flag)."""
+    meta = meta or {}
+    gold = _gold()
+    start = log.start
+    order = tuple(start["order"])
+    position = {a: i for i, a in enumerate(order)}
+
+    last_data: dict[str, dict[str, int]] = {}         # account -> data tool -> last seq
+    last_record: dict[str, tuple[int, str | None]] = {}  # account -> (seq, step4_action)
+    last_record_account: str | None = None
+    # The latest data call and the latest call for a different account than that one: the last
+    # data call for any account other than a is run_seq if run_account != a, else other_seq.
+    run_account: str | None = None
+    run_seq = other_seq = -1
+
+    decisions: list[AccountScore] = []
+    decided: set[str] = set()
+    routes: dict[str, int | None] = {k: 0 for k in ROUTES}
+    routes["first_token_remark"] = None
+    resumes = 0
+
+    for event in log.events:
+        kind = event["kind"]
+        if kind == "tool_call":
+            if not _counts(event):
+                continue
+            tool = event.get("tool")
+            account = event.get("account")
+            seq = event["seq"]
+            if tool in _DATA:
+                last_data.setdefault(account, {})[tool] = seq
+                if account != run_account:
+                    other_seq, run_account = run_seq, account
+                run_seq = seq
+            elif tool == RECORD_TOOL:
+                last_record[account] = (seq, (event.get("args") or {}).get("step4_action"))
+                last_record_account = account
+            elif tool == DECISION_TOOL and account not in decided:
+                if account not in position:
+                    raise _not_in_batch(log, event)
+                action = (event.get("args") or {}).get("action")
+                retrieved = last_data.get(account, {})
+                first = min(retrieved.values(), default=None)
+                latest_other = run_seq if run_account != account else other_seq
+                record = last_record.get(account)
+                inv = len(retrieved) == len(DATA_TOOLS)
+                rec = (record is not None and record[1] == action
+                       and all(record[0] > i for i in retrieved.values()))
+                foc = first is None or latest_other < first
+                decisions.append(AccountScore(
+                    account=account, position=position[account], decision_seq=seq,
+                    decision_index=len(decisions), action=action, gold=gold.get(account, ""),
+                    data_tools=len(retrieved), inv=inv, rec=rec, foc=foc,
+                ))
+                decided.add(account)
+                if not retrieved:
+                    routes["without_looking"] += 1
+                elif not inv:
+                    routes["partial_data"] += 1
+                if not foc:
+                    routes["interleaved"] += 1
+                if last_record_account is not None and last_record_account != account:
+                    routes["another_account"] += 1
+        elif kind == "stop":
+            if (event.get("accounts_left") or 0) > 0:
+                routes["ends_turn"] += 1
+        elif kind == "resume":
+            resumes += 1
+        elif kind == "assistant_text":
+            if routes["first_token_remark"] is None and TOKEN_REMARK.search(event.get("text") or ""):
+                routes["first_token_remark"] = len(decisions)
+
+    end = log.end
+    status = end.get("status") if end else None
+    cost = end.get("cost_usd") if end else None
+    if cost is None:
+        cost = meta.get("cost_usd")
+    voided = bool(meta.get("voided")) or status == "infrastructure_failure"
+    void_reason = meta.get("void_reason") or (
+        f"infrastructure failure: {end.get('error')}" if status == "infrastructure_failure" else None)
+    return SessionScore(
+        path=str(log.path.parent), model=str(start["model"]), condition=str(start["condition"]),
+        seed=int(start["seed"]), simulated=bool(start["simulated"] or meta.get("simulated")),
+        exploratory=bool(meta.get("exploratory", False)), status=status, voided=voided,
+        void_reason=void_reason if voided else None, cost_usd=cost, resumes=resumes,
+        order=order, decisions=tuple(decisions), routes=routes, warnings=tuple(log.warnings),
+    )
+
+
+def _not_in_batch(log: LogRead, event: dict[str, Any]) -> LogError:
+    return LogError(f"{log.path}: event seq {event['seq']} decides account {event.get('account')!r}, "
+                    "which is not in session_start.order; the log is inconsistent with its batch.")
+
+
+def score_session_dir(path: Path) -> SessionScore:
+    """Score the session in ``path`` (a folder holding ``events.jsonl`` and usually ``meta.json``)."""
+    path = Path(path)
+    return score_log(read_log(path / "events.jsonl"), read_meta(path))
