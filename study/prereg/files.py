@@ -1,0 +1,107 @@
+"""Which files the preregistration freezes, their sha256, and the manifest's line format.
+
+The frozen set is every file under ``preregistration/`` except the three files that record the
+freeze itself (``MANIFEST.sha256``, ``freeze.json``, ``amendments.jsonl``), plus every Python
+source under ``analysis/``. A path is written POSIX-style relative to the project root, so that
+``sha256sum -c preregistration/MANIFEST.sha256`` run from the root checks the manifest with
+nothing of ours installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from .errors import PreregError
+
+PREREG_DIR = "preregistration"
+ANALYSIS_DIR = "analysis"
+MANIFEST = "preregistration/MANIFEST.sha256"
+FREEZE_RECORD = "preregistration/freeze.json"
+AMENDMENTS = "preregistration/amendments.jsonl"
+#: The files that record the freeze; they are not part of the frozen set.
+RECORD_FILES = (MANIFEST, FREEZE_RECORD, AMENDMENTS)
+
+#: One manifest line as ``sha256sum`` writes it: hash, two spaces (or space and ``*`` for
+#: binary mode, which sha256sum also accepts), path.
+_MANIFEST_LINE = re.compile(r"^([0-9a-f]{64}) [ *](.+)$")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def is_frozen_path(rel: str) -> bool:
+    """True if ``rel`` (relative to the root) belongs to the frozen set's domain."""
+    parts = rel.split("/")
+    if "__pycache__" in parts or rel in RECORD_FILES:
+        return False
+    if parts[0] == PREREG_DIR and len(parts) > 1:
+        return True
+    return parts[0] == ANALYSIS_DIR and len(parts) > 1 and rel.endswith(".py")
+
+
+def frozen_paths(root: Path) -> list[str]:
+    """The frozen files now on disk under ``root``, sorted, as root-relative POSIX paths."""
+    found = []
+    for top in (PREREG_DIR, ANALYSIS_DIR):
+        base = root / top
+        if not base.is_dir():
+            continue
+        for path in base.rglob("*"):
+            if not path.is_file():
+                continue
+            rel = path.relative_to(root).as_posix()
+            if is_frozen_path(rel):
+                if "\n" in rel or "\\" in rel:
+                    raise PreregError(
+                        f"{rel!r}: a frozen file's name may not contain a newline or a backslash "
+                        "(sha256sum would escape it); rename the file."
+                    )
+                found.append(rel)
+    return sorted(found)
+
+
+def hash_tree(root: Path) -> dict[str, str]:
+    """sha256 of every frozen file now on disk: root-relative path -> hex digest."""
+    return {rel: sha256_file(root / rel) for rel in frozen_paths(root)}
+
+
+def format_manifest(hashes: dict[str, str]) -> str:
+    """The manifest text in ``sha256sum`` format, sorted by path."""
+    return "".join(f"{hashes[rel]}  {rel}\n" for rel in sorted(hashes))
+
+
+def parse_manifest(text: str) -> tuple[dict[str, str], list[str]]:
+    """Parse a manifest: (path -> sha256, problems naming each unreadable line)."""
+    hashes: dict[str, str] = {}
+    problems = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _MANIFEST_LINE.match(line)
+        if not match:
+            problems.append(f"{MANIFEST} line {number}: not a 'sha256  path' line: {line[:80]!r}")
+            continue
+        digest, rel = match.groups()
+        if rel in hashes:
+            problems.append(f"{MANIFEST} line {number}: {rel} is listed twice")
+        hashes[rel] = digest
+    return hashes, problems
+
+
+def analysis_code_sha256(hashes: dict[str, str]) -> str:
+    """The aggregate hash of the analysis code: sha256 of the manifest lines of ``analysis/``.
+
+    A reviewer reproduces it with
+    ``grep -E '^[0-9a-f]{64}  analysis/' preregistration/MANIFEST.sha256 | sha256sum``.
+    """
+    analysis = {rel: h for rel, h in hashes.items() if rel.startswith(ANALYSIS_DIR + "/")}
+    return sha256_bytes(format_manifest(analysis).encode("utf-8"))

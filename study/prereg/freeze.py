@@ -1,0 +1,81 @@
+"""``study prereg freeze``: write the manifest and the freeze record.
+
+The freeze hashes every frozen file (see ``files.py``) into ``MANIFEST.sha256`` and writes
+``freeze.json``: when, at which git commit, whether the tree was dirty, the manifest's own hash
+and the aggregate hash of the analysis code, sealed with its own hash (see ``records.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from study import __version__
+from study.paths import project_root
+from study.session_log import utc_now
+
+from .errors import PreregError
+from .files import (
+    AMENDMENTS, FREEZE_RECORD, MANIFEST, PREREG_DIR, RECORD_FILES,
+    analysis_code_sha256, format_manifest, hash_tree, sha256_bytes,
+)
+from .gitinfo import dirty_paths, head_commit
+from .records import amendment_lines, seal, write_freeze_record
+
+FORMAT_VERSION = 1
+
+
+def freeze(root: Path | None = None, *, allow_dirty: bool = False, refreeze: bool = False) -> dict[str, Any]:
+    """Freeze the preregistration under ``root``; return the freeze record written.
+
+    Refuses (``PreregError``) if a freeze exists (unless ``refreeze``), if amendments exist, if
+    there is nothing to freeze, or if the tree is dirty or not a git checkout (unless
+    ``allow_dirty``, in which case the record says so).
+    """
+    root = Path(root) if root is not None else project_root()
+    if amendment_lines(root):
+        raise PreregError(
+            f"{AMENDMENTS} already holds amendments to the freeze; a new freeze would orphan them. "
+            "Keep amending with `study prereg amend`, or move that file out of preregistration/ "
+            "(keep it) before freezing anew."
+        )
+    if ((root / MANIFEST).exists() or (root / FREEZE_RECORD).exists()) and not refreeze:
+        raise PreregError(
+            f"The preregistration is already frozen ({MANIFEST}). Record changes with "
+            "`study prereg amend --reason \"why\" FILE...`; freeze anew with --refreeze only "
+            "before any formal run."
+        )
+    commit = head_commit(root)
+    dirty = dirty_paths(root, ignore=RECORD_FILES)
+    if commit is None and not allow_dirty:
+        raise PreregError(
+            f"{root} is not a git checkout with a commit, so the freeze cannot name the commit it "
+            "froze. Commit the tree, or pass --allow-dirty to freeze anyway (recorded as "
+            "git_commit null)."
+        )
+    if dirty and not allow_dirty:
+        shown = "\n  ".join(dirty[:20]) + ("\n  …" if len(dirty) > 20 else "")
+        raise PreregError(
+            f"The tree has uncommitted changes, so the freeze would not match commit {commit}:\n  "
+            f"{shown}\nCommit them first, or pass --allow-dirty to freeze anyway "
+            "(freeze.json will record git_dirty true)."
+        )
+    hashes = hash_tree(root)
+    if not any(path.startswith(PREREG_DIR + "/") for path in hashes):
+        raise PreregError(f"Nothing to freeze: {root / PREREG_DIR} holds no files.")
+    manifest_text = format_manifest(hashes)
+    (root / MANIFEST).write_text(manifest_text, encoding="utf-8", newline="\n")
+    record = seal({
+        "format": FORMAT_VERSION,
+        "frozen_at": utc_now(),
+        "git_commit": commit,
+        "git_dirty": bool(dirty) or commit is None,
+        "dirty_paths": dirty or [],
+        "manifest": MANIFEST,
+        "manifest_sha256": sha256_bytes(manifest_text.encode("utf-8")),
+        "files": len(hashes),
+        "analysis_code_sha256": analysis_code_sha256(hashes),
+        "tool": f"study prereg freeze (sop-fidelity-study {__version__})",
+    })
+    write_freeze_record(root, record)
+    return record

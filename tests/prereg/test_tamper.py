@@ -1,0 +1,239 @@
+"""The tamper suite: every change to a frozen file or to the records refuses the run check,
+naming the file, unless an amendment recorded before the change covers it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from study.cli import main
+from study.prereg import PreregViolation, amend, check_before_run, verify
+from study.prereg.files import sha256_file
+
+AMENDMENTS = "preregistration/amendments.jsonl"
+MANIFEST = "preregistration/MANIFEST.sha256"
+
+
+def two_amendments(root: Path) -> None:
+    """Two legitimate amendments: plan.md, then limits.yaml."""
+    (root / "preregistration/plan.md").write_text("# Plan\n\nAmended once.\n", encoding="utf-8")
+    amend(["preregistration/plan.md"], "clarify the plan", root=root)
+    (root / "preregistration/limits.yaml").write_text("turns_per_call: 6000\nresumes: 40\n", encoding="utf-8")
+    amend(["preregistration/limits.yaml"], "lower the resume cap", root=root)
+
+
+def rewrite_amendments(root: Path, change) -> None:
+    path = root / AMENDMENTS
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(change(lines)) + "\n", encoding="utf-8")
+
+
+def edit_entry(index: int, **fields):
+    def change(lines):
+        entry = json.loads(lines[index])
+        entry.update(fields)
+        lines[index] = json.dumps(entry, sort_keys=True)
+        return lines
+    return change
+
+
+def one_byte(root):
+    path = root / "preregistration/plan.md"
+    data = bytearray(path.read_bytes())
+    data[2] ^= 0x01  # "P" -> "Q"
+    path.write_bytes(bytes(data))
+    return ["changed: preregistration/plan.md"]
+
+
+def whitespace_only(root):
+    path = root / "preregistration/limits.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("\n", " \n", 1), encoding="utf-8")
+    return ["changed: preregistration/limits.yaml"]
+
+
+def renamed(root):
+    (root / "preregistration/orders/seed-3.txt").rename(root / "preregistration/orders/seed-03.txt")
+    return ["missing: preregistration/orders/seed-3.txt", "added: preregistration/orders/seed-03.txt"]
+
+
+def added(root):
+    (root / "preregistration/texts/extra_hint.md").write_text("Be careful.\n", encoding="utf-8")
+    return ["added: preregistration/texts/extra_hint.md"]
+
+
+def deleted(root):
+    (root / "preregistration/predictions.yaml").unlink()
+    return ["missing: preregistration/predictions.yaml"]
+
+
+def analysis_source_changed(root):
+    (root / "analysis/stats/paired.py").write_text("B = 1000\n", encoding="utf-8")
+    return ["changed: analysis/stats/paired.py"]
+
+
+def analysis_source_added(root):
+    (root / "analysis/extra.py").write_text("PATCH = True\n", encoding="utf-8")
+    return ["added: analysis/extra.py"]
+
+
+def first_amendment_edited(root):
+    two_amendments(root)
+    rewrite_amendments(root, edit_entry(0, reason="a nicer reason, written later"))
+    return [f"{AMENDMENTS} line 1 (amendment 1) was edited"]
+
+
+def last_amendment_edited(root):
+    two_amendments(root)
+    rewrite_amendments(root, edit_entry(1, time="2020-01-01T00:00:00.000000Z"))
+    return [f"{AMENDMENTS} line 2 (amendment 2) was edited"]
+
+
+def amendment_edited_and_resealed(root):
+    """A forger who recomputes the entry's own hash still breaks the link to the next entry."""
+    from study.prereg.records import seal
+
+    two_amendments(root)
+
+    def change(lines):
+        entry = json.loads(lines[0])
+        entry["reason"] = "rewritten"
+        lines[0] = json.dumps(seal(entry), sort_keys=True)
+        return lines
+
+    rewrite_amendments(root, change)
+    return [f"{AMENDMENTS} line 2 (amendment 2) does not follow the record before it"]
+
+
+def entries_swapped(root):
+    two_amendments(root)
+    rewrite_amendments(root, lambda lines: [lines[1], lines[0]])
+    return [f"{AMENDMENTS} line 1 holds amendment 2, expected amendment 1"]
+
+
+def entry_removed(root):
+    two_amendments(root)
+    rewrite_amendments(root, lambda lines: lines[1:])
+    return [f"{AMENDMENTS} line 1 holds amendment 2", "changed: preregistration/plan.md"]
+
+
+def last_entry_removed(root):
+    two_amendments(root)
+    rewrite_amendments(root, lambda lines: lines[:1])
+    return ["changed: preregistration/limits.yaml"]
+
+
+def manifest_digit_edited(root):
+    path = root / MANIFEST
+    text = path.read_text(encoding="utf-8")
+    path.write_text(("0" if text[0] != "0" else "1") + text[1:], encoding="utf-8")
+    return [f"{MANIFEST} was edited after the freeze"]
+
+
+def manifest_forged_to_cover_a_change(root):
+    """Change a file and rewrite its manifest line to match: the manifest no longer matches
+    the hash the freeze record sealed."""
+    plan = root / "preregistration/plan.md"
+    old = sha256_file(plan)
+    plan.write_text("# Plan\n\nA different primary contrast.\n", encoding="utf-8")
+    path = root / MANIFEST
+    path.write_text(path.read_text(encoding="utf-8").replace(old, sha256_file(plan)), encoding="utf-8")
+    return [f"{MANIFEST} was edited after the freeze"]
+
+
+def manifest_deleted(root):
+    (root / MANIFEST).unlink()
+    return [f"{MANIFEST} is missing"]
+
+
+def freeze_record_edited(root):
+    path = root / "preregistration/freeze.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["git_dirty"] = not record["git_dirty"]
+    path.write_text(json.dumps(record), encoding="utf-8")
+    return ["preregistration/freeze.json was edited after the freeze"]
+
+
+CASES = [
+    one_byte, whitespace_only, renamed, added, deleted, analysis_source_changed, analysis_source_added,
+    first_amendment_edited, last_amendment_edited, amendment_edited_and_resealed, entries_swapped,
+    entry_removed, last_entry_removed, manifest_digit_edited, manifest_forged_to_cover_a_change,
+    manifest_deleted, freeze_record_edited,
+]
+
+
+@pytest.mark.parametrize("tamper", CASES, ids=[case.__name__ for case in CASES])
+def test_tampering_refuses_the_run_check_and_names_the_file(frozen, study_root, tamper):
+    check_before_run(frozen)  # holds before the tampering
+    expected = tamper(frozen)
+
+    with pytest.raises(PreregViolation) as refused:
+        check_before_run(frozen)
+    message = str(refused.value)
+    for text in expected:
+        assert text in message
+    assert "study prereg verify" in message
+    assert "study prereg amend" in message
+
+    study_root(frozen)
+    result = CliRunner().invoke(main, ["prereg", "verify"])
+    assert result.exit_code == 1
+    for text in expected:
+        status, _, path = text.partition(": ")
+        if status in ("changed", "missing", "added"):
+            assert f"{status:8} {path}\n" in result.output  # the verify listing's line
+        else:
+            assert text in result.output
+
+
+def test_clean_tree_passes_and_returns_the_freeze_record_hash(frozen):
+    record = json.loads((frozen / "preregistration/freeze.json").read_text(encoding="utf-8"))
+    assert check_before_run(frozen) == record["sha256"]
+
+
+def test_amendment_recorded_before_the_change_lets_runs_proceed(frozen):
+    plan = frozen / "preregistration/plan.md"
+    plan.write_text("# Plan\n\nAmended.\n", encoding="utf-8")
+    with pytest.raises(PreregViolation):
+        check_before_run(frozen)
+
+    entry = amend([plan], "state the voiding rule", root=frozen)
+    assert check_before_run(frozen) == entry["sha256"]
+
+    plan.write_text("# Plan\n\nChanged again, without an amendment.\n", encoding="utf-8")
+    with pytest.raises(PreregViolation, match="changed: preregistration/plan.md"):
+        check_before_run(frozen)
+
+
+def test_violation_lists_files_for_programs(frozen):
+    added(frozen)
+    deleted(frozen)
+    one_byte(frozen)
+    with pytest.raises(PreregViolation) as refused:
+        check_before_run(frozen)
+    assert refused.value.changed == ["preregistration/plan.md"]
+    assert refused.value.missing == ["preregistration/predictions.yaml"]
+    assert refused.value.added == ["preregistration/texts/extra_hint.md"]
+    assert refused.value.problems == []
+
+
+def test_files_outside_the_frozen_set_may_change(frozen):
+    (frozen / "study/runner.py").write_text("changed runner\n", encoding="utf-8")
+    (frozen / "analysis/templates/table.tex").write_text("changed template\n", encoding="utf-8")
+    (frozen / "analysis/__pycache__").mkdir()
+    (frozen / "analysis/__pycache__/scoring.cpython-311.pyc").write_bytes(b"\x00bytecode")
+    check_before_run(frozen)
+
+
+def test_sha256sum_accepts_the_manifest_of_a_clean_tree_and_rejects_a_changed_one(frozen):
+    check = ["sha256sum", "--strict", "-c", MANIFEST]
+    clean = subprocess.run(check, cwd=frozen, capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "preregistration/plan.md: OK" in clean.stdout
+    one_byte(frozen)
+    tampered = subprocess.run(check, cwd=frozen, capture_output=True, text=True)
+    assert tampered.returncode == 1
+    assert "preregistration/plan.md: FAILED" in tampered.stdout
