@@ -1,0 +1,201 @@
+"""Finding, scoring and tabulating every session under a folder, as polars frames.
+
+``load_corpus(root)`` scores each ``events.jsonl`` below ``root`` and returns a ``Corpus``:
+
+- ``sessions``: one row per included session (identity, metrics, FC per window, routes);
+- ``accounts``: one row per decided account of those sessions (position, inv/rec/foc, …);
+- ``excluded``: (path, reason) of every session left out: voided (``meta.json`` voided, or
+  ``session_end`` status ``infrastructure_failure``), incomplete (no ``session_end``), or
+  exploratory (unless ``include_exploratory``);
+- ``warnings``: torn last lines that were skipped.
+
+Simulated and real sessions are never mixed: a corpus holding both raises ``CorpusError``
+unless ``allow_simulated`` is set, and any corpus with a simulated session is ``simulated``
+(every artefact made from it is titled SIMULATED).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .logfile import read_log
+from .scoring import ROUTES, WINDOW, SessionScore, score_session_dir
+
+#: Sessions per worker batch; below this many sessions scoring stays in this process.
+_PARALLEL_FROM = 64
+
+
+class CorpusError(ValueError):
+    """A set of sessions that cannot be analysed together; the message says what to do."""
+
+
+@dataclass
+class Corpus:
+    """The included sessions of one folder, scored, plus what was left out and why."""
+
+    root: Path
+    scores: list[SessionScore]
+    sessions: pl.DataFrame
+    accounts: pl.DataFrame
+    excluded: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    simulated: bool = False
+    exploratory: bool = False
+
+    def relative(self, path: str) -> str:
+        return Path(path).relative_to(self.root).as_posix() if Path(path).is_relative_to(self.root) else path
+
+
+def find_session_dirs(root: Path) -> list[Path]:
+    """Every folder below ``root`` (or ``root`` itself) that holds an ``events.jsonl``, sorted."""
+    root = Path(root)
+    if not root.is_dir():
+        raise CorpusError(f"{root}: no such folder. Pass the sessions folder with --sessions "
+                          "(default: sessions/ of the project).")
+    return sorted(p.parent for p in root.rglob("events.jsonl"))
+
+
+def _score_many(dirs: list[Path]) -> list[SessionScore]:
+    return [score_session_dir(d) for d in dirs]
+
+
+def score_dirs(dirs: list[Path], workers: int | None = None) -> list[SessionScore]:
+    """Score session folders, in parallel processes when there are many; same order as ``dirs``."""
+    workers = workers or min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(dirs) < _PARALLEL_FROM:
+        return _score_many(dirs)
+    chunks = [dirs[i::workers] for i in range(workers)]
+    with ProcessPoolExecutor(workers) as pool:
+        results = list(pool.map(_score_many, chunks))
+    by_dir = {Path(s.path): s for chunk in results for s in chunk}
+    return [by_dir[d] for d in dirs]
+
+
+def _is_exploratory(score: SessionScore, root: Path) -> bool:
+    return score.exploratory or "exploratory" in Path(score.path).relative_to(root).parts
+
+
+def session_row(s: SessionScore, windows: int) -> dict[str, Any]:
+    """One session's row of ``Corpus.sessions``."""
+    fcw = list(s.fc_windows) + [None] * (windows - len(s.fc_windows))
+    return {
+        "path": s.path, "model": s.model, "condition": s.condition, "seed": s.seed,
+        "simulated": s.simulated, "exploratory": s.exploratory, "status": s.status,
+        "accounts": len(s.order), "decided": s.decided, "correct": s.correct,
+        "compliant": s.compliant, "fc": s.fc, "compliance": s.compliance,
+        **{f"fc_w{i + 1}": v for i, v in enumerate(fcw)},
+        "cost_usd": s.cost_usd, "resumes": s.resumes,
+        **{k: s.routes[k] for k in ROUTES},
+    }
+
+
+def sessions_frame(scores: list[SessionScore]) -> pl.DataFrame:
+    """Per-session metrics, one row per score, sorted by model, condition and seed."""
+    windows = max((-(-len(s.order) // WINDOW) for s in scores), default=200 // WINDOW)
+    schema = {
+        "path": pl.Utf8, "model": pl.Utf8, "condition": pl.Utf8, "seed": pl.Int64,
+        "simulated": pl.Boolean, "exploratory": pl.Boolean, "status": pl.Utf8,
+        "accounts": pl.Int64, "decided": pl.Int64, "correct": pl.Int64, "compliant": pl.Int64,
+        "fc": pl.Int64, "compliance": pl.Float64,
+        **{f"fc_w{i + 1}": pl.Int64 for i in range(windows)},
+        "cost_usd": pl.Float64, "resumes": pl.Int64, **{k: pl.Int64 for k in ROUTES},
+    }
+    rows = [session_row(s, windows) for s in scores]
+    return pl.DataFrame(rows, schema=schema, orient="row").sort(["model", "condition", "seed", "path"])
+
+
+def accounts_frame(scores: list[SessionScore]) -> pl.DataFrame:
+    """Per decided account: the session's identity and the account's scored decision."""
+    cols: dict[str, list[Any]] = {k: [] for k in (
+        "path", "model", "condition", "seed", "account", "position", "window", "decision_index",
+        "decision_seq", "action", "gold", "data_tools", "inv", "rec", "foc", "compliant",
+        "correct", "fc")}
+    for s in scores:
+        for d in s.decisions:
+            for k, v in (("path", s.path), ("model", s.model), ("condition", s.condition),
+                         ("seed", s.seed), ("account", d.account), ("position", d.position),
+                         ("window", d.window + 1), ("decision_index", d.decision_index),
+                         ("decision_seq", d.decision_seq), ("action", d.action), ("gold", d.gold),
+                         ("data_tools", d.data_tools), ("inv", d.inv), ("rec", d.rec),
+                         ("foc", d.foc), ("compliant", d.compliant), ("correct", d.correct),
+                         ("fc", d.compliant and d.correct)):
+                cols[k].append(v)
+    return pl.DataFrame(cols, schema_overrides={"seed": pl.Int64, "position": pl.Int64,
+                                                "window": pl.Int64, "decision_index": pl.Int64,
+                                                "decision_seq": pl.Int64, "data_tools": pl.Int64})
+
+
+def load_corpus(root: Path, *, allow_simulated: bool = False, include_exploratory: bool = False,
+                workers: int | None = None) -> Corpus:
+    """Score every session under ``root``; see the module docstring for what is excluded."""
+    root = Path(root).resolve()
+    scores = score_dirs(find_session_dirs(root), workers)
+    included: list[SessionScore] = []
+    excluded: list[tuple[str, str]] = []
+    warnings: list[str] = []
+    for s in scores:
+        rel = Path(s.path).relative_to(root).as_posix() or "."
+        warnings.extend(s.warnings)
+        if s.voided:
+            excluded.append((rel, f"voided: {s.void_reason}"))
+        elif not s.complete:
+            excluded.append((rel, "incomplete: no session_end (still running, or crashed)"))
+        elif _is_exploratory(s, root) and not include_exploratory:
+            excluded.append((rel, "exploratory (pass --include-exploratory to add it)"))
+        else:
+            included.append(s)
+    simulated = [s for s in included if s.simulated]
+    if simulated and len(simulated) < len(included) and not allow_simulated:
+        real = len(included) - len(simulated)
+        raise CorpusError(
+            f"{root}: {len(simulated)} simulated and {real} real sessions; they are never "
+            f"mixed in one table (first simulated: {simulated[0].path}). Point --sessions at a "
+            "folder with only one kind, or pass --allow-simulated to tabulate both under a "
+            "SIMULATED title."
+        )
+    _refuse_duplicates(included, root)
+    return Corpus(root=root, scores=included, sessions=sessions_frame(included),
+                  accounts=accounts_frame(included), excluded=sorted(excluded),
+                  warnings=sorted(warnings), simulated=bool(simulated),
+                  exploratory=include_exploratory and any(_is_exploratory(s, root) for s in included))
+
+
+def _refuse_duplicates(scores: list[SessionScore], root: Path) -> None:
+    seen: dict[tuple[str, str, int], str] = {}
+    for s in scores:
+        key = (s.model, s.condition, s.seed)
+        if key in seen:
+            raise CorpusError(
+                f"two analysable sessions for model {s.model}, condition {s.condition}, seed "
+                f"{s.seed}: {seen[key]} and {s.path}. A rerun replaces a voided session only; "
+                "mark the superseded one voided in its meta.json (or move it out of the folder)."
+            )
+        seen[key] = s.path
+
+
+def load_events(root: Path) -> pl.DataFrame:
+    """Every event of every session under ``root`` (voided ones too), for exploration.
+
+    Columns: the session's path, model, condition and seed, and each event's seq, t, kind,
+    server, tool, account, allowed, ok and state (null where the kind has no such field).
+    """
+    root = Path(root).resolve()
+    rows: list[dict[str, Any]] = []
+    for d in find_session_dirs(root):
+        log = read_log(d / "events.jsonl")
+        start = log.start
+        ident = {"path": Path(d).relative_to(root).as_posix(), "model": start["model"],
+                 "condition": start["condition"], "seed": start["seed"]}
+        for e in log.events:
+            rows.append({**ident, **{k: e.get(k) for k in (
+                "seq", "t", "kind", "server", "tool", "account", "allowed", "ok", "state")}})
+    schema = {"path": pl.Utf8, "model": pl.Utf8, "condition": pl.Utf8, "seed": pl.Int64,
+              "seq": pl.Int64, "t": pl.Utf8, "kind": pl.Utf8, "server": pl.Utf8, "tool": pl.Utf8,
+              "account": pl.Utf8, "allowed": pl.Boolean, "ok": pl.Boolean, "state": pl.Utf8}
+    return pl.DataFrame(rows, schema=schema)
