@@ -1,0 +1,106 @@
+"""Amendments: what an entry records, the chain, and what amend refuses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from study.cli import main
+from study.prereg import PreregError, amend, check_before_run, read_amendments
+from study.prereg.files import sha256_bytes, sha256_file
+from study.prereg.records import canonical_bytes
+
+
+def test_entry_records_time_reason_old_and_new_hash_and_the_previous_record(frozen):
+    freeze_record = json.loads((frozen / "preregistration/freeze.json").read_text(encoding="utf-8"))
+    plan = frozen / "preregistration/plan.md"
+    old = sha256_file(plan)
+    plan.write_text("# Plan\n\nWith a voiding rule.\n", encoding="utf-8")
+
+    first = amend(["preregistration/plan.md"], "add the voiding rule", root=frozen)
+    assert first["n"] == 1 and first["reason"] == "add the voiding rule"
+    assert first["files"] == [{"path": "preregistration/plan.md", "old_sha256": old, "new_sha256": sha256_file(plan)}]
+    assert first["prev_sha256"] == freeze_record["sha256"]
+    assert first["sha256"] == sha256_bytes(canonical_bytes(first))
+    assert first["time"].endswith("Z")
+
+    (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
+    second = amend(["preregistration/limits.yaml"], "lower the cap", root=frozen)
+    assert second["n"] == 2 and second["prev_sha256"] == first["sha256"]
+    assert read_amendments(frozen) == [first, second]
+    assert check_before_run(frozen) == second["sha256"]
+
+
+def test_one_amendment_covers_a_rename_an_addition_and_a_deletion(frozen):
+    orders = frozen / "preregistration/orders"
+    (orders / "seed-3.txt").rename(orders / "seed-10.txt")
+    (frozen / "analysis/stats/bootstrap.py").write_text("RESAMPLES = 10000\n", encoding="utf-8")
+    (frozen / "preregistration/predictions.yaml").unlink()
+    entry = amend(
+        ["preregistration/orders/seed-3.txt", "preregistration/orders/seed-10.txt",
+         "analysis/stats/bootstrap.py", "preregistration/predictions.yaml"],
+        "replacement seed 10; bootstrap module; predictions moved into plan.md", root=frozen,
+    )
+    changes = {change["path"]: change for change in entry["files"]}
+    assert changes["preregistration/orders/seed-3.txt"]["new_sha256"] is None
+    assert changes["preregistration/orders/seed-10.txt"]["old_sha256"] is None
+    assert changes["analysis/stats/bootstrap.py"]["old_sha256"] is None
+    assert changes["preregistration/predictions.yaml"]["new_sha256"] is None
+    check_before_run(frozen)
+
+
+def test_file_names_resolve_from_the_working_directory_or_the_root(frozen, monkeypatch):
+    plan = frozen / "preregistration/plan.md"
+    plan.write_text("# Plan v2\n", encoding="utf-8")
+    monkeypatch.chdir(frozen / "preregistration")
+    entry = amend(["plan.md"], "v2", root=frozen)
+    assert entry["files"][0]["path"] == "preregistration/plan.md"
+    plan.write_text("# Plan v3\n", encoding="utf-8")
+    entry = amend([str(plan)], "v3", root=frozen)  # absolute
+    assert entry["files"][0]["path"] == "preregistration/plan.md"
+
+
+@pytest.mark.parametrize(
+    ("files", "reason", "says"),
+    [
+        (["preregistration/plan.md"], "   ", "needs a reason"),
+        (["preregistration/plan.md"], "no change", "is unchanged since the manifest in effect"),
+        (["study/runner.py"], "runner", "is not a frozen file"),
+        (["preregistration/MANIFEST.sha256"], "manifest", "is not a frozen file"),
+        (["preregistration/orders"], "folder", "is a folder"),
+        (["preregistration/nothing.md"], "ghost", "is neither on disk nor in"),
+        (["/etc/hostname"], "outside", "is not inside the project root"),
+    ],
+)
+def test_amend_refuses_with_a_clear_reason_and_writes_nothing(frozen, files, reason, says):
+    with pytest.raises(PreregError, match=says):
+        amend(files, reason, root=frozen)
+    assert not (frozen / "preregistration/amendments.jsonl").exists()
+
+
+def test_amend_refuses_to_extend_a_broken_chain(frozen):
+    (frozen / "preregistration/plan.md").write_text("# v2\n", encoding="utf-8")
+    amend(["preregistration/plan.md"], "v2", root=frozen)
+    path = frozen / "preregistration/amendments.jsonl"
+    path.write_text(path.read_text(encoding="utf-8").replace('"v2"', '"v2, edited"'), encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text("resumes: 1\n", encoding="utf-8")
+    with pytest.raises(PreregError, match="line 1 \\(amendment 1\\) was edited"):
+        amend(["preregistration/limits.yaml"], "cap", root=frozen)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 1
+
+
+def test_amend_and_show_commands(frozen, study_root):
+    study_root(frozen)
+    (frozen / "preregistration/plan.md").write_text("# v2\n", encoding="utf-8")
+    runner = CliRunner()
+    missing_reason = runner.invoke(main, ["prereg", "amend", "preregistration/plan.md"])
+    assert missing_reason.exit_code == 2 and "--reason" in missing_reason.output
+    done = runner.invoke(main, ["prereg", "amend", "--reason", "typo in the plan", "preregistration/plan.md"])
+    assert done.exit_code == 0, done.output
+    assert "Recorded amendment 1" in done.output
+    shown = runner.invoke(main, ["prereg", "show"])
+    assert shown.exit_code == 0
+    assert "Amendment 1 (" in shown.output and "typo in the plan" in shown.output
+    assert f"Effective manifest sha256: {check_before_run(frozen)}" in shown.output
