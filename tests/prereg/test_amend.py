@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -9,8 +10,14 @@ from click.testing import CliRunner
 
 from study.cli import main
 from study.prereg import PreregError, amend, check_before_run, read_amendments
-from study.prereg.files import sha256_bytes, sha256_file
-from study.prereg.records import canonical_bytes
+from study.prereg.files import sha256_file
+
+
+def hash_as_the_readme_says(record: dict) -> str:
+    """A record's own hash, computed as preregistration/README.md tells a reviewer to."""
+    body = {key: value for key, value in record.items() if key != "sha256"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def test_entry_records_time_reason_old_and_new_hash_and_the_previous_record(frozen):
@@ -22,8 +29,9 @@ def test_entry_records_time_reason_old_and_new_hash_and_the_previous_record(froz
     first = amend(["preregistration/plan.md"], "add the voiding rule", root=frozen)
     assert first["n"] == 1 and first["reason"] == "add the voiding rule"
     assert first["files"] == [{"path": "preregistration/plan.md", "old_sha256": old, "new_sha256": sha256_file(plan)}]
+    assert freeze_record["sha256"] == hash_as_the_readme_says(freeze_record)
     assert first["prev_sha256"] == freeze_record["sha256"]
-    assert first["sha256"] == sha256_bytes(canonical_bytes(first))
+    assert first["sha256"] == hash_as_the_readme_says(first)
     assert first["time"].endswith("Z")
 
     (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
