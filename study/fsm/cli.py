@@ -1,0 +1,165 @@
+"""``study fsm``: validate and draw workflows, enforce them in any Claude Code project, build the study's.
+
+- ``study fsm validate FILE...`` — load and validate; print every problem as FILE:LINE: what to
+  fix; exit 1 if any file has a problem.
+- ``study fsm show FILE`` — print the workflow as a Mermaid state diagram.
+- ``study fsm hook pre-tool-use|post-tool-use|post-tool-use-failure|stop --frames DIR
+  --workflow FILE`` — a Claude Code command hook: reads the hook JSON on stdin, prints the hook
+  JSON output.
+- ``study fsm serve --frames DIR --workflow FILE`` — the FSM tools as a stdio MCP server.
+- ``study fsm build-referral [--check]`` — (re)generate the study's workflows and reminder.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .frames import FrameStoreError
+from .runtime import FsmRuntime
+from .workflow import Workflow, WorkflowError
+
+HOOK_EVENTS = ("pre-tool-use", "post-tool-use", "post-tool-use-failure", "stop")
+
+
+@click.group()
+def fsm() -> None:
+    """Validate, draw and enforce FSM workflows (see docs/fsm.md)."""
+
+
+@fsm.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+def validate(files: tuple[Path, ...]) -> None:
+    """Validate workflow FILES; exit 1 if any has a problem."""
+    failed = False
+    for path in files:
+        try:
+            wf = Workflow.load(path)
+        except WorkflowError as exc:
+            failed = True
+            click.echo(exc.render(), err=True)
+            continue
+        click.echo(f"{path}: ok (workflow {wf.name}: {len(wf.states)} states, {len(wf.transitions)} transitions, {len(wf.tools)} tools)")
+    if failed:
+        sys.exit(1)
+
+
+@fsm.command()
+@click.argument("file", type=click.Path(path_type=Path))
+def show(file: Path) -> None:
+    """Print workflow FILE as a Mermaid state diagram."""
+    from .mermaid import to_mermaid
+
+    click.echo(to_mermaid(_load_or_exit(file)), nl=False)
+
+
+def _load_or_exit(path: Path) -> Workflow:
+    try:
+        return Workflow.load(path)
+    except WorkflowError as exc:
+        raise click.ClickException(exc.render()) from None
+
+
+def _runtime(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_file: Path | None) -> FsmRuntime:
+    workflows = {}
+    for path in workflow_files:
+        wf = Workflow.load(path)
+        workflows[wf.name] = wf
+    variables: dict[str, Any] = {}
+    if variables_file is not None:
+        try:
+            variables = json.loads(variables_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"--variables {variables_file}: {exc}; give a JSON object of variable name -> value") from None
+        if not isinstance(variables, dict):
+            raise click.ClickException(f"--variables {variables_file}: must hold a JSON object of variable name -> value")
+    return FsmRuntime(frames, workflows, variables, agent=agent, shared=True)
+
+
+_common = [
+    click.option("--frames", type=click.Path(path_type=Path), required=True, help="Folder of the frames (shared by the hooks and the MCP server)."),
+    click.option("--workflow", "workflow_files", type=click.Path(path_type=Path), multiple=True, required=True, help="Workflow YAML (repeatable)."),
+    click.option("--agent", default="main", show_default=True, help="Whose frame stack."),
+]
+
+
+def _with_common(fn: Any) -> Any:
+    for option in reversed(_common):
+        fn = option(fn)
+    return fn
+
+
+@fsm.command()
+@click.argument("event", type=click.Choice(HOOK_EVENTS))
+@_with_common
+@click.option("--tool-prefix", default=None, help="Strip this prefix from tool names (e.g. mcp__sopbench__) so the workflow can use bare names.")
+@click.option("--fsm-server", default="fsm", show_default=True, help="MCP server name of the FSM tools; its tools are never gated.")
+def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str, tool_prefix: str | None, fsm_server: str) -> None:
+    """A Claude Code command hook: hook JSON on stdin, hook JSON output on stdout.
+
+    Anything that prevents a decision (unreadable input, a broken workflow or frames file)
+    refuses the tool call or the end of the turn, with the error as the reason, so a
+    misconfiguration never silently lets the agent off the workflow.
+    """
+    from . import hooks
+
+    try:
+        hook_input = json.loads(sys.stdin.read() or "null")
+        if not isinstance(hook_input, dict):
+            raise ValueError("the hook input on stdin must be a JSON object")
+        rt = _runtime(frames, workflow_files, agent, None)
+        if event == "pre-tool-use":
+            out = hooks.pre_tool_use(rt, hook_input, tool_prefix=tool_prefix, fsm_server=fsm_server)
+        elif event == "stop":
+            out = hooks.stop(rt, hook_input)
+        else:
+            out = hooks.post_tool_use(rt, hook_input, ok=event == "post-tool-use", tool_prefix=tool_prefix, fsm_server=fsm_server)
+    except (ValueError, OSError, WorkflowError, FrameStoreError) as exc:
+        reason = f"FSM hook error ({event}): {exc}"
+        click.echo(reason, err=True)
+        if event == "pre-tool-use":
+            out = hooks.deny_tool(reason)
+        elif event == "stop":
+            out = hooks.block_stop(reason)
+        else:
+            out = {}
+    click.echo(json.dumps(out))
+
+
+@fsm.command()
+@_with_common
+@click.option("--variables", "variables_file", type=click.Path(path_type=Path), default=None, help="JSON object: initial variables of entered workflows.")
+@click.option("--name", default="fsm", show_default=True, help="The MCP server's name.")
+def serve(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_file: Path | None, name: str) -> None:
+    """Serve the FSM tools (enter, status, self_check, transition, exit) over stdio MCP."""
+    from .mcp_server import serve_stdio
+
+    try:
+        rt = _runtime(frames, workflow_files, agent, variables_file)
+    except (WorkflowError, FrameStoreError) as exc:
+        raise click.ClickException(str(exc)) from None
+    serve_stdio(rt, name=name)
+
+
+@fsm.command("build-referral")
+@click.option("--check", is_flag=True, help="Do not write: exit 1 if the committed files differ from what the script generates.")
+@click.option("--root", type=click.Path(path_type=Path), default=None, help="Write under this folder instead of preregistration/.")
+def build_referral(check: bool, root: Path | None) -> None:
+    """Generate the study's workflows and reminder text from the SOP."""
+    from . import build_referral_workflow as build
+
+    if check:
+        problems = build.differences(root)
+        for line in problems:
+            click.echo(line, err=True)
+        if problems:
+            click.echo("Run `study fsm build-referral` (and amend the preregistration if it is frozen).", err=True)
+            sys.exit(1)
+        click.echo("generated workflows and reminder are up to date")
+        return
+    for path in build.write(root):
+        click.echo(f"wrote {path}")

@@ -1,0 +1,426 @@
+"""The FSM runtime: one agent's frame stack and the three enforcement points (paper, Eqs. 1-3).
+
+:class:`FsmRuntime` owns all state; the hooks, the MCP tools and the command line are thin
+adapters over it. Its decisions:
+
+1. :meth:`FsmRuntime.gate` (tool-call gate, Eq. 1): admit a call only if the current state's
+   permissions admit it. Read-only.
+2. :meth:`FsmRuntime.self_check` then :meth:`FsmRuntime.transition` (transition guard, Eq. 2):
+   the self-check issues a one-time token naming the target; the transition spends the token,
+   runs the guard and commits the new state, the history and the variables together, or changes
+   nothing and returns the checker's message.
+3. :meth:`FsmRuntime.stop_gate` (stop gate, Eq. 3): the turn may end only when no workflow is
+   active or the state is a pause state. Read-only.
+
+:meth:`FsmRuntime.observe` appends a completed tool call to the history. Every change is
+written to disk at once (see :mod:`study.fsm.frames`); a new runtime over the same folder
+carries on where the last one stopped. Tokens live only in memory: a token issued before a
+restart is refused and the agent runs the self-check again.
+
+With no workflow active the gate admits every call: the FSM constrains an agent only inside a
+workflow (the study's runner enters the workflow before the first message).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from .checks import CheckResult, GuardContext, Reviewer, run_shell_check, tracker_key
+from .frames import Frame, FrameStore, FrameStoreError
+from .workflow import NamedCheck, ShellCheck, Transition, Workflow
+
+
+class FsmRefusal(ValueError):
+    """An FSM request that cannot be served (the message says why and what to do)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answer of the tool-call gate or the stop gate."""
+
+    allowed: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TransitionResult:
+    ok: bool
+    reason: str
+    from_state: str | None
+    to_state: str | None
+
+
+@dataclass(frozen=True)
+class _Grant:
+    """What a token was issued for."""
+
+    depth: int
+    workflow: str
+    state: str
+    target: str
+    commits: int
+
+
+class _Live:
+    """A frame plus what the runtime derives from it: its workflow and the checks' trackers."""
+
+    def __init__(self, frame: Frame, workflow: Workflow):
+        self.frame = frame
+        self.workflow = workflow
+        self.trackers: dict[Any, Any] = {}
+        for transition in workflow.transitions.values():
+            for check in transition.hard:
+                if isinstance(check, NamedCheck):
+                    key = tracker_key(check.registered, check.params)
+                    if key is not None and key not in self.trackers:
+                        self.trackers[key] = check.registered.tracker(check.params)
+        for position, event in enumerate(frame.history):
+            self._feed(position, event)
+
+    def append(self, event: dict[str, Any]) -> None:
+        self.frame.history.append(event)
+        self._feed(len(self.frame.history) - 1, event)
+
+    def _feed(self, position: int, event: dict[str, Any]) -> None:
+        for tracker in self.trackers.values():
+            tracker.add(position, event)
+
+
+class FsmRuntime:
+    """The runtime of one agent. Thread-safe; see the module docstring.
+
+    ``frames_dir``: where the frame stack is persisted. ``workflows``: name -> Workflow, the
+    workflows this agent may enter. ``variables``: initial variables of every frame entered
+    (over the workflow's defaults). ``shared=True`` when other processes use the same folder
+    (hook commands, an MCP server): every operation then takes a file lock and re-reads the
+    stack if another process changed it. ``reviewer``: the soft checker (None: soft checks off).
+    """
+
+    def __init__(
+        self,
+        frames_dir: Path,
+        workflows: Mapping[str, Workflow],
+        variables: Mapping[str, Any] | None = None,
+        *,
+        agent: str = "main",
+        reviewer: Reviewer | None = None,
+        shell_cwd: Path | None = None,
+        shared: bool = False,
+        fsync: bool = True,
+    ):
+        self.workflows = dict(workflows)
+        self.variables = dict(variables or {})
+        self.reviewer = reviewer
+        self.shell_cwd = shell_cwd
+        self.shared = shared
+        self._store = FrameStore(Path(frames_dir), agent, fsync=fsync)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._tokens: dict[str, _Grant] = {}
+        self._spent: set[str] = set()
+        self._stack: list[_Live] = []
+        self._signature: tuple[int, int, int] | None = None
+        self._reload()
+
+    # -- persistence ------------------------------------------------------------------------------
+
+    def _reload(self) -> None:
+        stack = []
+        for frame in self._store.load():
+            workflow = self.workflows.get(frame.workflow)
+            if workflow is None:
+                raise FrameStoreError(
+                    f"{self._store.path}: a frame of workflow '{frame.workflow}' is active, but this "
+                    f"runtime was not given that workflow (given: {sorted(self.workflows)}); pass its file"
+                )
+            if workflow.sha256 != frame.workflow_sha256:
+                raise FrameStoreError(
+                    f"{self._store.path}: workflow '{frame.workflow}' was entered under a different "
+                    f"version of {workflow.file} (sha256 {frame.workflow_sha256[:12]}..., now "
+                    f"{workflow.sha256[:12]}...). A workflow must not change during a run: restore the "
+                    "file, or move the frames file away to start over."
+                )
+            stack.append(_Live(frame, workflow))
+        self._stack = stack
+        self._signature = self._store.signature()
+
+    def _save(self) -> None:
+        self._store.save([live.frame for live in self._stack])
+        self._signature = self._store.signature()
+
+    class _Sync:
+        """Context: lock (thread and, if shared, file) and re-read the stack if it changed.
+
+        Re-entrant: only the outermost use takes the file lock (a second flock from the same
+        process on a new descriptor would wait for itself).
+        """
+
+        def __init__(self, rt: "FsmRuntime"):
+            self.rt = rt
+            self.file_lock = None
+
+        def __enter__(self) -> None:
+            self.rt._lock.acquire()
+            self.rt._depth += 1
+            if self.rt.shared and self.rt._depth == 1:
+                self.file_lock = self.rt._store.locked()
+                self.file_lock.__enter__()
+                if self.rt._store.signature() != self.rt._signature:
+                    self.rt._reload()
+
+        def __exit__(self, *exc: object) -> None:
+            if self.file_lock is not None:
+                self.file_lock.__exit__(*exc)
+            self.rt._depth -= 1
+            self.rt._lock.release()
+
+    def _sync(self) -> "FsmRuntime._Sync":
+        return FsmRuntime._Sync(self)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> str | None:
+        """The current state of the innermost active workflow (None: no workflow active)."""
+        with self._sync():
+            return self._stack[-1].frame.state if self._stack else None
+
+    @property
+    def workflow(self) -> Workflow | None:
+        with self._sync():
+            return self._stack[-1].workflow if self._stack else None
+
+    def frames(self) -> list[dict[str, Any]]:
+        """The stack as plain data, innermost last (what the frames file holds)."""
+        with self._sync():
+            return [live.frame.to_json() for live in self._stack]
+
+    def status(self) -> dict[str, Any]:
+        """Where the agent is: workflow, state, instructions, permitted tools, transitions."""
+        with self._sync():
+            if not self._stack:
+                return {"active": False, "workflows": sorted(self.workflows)}
+            live = self._stack[-1]
+            wf, frame = live.workflow, live.frame
+            state = wf.states[frame.state]
+            return {
+                "active": True,
+                "workflow": wf.name,
+                "state": frame.state,
+                "depth": len(self._stack),
+                "instructions": state.instructions,
+                "exit_conditions": list(state.exit_conditions),
+                "permitted_tools": state.permissions.permitted_tools(wf.tools),
+                "transitions": [t.target for t in wf.transitions_from(frame.state)],
+                "is_exit": frame.state == wf.exit,
+                "may_end_turn": frame.state in wf.pause,
+                "history_length": len(frame.history),
+                "variables": {k: _summary(v) for k, v in frame.variables.items()},
+            }
+
+    # -- entering and leaving ---------------------------------------------------------------------
+
+    def enter(self, name: str) -> dict[str, Any]:
+        """Push a frame of workflow ``name`` at its initial state; return the status.
+
+        Entering the workflow that is already active returns its status and changes nothing.
+        """
+        with self._sync():
+            if self._stack and self._stack[-1].workflow.name == name:
+                return self.status()
+            workflow = self.workflows.get(name)
+            if workflow is None:
+                raise FsmRefusal(f"unknown workflow '{name}'; available: {', '.join(sorted(self.workflows)) or 'none'}")
+            variables = {**workflow.variables, **self.variables}
+            frame = Frame(workflow.name, workflow.sha256, workflow.initial, variables)
+            self._stack.append(_Live(frame, workflow))
+            self._save()
+            return self.status()
+
+    def exit(self) -> dict[str, Any]:
+        """Pop the innermost frame; admitted only in its workflow's exit state."""
+        with self._sync():
+            if not self._stack:
+                raise FsmRefusal("no workflow is active, so there is nothing to exit")
+            live = self._stack[-1]
+            if live.frame.state != live.workflow.exit:
+                raise FsmRefusal(
+                    f"exit is admitted only in the exit state '{live.workflow.exit}'; workflow "
+                    f"'{live.workflow.name}' is in '{live.frame.state}'. {self._ways_on(live)}"
+                )
+            self._stack.pop()
+            self._drop_tokens_deeper_than(len(self._stack))
+            self._save()
+            return self.status()
+
+    # -- enforcement point 1: the tool-call gate --------------------------------------------------
+
+    def gate(self, tool: str, args: Any) -> Decision:
+        """May ``tool`` run with ``args`` now? Changes nothing."""
+        with self._sync():
+            if not self._stack:
+                return Decision(True, "no workflow is active")
+            live = self._stack[-1]
+            wf, frame = live.workflow, live.frame
+            if not isinstance(args, dict):
+                return Decision(False, f"the arguments of {tool} must be a JSON object, got {type(args).__name__}; call it again with named arguments")
+            if not wf.knows_tool(tool):
+                return Decision(False, f"{tool} is not one of workflow '{wf.name}''s tools, so it cannot be used inside it")
+            problem = wf.states[frame.state].permissions.decide(tool, args, frame.variables)
+            if problem is None:
+                return Decision(True, "")
+            return Decision(False, f"{problem} (state {frame.state} of workflow {wf.name}). {self._ways_on(live)}")
+
+    def observe(self, tool: str, args: Any, ok: bool) -> None:
+        """Append a completed tool call to the active frame's history (no-op if none is active)."""
+        with self._sync():
+            if not self._stack:
+                return
+            self._stack[-1].append({"kind": "call", "tool": tool, "args": args if isinstance(args, dict) else {"_raw": args}, "ok": bool(ok)})
+            self._save()
+
+    # -- enforcement point 2: self-check, token, guarded transition ------------------------------
+
+    def self_check(self, target: str) -> dict[str, Any]:
+        """Issue a one-time token for a transition from the current state to ``target``."""
+        with self._sync():
+            if not self._stack:
+                raise FsmRefusal("no workflow is active; enter one first")
+            live = self._stack[-1]
+            wf, frame = live.workflow, live.frame
+            if target not in wf.states:
+                raise FsmRefusal(f"'{target}' is not a state of workflow '{wf.name}'. {self._ways_on(live)}")
+            if (frame.state, target) not in wf.transitions:
+                raise FsmRefusal(f"there is no transition from {frame.state} to {target}. {self._ways_on(live)}")
+            token = secrets.token_urlsafe(24)
+            self._tokens[token] = _Grant(len(self._stack), wf.name, frame.state, target, frame.commits)
+            return {
+                "token": token,
+                "target": target,
+                "state": frame.state,
+                "exit_conditions": list(wf.states[frame.state].exit_conditions),
+            }
+
+    def transition(self, target: str, token: str | None) -> TransitionResult:
+        """Spend ``token``, run the guard of (state -> target), commit or change nothing."""
+        with self._sync():
+            if not self._stack:
+                return TransitionResult(False, "no workflow is active; enter one first", None, None)
+            live = self._stack[-1]
+            wf, frame = live.workflow, live.frame
+            here = frame.state
+
+            def refuse(reason: str) -> TransitionResult:
+                return TransitionResult(False, reason, here, here)
+
+            if not isinstance(token, str) or not token:
+                return refuse(f"a transition needs a token: call self_check with target {target} first, then transition with the token it returns")
+            if _digest(token) in self._spent:
+                return refuse("this token was already used; every token works once. Call self_check again for a new one")
+            grant = self._tokens.pop(token, None)
+            if grant is None:
+                return refuse("unknown token (not issued by self_check, or issued before the FSM restarted); call self_check for a new one")
+            self._spent.add(_digest(token))
+            if grant.target != target:
+                return refuse(f"this token names target {grant.target}, not {target}; it is now spent. Call self_check with target {target}")
+            if (grant.depth, grant.workflow, grant.state, grant.commits) != (len(self._stack), wf.name, here, frame.commits):
+                return refuse(f"this token was issued in state {grant.state} before the workflow moved on; call self_check again")
+            transition = wf.transitions.get((here, target))
+            if transition is None:  # unreachable: self_check only grants declared transitions
+                return refuse(f"there is no transition from {here} to {target}")
+            verdict = self._run_guard(live, transition)
+            if not verdict.ok:
+                return refuse(verdict.message)
+            frame.variables.update(verdict.set_variables)
+            live.append({"kind": "transition", "from": here, "to": target})
+            frame.state = target
+            frame.commits += 1
+            self._save()
+            return TransitionResult(True, verdict.message or f"moved from {here} to {target}", here, target)
+
+    def _run_guard(self, live: _Live, transition: Transition) -> CheckResult:
+        frame, wf = live.frame, live.workflow
+        updates: dict[str, Any] = {}
+        notes = []
+        for check in transition.hard:
+            context = GuardContext(
+                workflow=wf.name,
+                state=frame.state,
+                target=transition.target,
+                history=frame.history,
+                variables=frame.variables,
+                params=check.params if isinstance(check, NamedCheck) else {},
+                tracker=live.trackers.get(tracker_key(check.registered, check.params)) if isinstance(check, NamedCheck) else None,
+            )
+            if isinstance(check, ShellCheck):
+                result = run_shell_check(check.command, check.timeout_s, context, self.shell_cwd)
+            else:
+                try:
+                    result = check.registered.fn(context)
+                except Exception as exc:  # a broken check must not break the runtime
+                    result = CheckResult(False, f"check '{check.name}' raised {type(exc).__name__}: {exc}")
+            if not result.ok:
+                return result
+            updates.update(result.set_variables)
+            if result.message:
+                notes.append(result.message)
+        if transition.soft is not None and self.reviewer is not None:
+            context = GuardContext(wf.name, frame.state, transition.target, frame.history, frame.variables, {})
+            result = self.reviewer.review(transition.soft.prompt, context)
+            if not result.ok:
+                return CheckResult(False, f"review refused the transition: {result.message}")
+        return CheckResult(True, " ".join(notes), updates)
+
+    def _drop_tokens_deeper_than(self, depth: int) -> None:
+        for token in [t for t, g in self._tokens.items() if g.depth > depth]:
+            del self._tokens[token]
+
+    # -- enforcement point 3: the stop gate -------------------------------------------------------
+
+    def stop_gate(self) -> Decision:
+        """May the agent end its turn now? Changes nothing."""
+        with self._sync():
+            if not self._stack:
+                return Decision(True, "no workflow is active")
+            live = self._stack[-1]
+            if live.frame.state in live.workflow.pause:
+                return Decision(True, f"{live.frame.state} is a pause state")
+            return Decision(
+                False,
+                f"Workflow {live.workflow.name} is in state {live.frame.state}, where the turn cannot "
+                f"end (it is not a pause state). {self._ways_on(live)}",
+            )
+
+    # -- messages ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _ways_on(live: _Live) -> str:
+        """One sentence naming what the agent can do from the current state."""
+        wf, state = live.workflow, live.frame.state
+        tools = wf.states[state].permissions.permitted_tools(wf.tools)
+        parts = [f"In {state} you may call: {', '.join(tools) if tools else 'no tools'}."]
+        targets = [t.target for t in wf.transitions_from(state)]
+        if targets:
+            parts.append(f"Transitions from {state}: {', '.join(targets)} (self_check with the target, then transition with its token).")
+        if state == wf.exit:
+            parts.append(f"{state} is the exit state: call exit to leave the workflow.")
+        return " ".join(parts)
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _summary(value: Any) -> Any:
+    """Long lists are shown by length in status."""
+    if isinstance(value, (list, tuple)) and len(value) > 10:
+        return f"<{len(value)} items>"
+    return value
+
+
+__all__ = ["Decision", "FsmRefusal", "FsmRuntime", "TransitionResult"]
