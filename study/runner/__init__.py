@@ -1,0 +1,19 @@
+"""The session runner: the frozen conditions, texts, limits and models table (all read from
+``preregistration/``), one real Claude Code session through ``claude-agent-sdk``
+(``session.run_session``), voiding, the matrix with parallel workers, and the commands
+``study run``, ``study run-all`` and ``study status``.
+
+Module map:
+    conditions  the nine conditions of conditions.yaml and the shared CLI settings
+    texts       first message, Sys copy, reminder and the continuation message
+    limits      limits.yaml, with overrides for tests
+    models      models.yaml: aliases, endpoints, prices, API keys; ``sim:<policy>``
+    bridge      the per-session glue between the CLI's hooks, the tools, the FSM and the log
+    session     SessionSpec and run_session: one real Claude Code session
+    voiding     which errors void a session; keeping voided attempts
+    meta        meta.json and the session folder layout
+    status      every session's status under a folder (``study status``)
+    matrix      the model x condition x seed matrix in worker processes (``study run-all``)
+    progress    the live progress display of the matrix
+    cli         the click commands
+"""

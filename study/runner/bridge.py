@@ -1,0 +1,172 @@
+"""The per-session glue between Claude Code's hooks, the tools, the FSM runtime and the log.
+
+One ``SessionBridge`` lives for one session. It is what the CLI's hooks and the in-process tool
+server call back into:
+
+- ``after_call`` (the SOP-Bench server's wrapper): logs every completed call, tells the FSM
+  runtime (``observe``), counts decisions, and attaches the reminder once per account to the
+  first successful data-tool result for that account (conditions with ``reminder``).
+- ``pre_tool_use`` (PreToolUse hook): the tool-call gate for conditions with ``tool_gate``; a
+  refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason.
+- ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): logs the FSM tools' calls.
+- ``on_stop`` (Stop hook): logs every stop; blocks with the continuation message while accounts
+  are left, when the condition has a stop gate and the workflow's stop gate refuses.
+- ``pre_compact`` (PreCompact hook): logs the compaction.
+
+It knows nothing about processes or limits other than what the log needs; ``session.py`` drives
+the calls and reads ``decisions``/``last_decision_at`` to enforce the limits.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, ToolBox, ToolResult
+from study.session_log import EventLog
+
+from .conditions import Condition
+from .texts import continuation_message
+
+SOPBENCH_SERVER = "sopbench"
+FSM_SERVER = "fsm"
+
+
+def split_tool_name(full: str) -> tuple[str | None, str]:
+    """``mcp__sopbench__submit_decision`` -> (``sopbench``, ``submit_decision``)."""
+    if full.startswith("mcp__"):
+        server, _, tool = full[len("mcp__"):].partition("__")
+        return server, tool
+    return None, full
+
+
+def _args_key(tool: str, args: Any) -> str:
+    return tool + "\x00" + json.dumps(args, sort_keys=True, default=str)
+
+
+def _text_of(response: Any) -> str:
+    """The text of a tool response as the hooks receive it (a string, blocks or a dict)."""
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict) and "content" in response:
+        response = response["content"]
+    if isinstance(response, list):
+        return "\n".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in response)
+    return json.dumps(response, default=str)
+
+
+class SessionBridge:
+    def __init__(self, log: EventLog, box: ToolBox, condition: Condition, *, fsm: Any = None,
+                 reminder: str | None = None):
+        if condition.reminder and not reminder:
+            raise ValueError(f"condition {condition.name} attaches a reminder, but no reminder text was given")
+        self.log = log
+        self.box = box
+        self.condition = condition
+        self.fsm = fsm
+        self.reminder = reminder
+        self.reminded: set[str] = set()
+        self.last_decision_at = time.monotonic()
+        self.stop_blocks = 0
+        self._call_ids: dict[str, list[str]] = {}
+
+    # ----- state the session driver reads ------------------------------------------------------
+
+    @property
+    def decisions(self) -> int:
+        return len(self.box.decisions)
+
+    @property
+    def accounts_left(self) -> int:
+        return self.box.accounts_left
+
+    @property
+    def fsm_state(self) -> str | None:
+        return self.fsm.state if self.fsm is not None else None
+
+    # ----- the SOP-Bench tools -----------------------------------------------------------------
+
+    def after_call(self, name: str, args: dict, result: ToolResult) -> list[str]:
+        """Log a completed SOP-Bench call, tell the FSM, attach the reminder if due."""
+        decided_before = self.decisions
+        if self.fsm is not None:
+            self.fsm.observe(name, args, result.ok)
+        fields: dict[str, Any] = {"result": result.text} if result.ok else {"error": result.text}
+        self.log.emit(
+            "tool_call", server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
+            allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args), **fields,
+        )
+        if name == DECISION_TOOL and self.decisions > decided_before:
+            self.last_decision_at = time.monotonic()
+        extra: list[str] = []
+        if (self.condition.reminder and result.ok and name in DATA_TOOLS and result.account
+                and result.account not in self.reminded):
+            self.reminded.add(result.account)
+            extra.append(self.reminder)
+        return extra
+
+    def _pop_call_id(self, tool: str, args: Any) -> str | None:
+        ids = self._call_ids.get(_args_key(tool, args))
+        return ids.pop(0) if ids else None
+
+    # ----- hooks -------------------------------------------------------------------------------
+
+    async def pre_tool_use(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        """PreToolUse: remember the call's id; apply the tool-call gate where the condition has one."""
+        server, tool = split_tool_name(hook_input.get("tool_name", ""))
+        args = hook_input.get("tool_input") or {}
+        call_id = hook_input.get("tool_use_id") or tool_use_id
+        if server == SOPBENCH_SERVER and self.condition.tool_gate and self.fsm is not None:
+            decision = self.fsm.gate(tool, args)
+            if not decision.allowed:
+                account = args.get("account_id") if isinstance(args, dict) else None
+                self.log.emit(
+                    "tool_call", server=server, tool=tool, args=args,
+                    account=account if isinstance(account, str) else None,
+                    allowed=False, ok=False, state=self.fsm_state, error=decision.reason, call_id=call_id,
+                )
+                return {"hookSpecificOutput": {
+                    "hookEventName": "PreToolUse", "permissionDecision": "deny",
+                    "permissionDecisionReason": decision.reason,
+                }}
+        if server is not None and call_id:
+            self._call_ids.setdefault(_args_key(tool, args), []).append(call_id)
+        return {}
+
+    async def post_tool_use(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        """PostToolUse / PostToolUseFailure: log the FSM server's calls (SOP-Bench ones are logged
+        by ``after_call``, which sees the typed result)."""
+        server, tool = split_tool_name(hook_input.get("tool_name", ""))
+        if server != FSM_SERVER:
+            return {}
+        args = hook_input.get("tool_input") or {}
+        failed = hook_input.get("hook_event_name") == "PostToolUseFailure"
+        response = hook_input.get("error") if failed else hook_input.get("tool_response")
+        text = _text_of(response)
+        ok = not failed and not (isinstance(response, dict) and response.get("isError"))
+        self._pop_call_id(tool, args)
+        fields = {"result": text} if ok else {"error": text}
+        self.log.emit("tool_call", server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
+                      state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
+        return {}
+
+    async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        """Stop: log it; block with the continuation message where the stop gate applies."""
+        left = self.accounts_left
+        if left > 0 and self.condition.stop_gate and self.fsm is not None:
+            gate = self.fsm.stop_gate()
+            if not gate.allowed:
+                state = self.fsm_state if self.condition.state_in_message else None
+                message = continuation_message(left, self.box.next_undecided(), state)
+                self.stop_blocks += 1
+                self.log.emit("stop", accounts_left=left, outcome="blocked", reason=message,
+                              stop_hook_active=bool(hook_input.get("stop_hook_active")))
+                return {"decision": "block", "reason": message}
+        self.log.emit("stop", accounts_left=left, outcome="ended", reason=None,
+                      stop_hook_active=bool(hook_input.get("stop_hook_active")))
+        return {}
+
+    async def pre_compact(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
+        self.log.emit("compaction", trigger=hook_input.get("trigger", "auto"))
+        return {}

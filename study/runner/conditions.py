@@ -1,0 +1,133 @@
+"""The nine frozen conditions, read from ``preregistration/conditions.yaml``.
+
+A condition is only its factors (where the SOP appears, the reminder, resumption and the
+workflow with its enforcement points); the runner derives everything else from them. The
+loader validates the file completely, so a typo in the frozen file stops a run before anything
+starts, with the file and the fix in the message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from study.paths import prereg_dir
+
+#: The conditions of the preregistration, in the paper's order (Table 1, then the ablations).
+CONDITION_NAMES = (
+    "Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop", "FSM", "Stop-only", "Gates-only",
+)
+
+#: Values CLAUDE_CODE_TOTAL_TOKENS_REMINDER accepts (CLI 2.1.332), plus "default" (leave unset).
+TOKEN_REMINDER_VALUES = ("default", "off", "infinite", "fixed", "countdown", "padded-countdown")
+
+
+class ConditionError(ValueError):
+    """conditions.yaml is malformed, or a condition name is unknown."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition's factors (see the comments at the top of conditions.yaml)."""
+
+    name: str
+    sop_in_system_prompt: bool
+    reminder: bool
+    resume: bool
+    workflow: str | None
+    tool_gate: bool
+    stop_gate: bool
+    fsm_paragraph: bool
+    state_in_message: bool
+
+    @property
+    def uses_fsm(self) -> bool:
+        return self.workflow is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class CliSettings:
+    """Claude Code settings shared by all conditions."""
+
+    token_reminder: str
+    disable_nonessential_traffic: bool
+
+
+@dataclass(frozen=True)
+class ConditionsFile:
+    conditions: dict[str, Condition]
+    cli_settings: CliSettings
+
+    def get(self, name: str) -> Condition:
+        """The condition called ``name``; an unknown name is refused with the valid ones."""
+        try:
+            return self.conditions[name]
+        except KeyError:
+            raise ConditionError(
+                f"unknown condition {name!r}; valid conditions: {', '.join(self.conditions)}"
+            ) from None
+
+
+_FACTORS = {f.name: f.type for f in fields(Condition) if f.name != "name"}
+
+
+def _check_condition(path: Path, name: str, raw: Any) -> Condition:
+    if not isinstance(raw, dict):
+        raise ConditionError(f"{path}: condition {name!r} must be a mapping of its factors {sorted(_FACTORS)}")
+    missing = sorted(set(_FACTORS) - set(raw))
+    extra = sorted(set(raw) - set(_FACTORS))
+    if missing or extra:
+        raise ConditionError(
+            f"{path}: condition {name!r}: missing factors {missing}, unknown factors {extra}; "
+            f"each condition has exactly {sorted(_FACTORS)}"
+        )
+    for key, value in raw.items():
+        if key == "workflow":
+            if value is not None and not (isinstance(value, str) and value.endswith(".yaml")):
+                raise ConditionError(f"{path}: condition {name!r}: workflow must be a .yaml file name or null, not {value!r}")
+        elif not isinstance(value, bool):
+            raise ConditionError(f"{path}: condition {name!r}: {key} must be true or false, not {value!r}")
+    cond = Condition(name=name, **raw)
+    if cond.workflow is None and (cond.tool_gate or cond.stop_gate or cond.fsm_paragraph or cond.state_in_message):
+        raise ConditionError(
+            f"{path}: condition {name!r} uses a gate, the FSM paragraph or the state sentence without a workflow; "
+            "set workflow to a file of preregistration/workflows/ or turn them off"
+        )
+    return cond
+
+
+def load_conditions(path: Path | None = None) -> ConditionsFile:
+    """Read and validate conditions.yaml (default: the preregistration's)."""
+    path = Path(path) if path is not None else prereg_dir() / "conditions.yaml"
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConditionError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
+    except yaml.YAMLError as exc:
+        raise ConditionError(f"{path} is not valid YAML: {exc}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("conditions"), dict):
+        raise ConditionError(f"{path}: expected a mapping with a 'conditions' mapping")
+    conditions = {name: _check_condition(path, name, body) for name, body in raw["conditions"].items()}
+    if tuple(conditions) != CONDITION_NAMES:
+        raise ConditionError(
+            f"{path}: the conditions must be exactly {list(CONDITION_NAMES)} in this order, found {list(conditions)}"
+        )
+    settings = raw.get("cli_settings") or {}
+    token_reminder = settings.get("token_reminder", "default")
+    if token_reminder not in TOKEN_REMINDER_VALUES:
+        raise ConditionError(f"{path}: cli_settings.token_reminder must be one of {list(TOKEN_REMINDER_VALUES)}, not {token_reminder!r}")
+    traffic = settings.get("disable_nonessential_traffic", True)
+    if not isinstance(traffic, bool):
+        raise ConditionError(f"{path}: cli_settings.disable_nonessential_traffic must be true or false")
+    return ConditionsFile(conditions=conditions, cli_settings=CliSettings(token_reminder, traffic))
+
+
+def get_condition(name: str, path: Path | None = None) -> Condition:
+    """Shortcut: the validated condition ``name``."""
+    return load_conditions(path).get(name)

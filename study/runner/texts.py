@@ -1,0 +1,89 @@
+"""The frozen texts the agent sees, filled in from ``preregistration/texts/``.
+
+- ``first_message``: one template for all conditions (the whole SOP, the number of accounts,
+  one account at a time); FSM adds ``fsm_paragraph.md``.
+- ``system_prompt_append``: the Sys copy of the SOP, appended to Claude Code's default prompt.
+- ``reminder_text``: SOP 5.7 and its critical rules verbatim plus the unattended paragraph
+  (``reminder.md``, generated from the SOP by the FSM build script).
+- ``continuation_message``: the single function that writes both the resume message (-loop
+  conditions, Gates-only) and the stop-gate message (FSM, Stop-only); with a state (FSM only)
+  it ends with one sentence naming it.
+
+Placeholders are ``{name}``; only the names a template is known to use are replaced, so braces
+in the SOP itself (``{enforcement_action}``) are left as they are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sopbench_tools.dataset import load_task
+from study.paths import prereg_dir
+
+from .conditions import Condition
+
+
+class TextError(ValueError):
+    """A frozen text is missing or does not have the placeholders it must have."""
+
+
+def texts_dir() -> Path:
+    return prereg_dir() / "texts"
+
+
+def read_text(name: str) -> str:
+    """One frozen text file, verbatim."""
+    path = texts_dir() / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        hint = (
+            "it is generated from the SOP by the FSM build script (see docs/contracts.md, 'Conditions and texts')"
+            if name == "reminder.md"
+            else f"restore it from the repository (git checkout -- {path})"
+        )
+        raise TextError(f"frozen text {path} is missing; {hint}") from None
+
+
+def fill(template: str, name: str, **values: str) -> str:
+    """Replace each ``{key}`` of ``values`` in ``template``; every key must occur in it."""
+    for key in values:
+        if "{" + key + "}" not in template:
+            raise TextError(f"frozen text {texts_dir() / name} lacks the placeholder {{{key}}}")
+    # The SOP goes in last so that nothing inside it is ever taken for a placeholder.
+    for key in sorted(values, key=lambda k: k == "sop"):
+        template = template.replace("{" + key + "}", values[key])
+    return template
+
+
+def first_message(condition: Condition, n_accounts: int, sop: str | None = None) -> str:
+    """The first (and only) user message of a session."""
+    paragraph = read_text("fsm_paragraph.md") if condition.fsm_paragraph else ""
+    return fill(
+        read_text("first_message.md"), "first_message.md",
+        n_accounts=str(n_accounts), fsm_paragraph=paragraph, sop=sop if sop is not None else load_task().sop,
+    )
+
+
+def system_prompt_append(sop: str | None = None) -> str:
+    """The Sys conditions' copy of the SOP for the end of Claude Code's system prompt."""
+    return fill(read_text("system_append.md"), "system_append.md", sop=sop if sop is not None else load_task().sop)
+
+
+def reminder_text() -> str:
+    """The per-account reminder (Remind, Remind-loop, FSM, Stop-only, Gates-only)."""
+    return read_text("reminder.md").strip()
+
+
+def continuation_message(accounts_left: int, next_account: str, state: str | None = None) -> str:
+    """The resume message and the stop-gate message: one function, one wording.
+
+    ``state`` is given for FSM only; the message then ends with one sentence naming it.
+    """
+    text = fill(
+        read_text("continuation.md"), "continuation.md",
+        accounts_left=str(accounts_left), next_account=next_account,
+    ).strip()
+    if state is not None:
+        text += " " + fill(read_text("continuation_state.md"), "continuation_state.md", state=state).strip()
+    return text
