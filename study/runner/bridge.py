@@ -11,6 +11,7 @@ server call back into:
 - ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): logs the FSM tools' calls.
 - ``on_stop`` (Stop hook): logs every stop; blocks with the continuation message while accounts
   are left, when the condition has a stop gate and the workflow's stop gate refuses.
+- ``on_fsm_event`` (the FSM tools' event sink): logs each transition request.
 - ``pre_compact`` (PreCompact hook): logs the compaction.
 
 It knows nothing about processes or limits other than what the log needs; ``session.py`` drives
@@ -166,6 +167,10 @@ class SessionBridge:
         self.log.emit("stop", accounts_left=left, outcome="ended", reason=None,
                       stop_hook_active=bool(hook_input.get("stop_hook_active")))
         return {}
+
+    def on_fsm_event(self, kind: str, fields: dict[str, Any]) -> None:
+        """The FSM tools' event sink: log each transition request (``from``, ``to``, ``ok``, ``reason``)."""
+        self.log.emit(kind, **fields)
 
     async def pre_compact(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
         self.log.emit("compaction", trigger=hook_input.get("trigger", "auto"))

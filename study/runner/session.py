@@ -56,9 +56,6 @@ from .voiding import INFRASTRUCTURE_FAILURE, classify_error
 #: Recorded as the manifest hash of sessions whose caller did not run the preregistration check.
 UNCHECKED = "unchecked"
 
-#: The FSM tools the agent may call (never gated).
-FSM_TOOLS = ("enter", "status", "self_check", "transition", "exit")
-
 _STOP_CAP_NOTICE = "A hook blocked the turn from ending"
 
 
@@ -282,9 +279,10 @@ class _Session:
                 if fsm is not None:
                     self._enter_workflow(log, fsm, fsm_pair[1])
                     from study.fsm.sdk_tools import make_fsm_sdk_server
+                    from study.fsm.tool_api import FSM_TOOL_NAMES
 
-                    servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER)
-                    allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOLS]
+                    servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event)
+                    allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
                 status, error = await self._drive(log, bridge, env, servers, allowed,
                                                   first_message(self.p.condition, len(box.order)))
             except Exception as exc:  # a crash of the runtime voids the session
