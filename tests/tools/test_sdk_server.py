@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 from mcp import Client
 
 from sopbench_tools.orders import order_for_seed
@@ -49,3 +50,30 @@ def test_sdk_server_lists_the_tools_and_appends_after_call_text():
         ("investigate_account", {"account_id": "nobody"}, False, "nobody"),
         ("list_batch", {}, True, None),
     ]
+
+
+@pytest.mark.e2e
+def test_real_claude_code_connects_to_the_sdk_server_and_sees_its_tools(tmp_path):
+    """The bundled Claude Code CLI, started by claude-agent-sdk, lists our in-process tools.
+    No model is contacted (the base URL points nowhere and no query is sent)."""
+    from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
+
+    box = ToolBox(order_for_seed(2)[:3])
+    options = ClaudeAgentOptions(
+        mcp_servers={"sopbench": make_sdk_server(box)}, tools=[], setting_sources=[], cwd=str(tmp_path),
+        permission_mode="default", allowed_tools=["mcp__sopbench__list_batch"],
+        env={"HOME": str(tmp_path), "ANTHROPIC_API_KEY": "not-used", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+    )
+
+    async def scenario():
+        async with ClaudeSDKClient(options) as client:
+            with anyio.fail_after(30):
+                while True:  # the CLI connects MCP servers shortly after start-up
+                    servers = {s["name"]: s for s in (await client.get_mcp_status())["mcpServers"]}
+                    if servers.get("sopbench", {}).get("status") == "connected":
+                        return servers["sopbench"]
+                    await anyio.sleep(0.2)
+
+    status = anyio.run(scenario)
+    assert [tool["name"] for tool in status["tools"]] == [spec["name"] for spec in box.tool_specs()]
