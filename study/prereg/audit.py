@@ -3,8 +3,9 @@
 For each session folder (one holding ``meta.json`` or ``events.jsonl``) the audit reads the
 ``session_start`` event and ``meta.json`` and checks: the manifest hash it recorded is the hash
 of the chain record in effect at its start (the freeze, or the latest amendment recorded before
-it started); its code version is recorded; its status. Voided sessions are listed and excluded
-from the checks, as they are from the analysis.
+it started); its code version is recorded; its status. Sessions the analysis leaves out
+(voided, incomplete, exploratory: the rules of ``analysis.loading``) are listed with the reason
+and not checked.
 """
 
 from __future__ import annotations
@@ -22,21 +23,24 @@ from .verify import Link, Report
 
 @dataclass
 class SessionAudit:
-    """The audit of one session folder."""
+    """The audit of one session folder.
+
+    ``excluded`` says why the analysis leaves the session out (voided, incomplete,
+    exploratory; the same rules as ``analysis.loading``), or is None for an analysed session,
+    which passes when ``problems`` is empty.
+    """
 
     path: Path
     status: str
-    voided: bool = False
-    void_reason: str | None = None
+    excluded: str | None = None
     simulated: bool = False
     manifest: str | None = None
-    #: Why the session fails the audit (empty when it passes).
     problems: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
-        if self.voided:
-            return "voided"
+        if self.excluded:
+            return self.excluded.split(":")[0]
         return "FAIL" if self.problems else "ok"
 
 
@@ -48,33 +52,31 @@ def find_sessions(directory: Path) -> list[Path]:
 
 def audit_sessions(directory: Path, report: Report) -> list[SessionAudit]:
     """Audit every session under ``directory`` against the chain of ``report`` (from ``verify``)."""
-    return [audit_session(path, report.links) for path in find_sessions(directory)]
+    return [audit_session(path, report.links, directory) for path in find_sessions(directory)]
 
 
-def audit_session(path: Path, links: list[Link]) -> SessionAudit:
-    """Audit one session folder against the chain's records (the freeze, then amendments)."""
+def audit_session(path: Path, links: list[Link], directory: Path | None = None) -> SessionAudit:
+    """Audit one session folder against the chain's records (the freeze, then amendments).
+
+    ``directory`` is the folder being audited; a session below an ``exploratory`` folder of it
+    is exploratory.
+    """
     problems: list[str] = []
     meta = _read_meta(path, problems)
     start, end = _start_and_end(path, problems)
-    result = SessionAudit(
-        path=path,
-        status=str(meta.get("status") or end.get("status") or "unfinished (no session_end)"),
-        voided=bool(meta.get("voided")),
-        void_reason=meta.get("void_reason"),
-        simulated=bool(meta.get("simulated", start.get("simulated", False))),
-        problems=problems,
-    )
-    if result.voided:
+    status = end.get("status") or meta.get("status") or "unfinished"
+    result = SessionAudit(path=path, status=str(status), simulated=bool(meta.get("simulated", start.get("simulated"))))
+    result.excluded = _exclusion(path, directory, meta, start, end)
+    if result.excluded:
         return result
+    result.problems = problems
     recorded = {start.get("manifest_sha256"), meta.get("manifest_sha256")} - {None, ""}
     if len(recorded) > 1:
         problems.append("meta.json and the session_start event record different manifest hashes")
     if not recorded:
         problems.append("no manifest hash recorded (manifest_sha256)")
-    if not (start.get("code_version") or meta.get("code_version")):
+    if (start.get("code_version") or meta.get("code_version")) in (None, "", "unknown"):
         problems.append("no code version recorded (code_version)")
-    if result.status == "infrastructure_failure":
-        problems.append("ended with an infrastructure failure but is not voided: void it and rerun it (appendix A)")
     started = _parse_time(start.get("t") or meta.get("started"))
     if started is None:
         problems.append("no start time (session_start event or meta.json 'started')")
@@ -82,6 +84,20 @@ def audit_session(path: Path, links: list[Link]) -> SessionAudit:
         result.manifest = recorded.pop()
         _check_manifest(result, started, links)
     return result
+
+
+def _exclusion(path: Path, directory: Path | None, meta: dict, start: dict, end: dict) -> str | None:
+    """Why the analysis leaves this session out, or None if it is analysed."""
+    if meta.get("voided"):
+        return f"voided: {meta.get('void_reason') or 'no reason recorded'}"
+    if end.get("status") == "infrastructure_failure":
+        return f"voided: infrastructure failure ({end.get('error') or 'no error text'})"
+    if not end:
+        return "incomplete: no session_end (still running, or crashed)"
+    below = path.relative_to(directory).parts if directory and path.is_relative_to(directory) else ()
+    if meta.get("exploratory") or start.get("exploratory") or "exploratory" in below:
+        return "exploratory: not a preregistered run"
+    return None
 
 
 def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) -> None:

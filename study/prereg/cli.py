@@ -117,7 +117,8 @@ def show_command(as_manifest: bool) -> None:
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 def audit(directory: Path | None) -> None:
     """Check every session under DIRECTORY (default: sessions/) against the manifest in effect
-    when it started; list voided sessions (excluded); exit 1 if any session fails."""
+    when it started, and its code version; list voided, incomplete and exploratory sessions
+    (excluded from the analysis); exit 1 if any analysed session fails."""
     directory = directory or sessions_dir()
     if not directory.is_dir():
         raise click.ClickException(f"{directory} is not a folder of sessions (default: {sessions_dir()}).")
@@ -132,13 +133,15 @@ def audit(directory: Path | None) -> None:
     for result in results:
         name = result.path.relative_to(directory).as_posix() if result.path != directory else result.path.name
         tag = " [simulated]" if result.simulated else ""
-        extra = f" ({result.void_reason}; excluded)" if result.voided else ""
-        click.echo(f"{result.verdict:7} {name}  {result.status}{tag}{extra}")
-        for problem in result.problems if not result.voided else ():
-            click.echo(f"          - {problem}")
-    counts = {v: sum(r.verdict == v for r in results) for v in ("ok", "FAIL", "voided")}
-    click.echo(f"{len(results)} sessions: {counts['ok']} ok, {counts['FAIL']} failed, "
-               f"{counts['voided']} voided (excluded).")
+        why = f" ({result.excluded.partition(': ')[2]}; excluded)" if result.excluded else ""
+        click.echo(f"{result.verdict:12} {name}  {result.status}{tag}{why}")
+        for problem in result.problems:
+            click.echo(f"             - {problem}")
+    verdicts = [r.verdict for r in results]
+    counts = {v: verdicts.count(v) for v in ("ok", "FAIL", "voided", "incomplete", "exploratory")}
+    click.echo(f"{len(results)} sessions: {counts['ok']} ok, {counts['FAIL']} failed; excluded from the "
+               f"analysis: {counts['voided']} voided, {counts['incomplete']} incomplete, "
+               f"{counts['exploratory']} exploratory.")
     if not report.ok:
         click.echo(f"Note: the tree under {project_root()} now differs from the manifest in effect "
                    "(see `study prereg verify`); that does not change sessions already run.")

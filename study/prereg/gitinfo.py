@@ -34,12 +34,3 @@ def dirty_paths(root: Path, ignore: tuple[str, ...] = ()) -> list[str] | None:
         return None
     paths = [line[3:] for line in out.splitlines() if len(line) > 3]
     return [p for p in paths if p not in ignore]
-
-
-def code_version(root: Path) -> str | None:
-    """The code version to record in a session: the HEAD commit, with ``+dirty`` if the tree
-    has uncommitted changes; None outside a git checkout."""
-    commit = head_commit(root)
-    if commit is None:
-        return None
-    return commit + ("+dirty" if dirty_paths(root) else "")

@@ -18,7 +18,6 @@ from study.paths import project_root
 
 from .errors import NotFrozen, PreregError, PreregViolation
 from .files import AMENDMENTS, FREEZE_RECORD, MANIFEST, PREREG_DIR, hash_tree, parse_manifest, sha256_bytes
-from .gitinfo import code_version
 from .records import amendment_lines, seal_intact
 
 STATUSES = ("ok", "changed", "missing", "added")
@@ -226,12 +225,3 @@ def check_before_run(root: Path | None = None) -> str:
             problems=report.problems,
         )
     return report.effective_sha256
-
-
-def session_fields(root: Path | None = None) -> dict[str, str | None]:
-    """Check the preregistration and return the fields every session records:
-    ``manifest_sha256`` (the effective manifest hash) and ``code_version`` (the git commit,
-    ``+dirty`` if uncommitted changes exist). Raises ``PreregViolation`` like ``check_before_run``.
-    """
-    root = Path(root) if root is not None else project_root()
-    return {"manifest_sha256": check_before_run(root), "code_version": code_version(root)}

@@ -85,20 +85,24 @@ def later(time: str, seconds: float) -> str:
 
 def write_session(folder: Path, *, started: str, manifest: str | None, code_version: str | None = "abc123",
                   status: str = "completed", voided: bool = False, void_reason: str | None = None,
-                  meta_manifest: str | None = "same") -> Path:
-    """A session folder as the runner writes it: events.jsonl (start and end) and meta.json."""
+                  meta_manifest: str | None = "same", exploratory: bool = False, with_start: bool = True,
+                  with_end: bool = True, with_meta: bool = True) -> Path:
+    """A session folder as the runner writes it: events.jsonl (start and end) and meta.json.
+    ``meta_manifest`` other than "same" makes meta.json record a different hash than the log."""
     folder.mkdir(parents=True)
     start = {"seq": 0, "t": started, "kind": "session_start", "schema": 1, "condition": "FSM", "seed": 2,
              "model": "sim:oracle", "simulated": True, "manifest_sha256": manifest,
              "code_version": code_version, "cli_version": "2.1.332", "order": ["A1", "A2", "A3"], "limits": {}}
     end = {"seq": 1, "t": later(started, 60), "kind": "session_end", "status": status,
            "cost_usd": 0.0, "turns": 3, "duration_s": 60.0}
-    (folder / "events.jsonl").write_text(json.dumps(start) + "\n" + json.dumps(end) + "\n", encoding="utf-8")
-    meta = {"model": "sim:oracle", "condition": "FSM", "seed": 2, "simulated": True, "status": status,
-            "voided": voided, "void_reason": void_reason, "started": started,
-            "manifest_sha256": manifest if meta_manifest == "same" else meta_manifest,
+    events = ([start] if with_start else []) + ([end] if with_end else [])
+    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    meta = {"model": "sim:oracle", "condition": "FSM", "seed": 2, "simulated": True, "exploratory": exploratory,
+            "status": status if with_end else "running", "voided": voided, "void_reason": void_reason,
+            "started": started, "manifest_sha256": manifest if meta_manifest == "same" else meta_manifest,
             "code_version": code_version}
-    (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    if with_meta:
+        (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     return folder
 
 

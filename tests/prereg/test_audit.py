@@ -38,17 +38,18 @@ def test_each_session_is_checked_against_the_record_in_effect_at_its_start(histo
     sessions.write(out / "Plain/seed-3", started=after, manifest="f" * 64)
     sessions.write(out / "Plain/seed-4", started=before, manifest=old)
     sessions.write(out / "Sys/seed-2", started=after, manifest=new, code_version=None)
-    sessions.write(out / "Sys/seed-3", started=after, manifest=new, status="infrastructure_failure")
+    sessions.write(out / "Sys/seed-3", started=after, manifest=new, code_version="unknown")
     sessions.write(out / "Sys/seed-4", started=after, manifest=new, meta_manifest=old)
-    sessions.write(out / "Sys/seed-5", started=after, manifest="e" * 64, status="infrastructure_failure",
-                   voided=True, void_reason="API error: overloaded")
+    sessions.write(out / "Sys/seed-5", started=after, manifest=None)
+    sessions.write(out / "Sys/seed-6", started=after, manifest=new, with_start=False)
+    sessions.write(out / "Sys/seed-7", started=after, manifest=new, with_meta=False)
 
     results = {r.path.relative_to(out).as_posix(): r for r in audit_sessions(tmp_path / "sessions", verify(root))}
     verdicts = {name: r.verdict for name, r in results.items()}
     assert verdicts == {
         "Remind-loop/seed-2": "ok", "FSM/seed-2": "ok", "FSM/seed-3": "FAIL", "Plain/seed-2": "FAIL",
         "Plain/seed-3": "FAIL", "Plain/seed-4": "FAIL", "Sys/seed-2": "FAIL", "Sys/seed-3": "FAIL",
-        "Sys/seed-4": "FAIL", "Sys/seed-5": "voided",
+        "Sys/seed-4": "FAIL", "Sys/seed-5": "FAIL", "Sys/seed-6": "FAIL", "Sys/seed-7": "FAIL",
     }
 
     def says(name):
@@ -59,21 +60,29 @@ def test_each_session_is_checked_against_the_record_in_effect_at_its_start(histo
     assert "unknown manifest" in says("Plain/seed-3")
     assert "before the freeze" in says("Plain/seed-4")
     assert says("Sys/seed-2") == "no code version recorded (code_version)"
-    assert "infrastructure failure but is not voided" in says("Sys/seed-3")
+    assert says("Sys/seed-3") == "no code version recorded (code_version)"
     assert "record different manifest hashes" in says("Sys/seed-4")
-    assert results["Sys/seed-5"].void_reason == "API error: overloaded"
+    assert says("Sys/seed-5") == "no manifest hash recorded (manifest_sha256)"
+    assert "events.jsonl has no session_start event" in says("Sys/seed-6")
+    assert says("Sys/seed-7") == "meta.json is missing"
 
 
-def test_a_session_folder_without_its_log_or_start_event_fails(history, tmp_path):
-    root = history[0]
-    (tmp_path / "s/crashed").mkdir(parents=True)
-    (tmp_path / "s/crashed/meta.json").write_text("{}", encoding="utf-8")
-    (tmp_path / "s/torn").mkdir()
-    (tmp_path / "s/torn/events.jsonl").write_text('{"seq": 0, "t": "2026-01-01T00:00:00Z", "kind": "assis', encoding="utf-8")
-    results = {r.path.name: r for r in audit_sessions(tmp_path / "s", verify(root))}
-    assert "events.jsonl is missing" in results["crashed"].problems
-    assert "meta.json is missing" in results["torn"].problems
-    assert "events.jsonl has no session_start event" in results["torn"].problems
+def test_sessions_the_analysis_leaves_out_are_listed_with_the_reason_and_not_checked(history, sessions, tmp_path):
+    root, _, entry, _ = history
+    after = sessions.later(entry["time"], 5)
+    out = tmp_path / "sessions"
+    unknown = "e" * 64  # would fail the check if these sessions were checked
+    sessions.write(out / "m/FSM/seed-2", started=after, manifest=unknown, voided=True, void_reason="quota exhausted")
+    sessions.write(out / "m/FSM/seed-3", started=after, manifest=unknown, status="infrastructure_failure")
+    sessions.write(out / "m/FSM/seed-4", started=after, manifest=unknown, with_end=False)
+    sessions.write(out / "m/FSM/seed-5", started=after, manifest="unchecked", exploratory=True)
+    sessions.write(out / "exploratory/m/FSM/seed-1-first-5", started=after, manifest="unchecked")
+    results = {r.path.relative_to(out).as_posix(): r for r in audit_sessions(out, verify(root))}
+    assert {name: (r.verdict, r.problems) for name, r in results.items()} == {
+        "m/FSM/seed-2": ("voided", []), "m/FSM/seed-3": ("voided", []), "m/FSM/seed-4": ("incomplete", []),
+        "m/FSM/seed-5": ("exploratory", []), "exploratory/m/FSM/seed-1-first-5": ("exploratory", []),
+    }
+    assert results["m/FSM/seed-2"].excluded == "voided: quota exhausted"
 
 
 def test_audit_command_exit_codes_and_listing(history, sessions, study_root, tmp_path):
@@ -87,14 +96,15 @@ def test_audit_command_exit_codes_and_listing(history, sessions, study_root, tmp
     runner = CliRunner()
     passed = runner.invoke(main, ["audit", str(good)])
     assert passed.exit_code == 0, passed.output
-    assert "ok      m/FSM/seed-2  completed [simulated]" in passed.output
-    assert "voided  m/FSM/seed-3  infrastructure_failure [simulated] (quota exhausted; excluded)" in passed.output
-    assert "2 sessions: 1 ok, 0 failed, 1 voided (excluded)." in passed.output
+    assert "ok           m/FSM/seed-2  completed [simulated]\n" in passed.output
+    assert "voided       m/FSM/seed-3  infrastructure_failure [simulated] (quota exhausted; excluded)" in passed.output
+    assert ("2 sessions: 1 ok, 0 failed; excluded from the analysis: 1 voided, 0 incomplete, "
+            "0 exploratory.") in passed.output
 
     sessions.write(good / "m/FSM/seed-4", started=after, manifest=freeze_record["sha256"])
     failed = runner.invoke(main, ["audit", str(good)])
     assert failed.exit_code == 1
-    assert "FAIL    m/FSM/seed-4" in failed.output and "ran under the freeze" in failed.output
+    assert "FAIL         m/FSM/seed-4  completed" in failed.output and "ran under the freeze" in failed.output
 
     (tmp_path / "empty").mkdir()
     empty = runner.invoke(main, ["audit", str(tmp_path / "empty")])
