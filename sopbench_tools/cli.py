@@ -47,12 +47,13 @@ def tools() -> None:
                    "Default: memory only.")
 def serve(seed: int, accounts: int | None, state_dir: Path | None) -> None:
     """Serve the SOP-Bench tools over stdio (MCP) for one batch; messages go to stderr."""
+    from .dataset import TaskDataError
     from .server import serve_stdio
     from .toolbox import ToolBox, ToolStateError
 
     try:
         box = ToolBox.for_seed(seed, accounts, state_dir)
-    except (ValueError, ToolStateError) as exc:
+    except (ValueError, ToolStateError, TaskDataError) as exc:
         raise click.ClickException(str(exc)) from exc
     where = f"state in {state_dir}" if state_dir else "state in memory only (give --state-dir to keep it)"
     click.echo(f"sopbench tools: seed {seed}, {len(box.order)} accounts, {len(box.decisions)} decided, {where}",

@@ -439,7 +439,7 @@ class ToolBox:
         if not isinstance(value, str):
             raise _BadCall(f"argument {arg!r} must be a string, got {_type_name(value)} {json.dumps(value)}")
         if not value.strip():
-            raise _BadCall(f"argument {arg!r} is an empty string")
+            raise _BadCall(f"argument {arg!r} is empty")
         return value
 
     def _check_account(self, arg: str, value: Any) -> str:
