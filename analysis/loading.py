@@ -6,7 +6,7 @@
 - ``accounts``: one row per decided account of those sessions (position, inv/rec/foc, …);
 - ``excluded``: (path, reason) of every session left out: voided (``meta.json`` voided, or
   ``session_end`` status ``infrastructure_failure``), incomplete (no ``session_end``), or
-  exploratory (unless ``include_exploratory``);
+  exploratory or on the development seed 1 (unless ``include_exploratory``);
 - ``warnings``: torn last lines that were skipped.
 
 Simulated and real sessions are never mixed: a corpus holding both raises ``CorpusError``
@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+
+from sopbench_tools.orders import DEVELOPMENT_SEED
 
 from .logfile import read_log
 from .scoring import ROUTES, WINDOW, SessionScore, score_session_dir
@@ -47,9 +49,6 @@ class Corpus:
     warnings: list[str] = field(default_factory=list)
     simulated: bool = False
     exploratory: bool = False
-
-    def relative(self, path: str) -> str:
-        return Path(path).relative_to(self.root).as_posix() if Path(path).is_relative_to(self.root) else path
 
 
 def find_session_dirs(root: Path) -> list[Path]:
@@ -148,6 +147,9 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
             excluded.append((rel, "incomplete: no session_end (still running, or crashed)"))
         elif _is_exploratory(s, root) and not include_exploratory:
             excluded.append((rel, "exploratory (pass --include-exploratory to add it)"))
+        elif s.seed == DEVELOPMENT_SEED and not include_exploratory:
+            excluded.append((rel, f"development seed {DEVELOPMENT_SEED} "
+                                  "(pass --include-exploratory to add it)"))
         else:
             included.append(s)
     simulated = [s for s in included if s.simulated]
@@ -163,7 +165,8 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
     return Corpus(root=root, scores=included, sessions=sessions_frame(included),
                   accounts=accounts_frame(included), excluded=sorted(excluded),
                   warnings=sorted(warnings), simulated=bool(simulated),
-                  exploratory=include_exploratory and any(_is_exploratory(s, root) for s in included))
+                  exploratory=include_exploratory and any(
+                      _is_exploratory(s, root) or s.seed == DEVELOPMENT_SEED for s in included))
 
 
 def _refuse_duplicates(scores: list[SessionScore], root: Path) -> None:

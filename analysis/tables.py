@@ -1,0 +1,262 @@
+"""The paper's Tables 1, 2, 6, 7 and 8, built from a scored corpus and the preregistered plan.
+
+- Table 1: per model and condition, mean ± s.d. over seeds of FC, FC per 50 accounts in batch
+  order, compliance, decided, correct and cost (the two ablation conditions go to Table 2).
+- Table 2: the ablation of the enforcement points (per-account gates × stop gate).
+- Table 6: the predictions with observed values and verdicts.
+- Table 7: the paired comparisons over seeds.
+- Table 8: the escape routes, as sessions with the route / sessions (mean per session), and
+  the median number of decided accounts at the first remark on tokens, context or budget.
+
+Every table is titled SIMULATED when its corpus holds simulated sessions, and lists under it
+the excluded sessions and the recorded amendments of the preregistration.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from .comparisons import Comparison, compute_comparisons
+from .loading import Corpus
+from .plan import Plan
+from .predictions import Outcome, evaluate
+from .render import Cell, Column, Table, csv_number, num
+from .scoring import ROUTES, WINDOW
+
+#: The conditions in the paper's order; others follow alphabetically.
+CONDITION_ORDER = ("Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop", "FSM",
+                   "Stop-only", "Gates-only")
+ROUTE_HEADERS = {
+    "ends_turn": "Ends turn, accounts left", "without_looking": "Decides without looking",
+    "partial_data": "Decides on partial data", "interleaved": "Interleaved accounts",
+    "another_account": "Submits for another account", "first_token_remark": "First token remark",
+}
+SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
+
+
+def condition_key(condition: str) -> tuple[int, str]:
+    return (CONDITION_ORDER.index(condition) if condition in CONDITION_ORDER else len(CONDITION_ORDER),
+            condition)
+
+
+def read_amendments(prereg: Path) -> list[str]:
+    """One line per recorded amendment of ``prereg/amendments.jsonl`` (none if it is absent)."""
+    path = Path(prereg) / "amendments.jsonl"
+    if not path.exists():
+        return []
+    lines = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            entry = json.loads(raw)
+        except json.JSONDecodeError:
+            raise ValueError(f"{path}:{number}: not a JSON object; run `study prereg verify`.") from None
+        files = sorted(f["path"] if isinstance(f, dict) else str(f) for f in entry.get("files", []))
+        lines.append(f"Amendment {entry.get('n', number)} ({entry.get('time')}): "
+                     f"{entry.get('reason')} [{', '.join(files)}]")
+    return lines
+
+
+@dataclass
+class Analysis:
+    """Everything the tables and figures are made from."""
+
+    corpus: Corpus
+    plan: Plan
+    comparisons: list[Comparison]
+    outcomes: list[Outcome]
+    amendments: list[str]
+
+    @classmethod
+    def build(cls, corpus: Corpus, plan: Plan, prereg: Path) -> "Analysis":
+        comparisons = compute_comparisons(corpus.sessions, plan)
+        return cls(corpus, plan, comparisons, evaluate(plan, corpus.sessions, comparisons),
+                   read_amendments(prereg))
+
+    def title(self, text: str) -> str:
+        extra = " (including exploratory sessions)" if self.corpus.exploratory else ""
+        return (SIMULATED_TITLE if self.corpus.simulated else "") + text + extra
+
+    def notes(self) -> list[str]:
+        notes = [f"Excluded: {path} - {reason}" for path, reason in self.corpus.excluded]
+        return notes + (self.amendments or ["Amendments: none recorded."])
+
+    def rows_for(self, model: str, conditions: list[str] | None = None) -> pl.DataFrame:
+        """The model's sessions on the seeds the plan tabulates each condition over."""
+        s = self.corpus.sessions.filter(pl.col("model") == model)
+        keep = [r for r in s.iter_rows(named=True)
+                if (seeds := self.plan.seeds_for(model, r["condition"])) is None or r["seed"] in seeds]
+        frame = pl.DataFrame(keep, schema=s.schema, orient="row") if keep else s.clear()
+        if conditions is not None:
+            frame = frame.filter(pl.col("condition").is_in(conditions))
+        return frame
+
+    def models(self) -> list[str]:
+        return self.plan.model_order(self.corpus.sessions["model"].unique().to_list())
+
+
+def _mean(values: list) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _sd(values: list) -> float | None:
+    vals = [v for v in values if v is not None]
+    if len(vals) < 2:
+        return None
+    m = sum(vals) / len(vals)
+    return (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
+
+
+def _by_condition(frame: pl.DataFrame) -> list[tuple[str, dict[str, list]]]:
+    groups: dict[str, dict[str, list]] = {}
+    for r in frame.sort("seed").iter_rows(named=True):
+        g = groups.setdefault(r["condition"], {k: [] for k in r})
+        for k, v in r.items():
+            g[k].append(v)
+    return sorted(groups.items(), key=lambda kv: condition_key(kv[0]))
+
+
+def _pct(x: float | None) -> Cell:
+    if x is None:
+        return Cell("-", ("",), None)
+    return Cell(f"{100 * x:.1f}%", (csv_number(x),), round(100 * x, 1))
+
+
+def _ranked(cell: Cell) -> Cell:
+    """Rank by the shown (rounded) value, so ties in print are ties in emphasis."""
+    return cell if cell.rank is None else Cell(cell.text, cell.values, float(cell.text.rstrip("%")))
+
+
+def window_label(i: int) -> str:
+    """Accounts of window ``i`` (0-based) in batch order, e.g. "51-100"."""
+    return f"{WINDOW * i + 1}-{WINDOW * (i + 1)}"
+
+
+def table1(a: Analysis) -> Table:
+    windows = [c for c in a.corpus.sessions.columns if c.startswith("fc_w")]
+    cols = [Column("Condition"), Column("FC", ("FC", "FC s.d."), emphasis=True)]
+    cols += [Column(f"FC {window_label(i)}", emphasis=True) for i in range(len(windows))]
+    cols += [Column("Compliance", emphasis=True), Column("Decided"),
+             Column("Correct", emphasis=True), Column("Cost ($)"), Column("Seeds")]
+    t = Table(1, a.title("Main results (mean over seeds, FC with s.d.)"), "Model", cols)
+    ablation = set(a.plan.ablation_conditions)
+    for model in a.models():
+        frame = a.rows_for(model).filter(~pl.col("condition").is_in(list(ablation)))
+        if frame.is_empty():
+            continue
+        label = f"{a.plan.label(model)} ({frame['seed'].n_unique()} seeds)"
+        for condition, g in _by_condition(frame):
+            fc, sd = _mean(g["fc"]), _sd(g["fc"])
+            fc_cell = Cell(f"{fc:.1f} ± {sd:.1f}" if sd is not None else f"{fc:.1f}",
+                           (csv_number(fc), csv_number(sd)), round(fc, 1))
+            costs = g["cost_usd"]
+            cost = _mean(costs) if all(c is not None for c in costs) else None
+            t.rows.append((label, [Cell(condition), fc_cell]
+                           + [_ranked(num(_mean(g[w]))) for w in windows]
+                           + [_pct(_mean(g["compliance"])), num(_mean(g["decided"])),
+                              _ranked(num(_mean(g["correct"]))), num(cost, 2),
+                              Cell(str(len(g["seed"])), (len(g["seed"]),))]))
+    t.notes = a.notes()
+    return t
+
+
+def table2(a: Analysis) -> Table:
+    cols = [Column("Variant"), Column("Gates"), Column("Stop gate"), Column("FC", emphasis=True),
+            Column("Decided", emphasis=True), Column("Compl.", emphasis=True), Column("Blind"),
+            Column("Stops"), Column("Seeds")]
+    t = Table(2, a.title("Ablation of the enforcement points"), "Model", cols)
+    conditions = [c for c, _g, _s in a.plan.ablation_rows]
+    switches = {c: (g, s) for c, g, s in a.plan.ablation_rows}
+    for model in a.models():
+        spec = a.plan.model_by_name(model)
+        if spec is not None and spec.key != a.plan.ablation_model:
+            continue
+        frame = a.rows_for(model, conditions)
+        if spec is not None:
+            seeds = list(a.plan.ablation_seeds)
+        else:   # an unplanned model: the seeds on which it ran an ablation condition
+            seeds = frame.filter(pl.col("condition").is_in(list(a.plan.ablation_conditions)))["seed"].unique().to_list()
+        frame = frame.filter(pl.col("seed").is_in(seeds))
+        if frame.filter(pl.col("condition").is_in(list(a.plan.ablation_conditions))).is_empty():
+            continue
+        label = f"{a.plan.label(model)} (seeds {', '.join(map(str, sorted(seeds)))})"
+        for condition, g in sorted(_by_condition(frame), key=lambda kv: conditions.index(kv[0])):
+            gates, stop = switches[condition]
+            t.rows.append((label, [Cell(condition), Cell("on" if gates else "off"),
+                                   Cell("on" if stop else "off"), _ranked(num(_mean(g["fc"]))),
+                                   _ranked(num(_mean(g["decided"]))), _pct(_mean(g["compliance"])),
+                                   num(_mean(g["without_looking"])), num(_mean(g["ends_turn"])),
+                                   Cell(str(len(g["seed"])), (len(g["seed"]),))]))
+    t.notes = ["Blind: decisions without any data retrieved for the account; Stops: turn ends "
+               "with accounts left, per session."] + a.notes()
+    return t
+
+
+def table6(a: Analysis) -> Table:
+    t = Table(6, a.title("Pre-registered predictions and outcomes"), "Section",
+              [Column("Prediction"), Column("Observed"), Column("Verdict")])
+    for o in a.outcomes:
+        text = f"{o.id} {o.text}" + (f" [{o.model}]" if o.model else "")
+        t.rows.append((o.section, [Cell(text), Cell(o.observed), Cell(o.verdict)]))
+    t.notes = [f"Plan: {a.plan.path.name}."] + a.notes()
+    return t
+
+
+def table7(a: Analysis) -> Table:
+    cols = [Column("Comparison"), Column("Mean"), Column("95% CI", ("CI low", "CI high")),
+            Column("Seeds > 0", ("Seeds > 0", "Seeds")), Column("Sign p"), Column("Wilcoxon p")]
+    t = Table(7, a.title("Paired comparisons over seeds"), "Model", cols)
+    for c in a.comparisons:
+        if not c.spec.in_table or c.paired is None:
+            continue
+        p = c.paired
+        if c.model is None:
+            group = f"Catch-up (seeds {', '.join(map(str, p.seeds))})"
+        else:
+            group = f"{a.plan.label(c.model)} ({p.n} seeds)"
+        t.rows.append((group, [
+            Cell(c.spec.label), num(p.mean, signed=True),
+            Cell(f"[{p.ci_low:.1f}, {p.ci_high:.1f}]", (csv_number(p.ci_low), csv_number(p.ci_high))),
+            Cell(f"{p.positive}/{p.n}", (p.positive, p.n)), num(p.sign_p, 3), num(p.wilcoxon_p, 3)]))
+    t.notes = ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
+               "seeded); exact two-sided sign and Wilcoxon signed-rank tests."] + a.notes()
+    return t
+
+
+def _route_cell(values: list[int]) -> Cell:
+    n, hit = len(values), sum(v > 0 for v in values)
+    mean = sum(values) / n
+    text = f"{hit}/{n} ({mean:.1f})" if hit else f"0/{n}"
+    return Cell(text, (hit, n, csv_number(mean)))
+
+
+def table8(a: Analysis) -> Table:
+    routes = [r for r in ROUTES if r != "first_token_remark"]
+    cols = [Column("Condition")] + [
+        Column(ROUTE_HEADERS[r], (f"{r} sessions", f"{r} of", f"{r} mean")) for r in routes]
+    cols.append(Column(ROUTE_HEADERS["first_token_remark"] + " (median decided)",
+                       ("first_token_remark median",)))
+    t = Table(8, a.title("How each condition left the procedure"), "Model", cols)
+    for model in a.models():
+        frame = a.rows_for(model)
+        for condition, g in _by_condition(frame):
+            remarks = sorted(v for v in g["first_token_remark"] if v is not None)
+            median = (None if not remarks else
+                      (remarks[len(remarks) // 2] + remarks[(len(remarks) - 1) // 2]) / 2)
+            t.rows.append((a.plan.label(model), [Cell(condition)]
+                           + [_route_cell(g[r]) for r in routes] + [num(median)]))
+    t.notes = ["Each cell: sessions with the route / sessions (mean occurrences per session)."] + a.notes()
+    return t
+
+
+BUILDERS = {1: table1, 2: table2, 6: table6, 7: table7, 8: table8}
+
+
+def build_tables(a: Analysis) -> list[Table]:
+    return [build(a) for _n, build in sorted(BUILDERS.items())]
