@@ -37,14 +37,14 @@ class ToolClient:
 
 @pytest.fixture
 def run_server() -> Callable[..., Any]:
-    """``run_server(scenario, *server_args)``: spawn ``python -m sopbench_tools *server_args``,
-    run the async ``scenario(tool_client)`` against it, close it, return the scenario's value."""
+    """``run_server(scenario, *server_args)``: spawn ``python -m sopbench_tools *server_args``
+    (or, with ``entry=STUDY_ENTRY``, ``study tools serve *server_args``), run the async
+    ``scenario(tool_client)`` against it, close it, return the scenario's value."""
 
-    def run(scenario: Callable[[ToolClient], Awaitable[Any]], *server_args: str) -> Any:
+    def run(scenario: Callable[[ToolClient], Awaitable[Any]], *server_args: str,
+            entry: tuple[str, ...] = ("-m", "sopbench_tools")) -> Any:
         async def main() -> Any:
-            params = StdioServerParameters(
-                command=sys.executable, args=["-m", "sopbench_tools", *server_args], cwd=str(REPO)
-            )
+            params = StdioServerParameters(command=sys.executable, args=[*entry, *server_args], cwd=str(REPO))
             async with Client(params) as client:
                 return await scenario(ToolClient(client))
 

@@ -63,11 +63,13 @@ def matches_csv(value, text: str) -> bool:
     return value == text
 
 
-def test_tool_list_and_schemas(run_server):
+@pytest.mark.parametrize("entry", [("-m", "sopbench_tools"), ("-m", "study.cli", "tools", "serve")],
+                         ids=["python -m sopbench_tools", "study tools serve"])
+def test_tool_list_and_schemas(run_server, entry):
     async def scenario(c):
         return await c.list_tools()
 
-    tools = {t.name: t for t in run_server(scenario, "--seed", "2")}
+    tools = {t.name: t for t in run_server(scenario, "--seed", "2", entry=entry)}
     assert list(tools) == [
         "investigate_account", "analyze_traffic_patterns", "analyze_temporal_patterns", "get_violation_history",
         "get_financial_impact", "determine_enforcement_action", "record_analysis", "submit_decision",
