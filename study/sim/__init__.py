@@ -1,0 +1,14 @@
+"""The offline simulator: a scripted model behind the Anthropic Messages API, for the real CLI.
+
+Only the model is simulated: the real Claude Code CLI, the MCP tools, the hooks and the FSM run
+as in a real session. ``SimServer`` is the server (``server.py``); the policies are in
+``policies.py`` and ``plans.py``; ``truth.py`` writes and reads the ground truth
+(``sim_truth.jsonl``, ``route_counts``); ``faults.py`` the forced compaction and faults;
+``cli.py`` the ``study sim`` command. Numbers from simulated sessions are never results.
+"""
+
+from .policies import POLICIES, make_policy
+from .server import DEFAULT_MODEL_ID, SimServer
+from .truth import route_counts
+
+__all__ = ["SimServer", "POLICIES", "make_policy", "route_counts", "DEFAULT_MODEL_ID"]

@@ -1,0 +1,258 @@
+"""The simulator: an Anthropic Messages API server on 127.0.0.1 that plays a scripted model.
+
+``SimServer(policy, seed, truth_path, **options)`` serves ``POST /v1/messages`` on a free port
+of 127.0.0.1 (streaming server-sent events, or one JSON body when the request does not stream).
+Point the real Claude Code CLI at it with ``ANTHROPIC_BASE_URL`` (``cli_env()`` gives the whole
+environment). Each request is one of three kinds:
+
+* the CLI's **compaction request** (its last user message asks for a detailed summary): the
+  model answers ``<summary>`` holding its memory, so it can go on after the compaction;
+* a **main-loop request** (beta header ``claude-code-20250219``, or tools offered): the policy
+  reads the conversation (``conversation.read_events`` -> ``memory.remember``) and answers with
+  text and/or one tool call; the ledger notes what ran and writes the ground truth;
+* any other **side request** (e.g. a title): a short text.
+
+Every response carries its own message id and token usage (input and cached-input tokens
+estimated from the request, output tokens from the answer), so the CLI's cost accounting works;
+the CLI prices by the request's model id (``claude-haiku-4-5`` prices as Claude Haiku 4.5).
+Forced compactions and faults are configured with :class:`study.sim.faults.ForcedEvents`.
+
+Usage::
+
+    with SimServer("oracle", seed=1, truth_path=session_dir / "sim_truth.jsonl") as sim:
+        env = sim.cli_env()      # ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, ...
+        ...run claude-agent-sdk query() with options.env = {**env, ...}
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from .conversation import is_compaction_request, read_events, tool_names
+from .faults import (AUTO_COMPACT_WINDOW, PROMPT_TOO_LONG, QUOTA_MESSAGE, SERVER_ERROR_MESSAGE,
+                     USAGE_COMPACT_INPUT, ForcedEvents)
+from .memory import remember, summary_text
+from .policies import Policy, make_policy
+from .protocol import IdMaker, Reply, Usage, content_blocks, error_json, estimate_tokens, message_json, sse_events
+from .truth import Ledger
+
+MAIN_LOOP_BETA = "claude-code-20250219"
+#: The model id the runner should pass for simulated sessions (priced as Claude Haiku 4.5).
+DEFAULT_MODEL_ID = "claude-haiku-4-5"
+
+
+class _Answer:
+    """What the HTTP handler sends: a reply with usage, an HTTP error, or a dropped connection."""
+
+    def __init__(self, reply: Reply | None = None, blocks: list[dict] | None = None, usage: Usage | None = None,
+                 status: int = 200, error: str | None = None, drop: bool = False):
+        self.reply, self.blocks, self.usage = reply, blocks or [], usage
+        self.status, self.error, self.drop = status, error, drop
+
+
+class SimServer:
+    """A scripted model server for one session. A context manager; ``base_url`` once started.
+
+    ``policy``: a policy name (``study.sim.policies.POLICIES``) or a Policy instance;
+    ``seed``: the policy's seed; ``truth_path``: where to write ``sim_truth.jsonl`` (None: no
+    file). Options: ``compact_after``, ``compact_mode``, ``fault``, ``fault_at`` (see
+    ``faults.py``), ``request_log`` (a path: every request body is appended as JSON, for
+    debugging), ``port`` (0 = a free one); any other keyword is a policy parameter (``k`` for
+    early-stop, ``group`` for group routes, ``p_max`` for drifting).
+    """
+
+    def __init__(self, policy: str | Policy, seed: int = 0, truth_path: Path | None = None, *,
+                 compact_after: int | None = None, compact_mode: str = "http400",
+                 fault: str | None = None, fault_at: int = 1,
+                 request_log: Path | None = None, port: int = 0, **policy_params: Any):
+        self.policy = policy if isinstance(policy, Policy) else make_policy(policy, seed, **policy_params)
+        self.forced = ForcedEvents(compact_after, compact_mode, fault, fault_at)
+        self.ledger = Ledger(truth_path)
+        self.request_log = Path(request_log) if request_log else None
+        self._ids = IdMaker(format(seed % 1000, "03d"))
+        self._lock = threading.Lock()
+        self._port = port
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.requests = 0  # every POST
+        self.main_requests = 0  # main-loop requests
+        self.compactions_forced = 0
+        self.summaries = 0  # compaction requests answered
+        self._usage_compaction_due = False
+
+    # ----- life cycle --------------------------------------------------------------------------
+
+    def start(self) -> SimServer:
+        handler = type("SimHandler", (_Handler,), {"sim": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="sim-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> SimServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("the simulator is not running: use `with SimServer(...) as sim:` or call start()")
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cli_env(self) -> dict[str, str]:
+        """The environment that points the Claude Code CLI at this server (no real key needed)."""
+        env = {
+            "ANTHROPIC_BASE_URL": self.base_url,
+            "ANTHROPIC_API_KEY": "sim-no-key",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        if self.forced.compact_after is not None and self.forced.compact_mode == "usage":
+            env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"] = str(AUTO_COMPACT_WINDOW)
+        return env
+
+    # ----- answering ---------------------------------------------------------------------------
+
+    def answer(self, body: dict, headers: dict[str, str]) -> _Answer:
+        """The answer to one ``POST /v1/messages`` (thread-safe: one request at a time)."""
+        with self._lock:
+            self.requests += 1
+            if self.request_log is not None:
+                with open(self.request_log, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"n": self.requests, "beta": headers.get("anthropic-beta", ""), "body": body}) + "\n")
+            messages = body.get("messages") or []
+            if is_compaction_request(body):
+                self.summaries += 1
+                self.ledger.observe(messages)
+                self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
+                return self._reply(Reply(text=summary_text(remember(read_events(messages)))), body)
+            if MAIN_LOOP_BETA not in headers.get("anthropic-beta", "") and not body.get("tools"):
+                return self._reply(Reply(text="Simulated batch session"), body)
+            return self._main_loop(body, messages)
+
+    def _main_loop(self, body: dict, messages: list[dict]) -> _Answer:
+        self.main_requests += 1
+        fault = self.forced.fault_now(self.main_requests)
+        if fault is not None:
+            self.ledger.write("fault", kind=fault, main_request=self.main_requests)
+            if fault == "http500":
+                return _Answer(status=500, error=SERVER_ERROR_MESSAGE)
+            if fault == "quota":
+                return _Answer(status=429, error=QUOTA_MESSAGE)
+            return _Answer(drop=True)
+        self.ledger.observe(messages)
+        compact_now = (self.forced.compact_after is not None and self.compactions_forced == 0
+                       and len(self.ledger.decided) >= self.forced.compact_after)
+        if compact_now:
+            self.compactions_forced += 1
+            self.ledger.write("forced_compaction", mode=self.forced.compact_mode, decided=len(self.ledger.decided))
+            if self.forced.compact_mode == "http400":
+                return _Answer(status=400, error=PROMPT_TOO_LONG)
+        reply = self.policy.reply(remember(read_events(messages)), tool_names(body))
+        answer = self._reply(reply, body, input_tokens=USAGE_COMPACT_INPUT if compact_now else None)
+        if reply.text:
+            self.ledger.said(reply.text)
+        if not reply.tool_uses:
+            self.ledger.turn_ended(reply.text)
+        return answer
+
+    def _reply(self, reply: Reply, body: dict, input_tokens: int | None = None) -> _Answer:
+        """Give the reply's tool calls their ids, note them in the ledger and add usage."""
+        blocks = content_blocks(reply, self._ids)
+        self.ledger.asked(blocks)
+        messages = body.get("messages") or []
+        total = estimate_tokens([body.get("system"), body.get("tools"), messages])
+        new = estimate_tokens(messages[-1:]) if messages else 1
+        if input_tokens is not None:
+            new, total = input_tokens, input_tokens
+        usage = Usage(input_tokens=min(new, total), output_tokens=estimate_tokens(blocks),
+                      cache_read_input_tokens=max(0, total - new))
+        return _Answer(reply=reply, blocks=blocks, usage=usage)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """HTTP adapter: parses the request, asks the SimServer, writes SSE or JSON."""
+
+    sim: SimServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # the CLI's traffic is not news
+        pass
+
+    def _send_json(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._send_json(404, error_json(404, f"the simulator serves only POST /v1/messages, not GET {self.path}"))
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._send_json(400, error_json(400, "the request body is not JSON"))
+            return
+        path = self.path.split("?", 1)[0]
+        if path.endswith("/count_tokens"):
+            self._send_json(200, {"input_tokens": estimate_tokens([body.get("system"), body.get("messages")])})
+            return
+        if not path.endswith("/v1/messages"):
+            self._send_json(404, error_json(404, f"unknown endpoint {path}; the simulator serves POST /v1/messages"))
+            return
+        answer = self.sim.answer(body, {k.lower(): v for k, v in self.headers.items()})
+        if answer.drop:
+            self._drop()
+        elif answer.error is not None:
+            self._send_json(answer.status, error_json(answer.status, answer.error))
+        elif body.get("stream"):
+            self._stream(body, answer)
+        else:
+            self._send_json(200, message_json(self.sim._ids.message_id(), body.get("model", DEFAULT_MODEL_ID),
+                                              answer.blocks, answer.reply.stop_reason, answer.usage))
+
+    def _stream(self, body: dict, answer: _Answer) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for event in sse_events(self.sim._ids.message_id(), body.get("model", DEFAULT_MODEL_ID),
+                                answer.blocks, answer.reply.stop_reason, answer.usage):
+            self.wfile.write(event)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _drop(self) -> None:
+        """Start a streaming answer, then cut the connection (a dropped connection)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b'event: message_start\ndata: {"type": "message_start", "message": {}}\n\n')
+        self.wfile.flush()
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
