@@ -34,3 +34,15 @@ def dirty_paths(root: Path, ignore: tuple[str, ...] = ()) -> list[str] | None:
         return None
     paths = [line[3:] for line in out.splitlines() if len(line) > 3]
     return [p for p in paths if p not in ignore]
+
+
+def committed_bytes(root: Path, rel: str) -> bytes | None:
+    """The content of ``rel`` (relative to ``root``) in the HEAD commit, or None if it is not
+    committed (or ``root`` is not a git checkout)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "show", f"HEAD:./{rel}"], capture_output=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None

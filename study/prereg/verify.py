@@ -18,6 +18,7 @@ from study.paths import project_root
 
 from .errors import NotFrozen, PreregError, PreregViolation
 from .files import AMENDMENTS, FREEZE_RECORD, MANIFEST, PREREG_DIR, hash_tree, parse_manifest, sha256_bytes
+from .gitinfo import committed_bytes
 from .records import amendment_lines, seal_intact
 
 STATUSES = ("ok", "changed", "missing", "added")
@@ -79,6 +80,7 @@ def verify(root: Path | None = None) -> Report:
             "Freeze it with `study prereg freeze` once the plan is final."
         )
     problems: list[str] = []
+    _compare_with_commit(root, problems)
     freeze = _read_freeze(root, problems)
     manifest = _read_manifest(root, freeze, problems)
     links = [Link("the freeze", freeze["frozen_at"], freeze["sha256"])] if freeze and not problems else []
@@ -97,6 +99,29 @@ def verify(root: Path | None = None) -> Report:
         else:
             statuses.append(("ok" if effective[path] == on_disk[path] else "changed", path))
     return Report(root, freeze, amendments, links, statuses, problems, effective)
+
+
+def _compare_with_commit(root: Path, problems: list[str]) -> None:
+    """Once committed, the records only grow: the manifest and freeze.json stay as committed,
+    and amendments.jsonl still begins with its committed entries. This catches an edit that
+    was made consistent (a manifest line and freeze.json's hash rewritten together)."""
+    for rel in (MANIFEST, FREEZE_RECORD, AMENDMENTS):
+        committed = committed_bytes(root, rel)
+        path = root / rel
+        if committed is None or not path.exists():
+            continue
+        now = path.read_bytes()
+        if rel == AMENDMENTS and not now.startswith(committed):
+            problems.append(
+                f"{rel} no longer begins with its committed entries (git HEAD): entries are only "
+                f"ever appended; see `git diff HEAD -- {rel}`"
+            )
+        elif rel != AMENDMENTS and now != committed:
+            problems.append(
+                f"{rel} differs from its committed version (git HEAD): the records of the freeze are "
+                f"never edited; see `git diff HEAD -- {rel}` (after `study prereg freeze --refreeze`, "
+                "commit the new freeze)"
+            )
 
 
 def _read_freeze(root: Path, problems: list[str]) -> dict[str, Any] | None:

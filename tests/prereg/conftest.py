@@ -32,12 +32,18 @@ TREE = {
 }
 
 
-def git(root: Path, *args: str) -> str:
+def run_git(root: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-C", str(root), "-c", "user.email=test@example.org", "-c", "user.name=test", *args],
         capture_output=True, text=True, check=True,
     )
     return done.stdout
+
+
+@pytest.fixture
+def git():
+    """``git(root, *args)`` runs git in a test tree (with a test identity) and returns stdout."""
+    return run_git
 
 
 @pytest.fixture
@@ -48,9 +54,9 @@ def tree(tmp_path: Path) -> Path:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "plan")
+    run_git(root, "init", "-q")
+    run_git(root, "add", ".")
+    run_git(root, "commit", "-q", "-m", "plan")
     return root
 
 
@@ -60,8 +66,8 @@ def frozen(tree: Path) -> Path:
     from study.prereg import freeze
 
     freeze(tree)
-    git(tree, "add", "preregistration")
-    git(tree, "commit", "-q", "-m", "freeze")
+    run_git(tree, "add", "preregistration")
+    run_git(tree, "commit", "-q", "-m", "freeze")
     return tree
 
 

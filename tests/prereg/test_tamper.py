@@ -149,6 +149,32 @@ def manifest_deleted(root):
     return [f"{MANIFEST} is missing"]
 
 
+def manifest_and_freeze_record_forged_together(root):
+    """A forger who rewrites a manifest line and reseals freeze.json to match: the committed
+    records (git HEAD) still differ."""
+    from study.prereg.records import seal
+
+    plan = root / "preregistration/plan.md"
+    old = sha256_file(plan)
+    plan.write_text("# Plan\n\nA different primary contrast.\n", encoding="utf-8")
+    manifest = root / MANIFEST
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(old, sha256_file(plan)), encoding="utf-8")
+    record_path = root / "preregistration/freeze.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["manifest_sha256"] = sha256_file(manifest)
+    record_path.write_text(json.dumps(seal(record)), encoding="utf-8")
+    return [f"{MANIFEST} differs from its committed version", "preregistration/freeze.json differs from its committed version"]
+
+
+def committed_amendment_dropped(root):
+    """Committed entries are only ever appended to: dropping one shows against git HEAD."""
+    two_amendments(root)
+    for args in (["add", "preregistration"], ["commit", "-qm", "amend"]):
+        subprocess.run(["git", "-C", str(root), "-c", "user.email=t@e.org", "-c", "user.name=t", *args], check=True)
+    rewrite_amendments(root, lambda lines: lines[:1])
+    return [f"{AMENDMENTS} no longer begins with its committed entries", "changed: preregistration/limits.yaml"]
+
+
 def freeze_record_edited(root):
     path = root / "preregistration/freeze.json"
     record = json.loads(path.read_text(encoding="utf-8"))
@@ -161,7 +187,8 @@ CASES = [
     one_byte, whitespace_only, renamed, added, deleted, analysis_source_changed, analysis_source_added,
     first_amendment_edited, last_amendment_edited, amendment_edited_and_resealed, entries_swapped,
     entry_removed, last_entry_removed, manifest_digit_edited, manifest_forged_to_cover_a_change,
-    manifest_deleted, freeze_record_edited,
+    manifest_deleted, manifest_and_freeze_record_forged_together, committed_amendment_dropped,
+    freeze_record_edited,
 ]
 
 
