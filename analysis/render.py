@@ -64,7 +64,7 @@ def csv_number(x: float | int | None) -> str:
         return ""
     if isinstance(x, int) or float(x).is_integer():
         return str(int(x))
-    return repr(round(float(x), 6))
+    return f"{float(x):.12g}"
 
 
 def _marks(table: Table) -> dict[tuple[int, int], str]:
