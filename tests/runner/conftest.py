@@ -9,7 +9,9 @@ reasons, stop-hook feedback, the system prompt). Steps:
   ``"sopbench__investigate_account"``);
 - ``("text", s)``: a text-only answer, which ends the turn;
 - ``("error", http_status, error_type, message)``: an API error response;
-- ``("sleep", seconds)``: answer after a delay with an end-turn text (for the time limits).
+- ``("sleep", seconds)``: answer after a delay with an end-turn text (for the time limits);
+- ``("call", fn)``: ``fn(request_body)`` returns the step, for answers that depend on what the
+  model received (``transition_to`` reads the token of the last self_check).
 
 After the last step it keeps ending the turn. Requests that are not main-loop requests (the
 title query) get a short text. The study's own simulator (``study.sim``) is the other model the
@@ -19,16 +21,19 @@ tests use; this one exists to make single mechanics (errors, limits) exact.
 from __future__ import annotations
 
 import itertools
+import re
 import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sopbench_tools.orders import order_for_seed
 from sopbench_tools.toolbox import DATA_TOOLS
+from study.session_log import REQUIRED_FIELDS, read_events
 
 MAIN_BETA = "claude-code-20250219"
 
@@ -121,7 +126,8 @@ class ScriptedModel:
     def next_step(self, body: dict) -> tuple:
         with self._lock:
             self.requests.append(body)
-            return self.steps.pop(0) if self.steps else ("text", "I am done.")
+            step = self.steps.pop(0) if self.steps else ("text", "I am done.")
+        return step[1](body) if step[0] == "call" else step
 
     def __enter__(self) -> "ScriptedModel":
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -138,6 +144,25 @@ def tool(name: str, **args: Any) -> tuple:
 
 def fsm_tool(name: str, **args: Any) -> tuple:
     return ("tool", f"fsm__{name}", args)
+
+
+def last_tool_result_text(body: dict) -> str:
+    """The text of the last tool_result the model received."""
+    for message in reversed(body["messages"]):
+        if message["role"] == "user" and isinstance(message["content"], list):
+            for block in reversed(message["content"]):
+                if block.get("type") == "tool_result":
+                    content = block["content"]
+                    return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+    raise AssertionError("no tool result in the conversation")
+
+
+def transition_to(target: str) -> list[tuple]:
+    """self_check for ``target``, then transition with the token it returned."""
+    def transition(body: dict) -> tuple:
+        token = re.search(r'"token": "([^"]+)"', last_tool_result_text(body)).group(1)
+        return fsm_tool("transition", target=target, token=token)
+    return [fsm_tool("self_check", target=target), ("call", transition)]
 
 
 def investigate(account: str) -> list[tuple]:
@@ -168,3 +193,72 @@ def real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     """A (dummy) API key for the table's real models, which the tests point at a ScriptedModel."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+
+
+def check_well_formed(events: list[dict]) -> None:
+    """The log contract: seq 0..n-1 in file order, t and kind on every event, each kind's
+    required fields, session_start first and session_end last."""
+    assert [e["seq"] for e in events] == list(range(len(events)))
+    for e in events:
+        assert e["t"].endswith("Z") and e["kind"] in REQUIRED_FIELDS, e
+        missing = [f for f in REQUIRED_FIELDS[e["kind"]] if f not in e]
+        assert not missing, (e["kind"], missing)
+        if e["kind"] == "tool_call":
+            assert e["server"] in ("sopbench", "fsm")
+            assert ("result" in e) == e["ok"] and ("error" in e) == (not e["ok"]), e
+    assert events[0]["kind"] == "session_start" and events[-1]["kind"] == "session_end"
+    assert [e["kind"] for e in events].count("session_start") == 1
+
+
+class Kit:
+    """The helpers above plus ``run``, handed to tests as the ``kit`` fixture (with
+    --import-mode=importlib a test module cannot import conftest)."""
+
+    ScriptedModel = ScriptedModel
+    tool = staticmethod(tool)
+    fsm_tool = staticmethod(fsm_tool)
+    transition_to = staticmethod(transition_to)
+    investigate = staticmethod(investigate)
+    record_and_submit = staticmethod(record_and_submit)
+    full_account = staticmethod(full_account)
+    batch = staticmethod(batch)
+    last_tool_result_text = staticmethod(last_tool_result_text)
+    check_well_formed = staticmethod(check_well_formed)
+
+    def __init__(self, out_root: Path):
+        self.out_root = out_root
+
+    def run(self, condition: str, steps: list[tuple], *, accounts: int = 2, seed: int = 2,
+            limits: dict | None = None, cli_env: dict | None = None) -> "Ran":
+        """Run one session of ``condition`` on the first ``accounts`` of ``seed`` against a
+        ScriptedModel playing ``steps``."""
+        from study.runner.session import SessionSpec, run_session
+
+        with ScriptedModel(steps) as model:
+            session_dir = run_session(SessionSpec(
+                condition=condition, seed=seed, accounts=accounts, model="haiku-4.5", base_url=model.base_url,
+                out_root=self.out_root, limit_overrides=limits or {}, cli_env=cli_env or {},
+            ))
+        return Ran(session_dir, model.requests)
+
+
+class Ran:
+    """A finished session: its folder, events, meta, and every main-loop request the model got."""
+
+    def __init__(self, session_dir: Path, requests: list[dict]):
+        self.dir = session_dir
+        self.events = read_events(session_dir / "events.jsonl")
+        self.meta = json.loads((session_dir / "meta.json").read_text())
+        self.requests = requests
+
+    def kinds(self, kind: str) -> list[dict]:
+        return [e for e in self.events if e["kind"] == kind]
+
+    @property
+    def status(self) -> str:
+        return self.meta["status"]
+
+
+@pytest.fixture
+def kit(tmp_path: Path, real_endpoint: None) -> Kit:
+    return Kit(tmp_path / "sessions")
