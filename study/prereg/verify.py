@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,7 @@ def _apply_amendments(lines, freeze, manifest, links, problems):
     effective = dict(manifest)
     amendments = []
     head = freeze.get("sha256") if freeze else None
+    previous_time = freeze.get("frozen_at") if freeze else None
     for number, line in enumerate(lines, start=1):
         where = f"{AMENDMENTS} line {number}"
         try:
@@ -192,6 +194,12 @@ def _apply_amendments(lines, freeze, manifest, links, problems):
                 f"{entry.get('prev_sha256')}, that record's sha256 is {head}; an earlier entry "
                 "was edited, removed or reordered"
             )
+        if not _not_before(entry.get("time"), previous_time):
+            problems.append(
+                f"{where} ({label}) is dated {entry.get('time')}, before the record it follows "
+                f"({previous_time}): the entry was edited"
+            )
+        previous_time = entry.get("time")
         for change in _file_changes(entry, where, problems):
             path, old, new = change["path"], change.get("old_sha256"), change.get("new_sha256")
             if effective.get(path) != old:
@@ -207,6 +215,14 @@ def _apply_amendments(lines, freeze, manifest, links, problems):
         if len(problems) == before and len(links) == number:
             links.append(Link(label, str(entry.get("time")), head))
     return amendments, effective
+
+
+def _not_before(time: object, previous: object) -> bool:
+    """True if ISO time ``time`` is not earlier than ``previous`` (or there is nothing to compare)."""
+    try:
+        return previous is None or datetime.fromisoformat(str(time)) >= datetime.fromisoformat(str(previous))
+    except ValueError:
+        return False
 
 
 def _file_changes(entry: dict[str, Any], where: str, problems: list[str]) -> list[dict[str, Any]]:

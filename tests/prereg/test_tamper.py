@@ -88,8 +88,24 @@ def first_amendment_edited(root):
 
 def last_amendment_edited(root):
     two_amendments(root)
-    rewrite_amendments(root, edit_entry(1, time="2020-01-01T00:00:00.000000Z"))
+    rewrite_amendments(root, edit_entry(1, reason="a different reason"))
     return [f"{AMENDMENTS} line 2 (amendment 2) was edited"]
+
+
+def last_amendment_backdated_and_resealed(root):
+    """Backdating the last entry (and recomputing its own hash) shows in the dates of the chain."""
+    from study.prereg.records import seal
+
+    two_amendments(root)
+
+    def change(lines):
+        entry = json.loads(lines[1])
+        entry["time"] = "2020-01-01T00:00:00.000000Z"
+        lines[1] = json.dumps(seal(entry), sort_keys=True)
+        return lines
+
+    rewrite_amendments(root, change)
+    return [f"{AMENDMENTS} line 2 (amendment 2) is dated 2020-01-01T00:00:00.000000Z, before the record it follows"]
 
 
 def amendment_edited_and_resealed(root):
@@ -185,7 +201,8 @@ def freeze_record_edited(root):
 
 CASES = [
     one_byte, whitespace_only, renamed, added, deleted, analysis_source_changed, analysis_source_added,
-    first_amendment_edited, last_amendment_edited, amendment_edited_and_resealed, entries_swapped,
+    first_amendment_edited, last_amendment_edited, last_amendment_backdated_and_resealed,
+    amendment_edited_and_resealed, entries_swapped,
     entry_removed, last_entry_removed, manifest_digit_edited, manifest_forged_to_cover_a_change,
     manifest_deleted, manifest_and_freeze_record_forged_together, committed_amendment_dropped,
     freeze_record_edited,
