@@ -1,0 +1,75 @@
+"""Each limit, set tiny, ends a session with its status; API errors void it; a context overflow
+does not. All through the real Claude Code CLI against a scripted model."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+NO_RETRIES = {"CLAUDE_CODE_MAX_RETRIES": "0"}  # the CLI's own retries would only slow the test
+
+
+def test_turns_limit(kit):
+    (a,) = kit.batch(2, 1)
+    ran = kit.run("Plain", kit.full_account(a), accounts=1, limits={"turns": 2})
+    assert ran.status == "limit:turns" and ran.meta["voided"] is False
+    assert ran.events[0]["limits"]["turns"] == 2  # the effective limits are recorded
+
+
+def test_spending_limit(kit):
+    (a,) = kit.batch(2, 1)
+    ran = kit.run("Plain", kit.full_account(a), accounts=1, limits={"spending_usd": 0.001})
+    assert ran.status == "limit:spending" and ran.meta["cost_usd"] > 0.001
+
+
+def test_resumes_limit(kit):
+    ran = kit.run("Remind-loop", [("text", "Pause.")] * 5, limits={"resumes": 2})
+    assert ran.status == "limit:resumes" and [r["n"] for r in ran.kinds("resume")] == [1, 2]
+
+
+def test_resumes_without_decision_limit(kit):
+    a, _ = kit.batch(2, 2)
+    # one decision in the first resumed call resets the count; then two idle resumes end it
+    steps = [("text", "Pause.")] + kit.full_account(a) + [("text", "Pause.")] * 4
+    ran = kit.run("Plain-loop", steps, limits={"resumes_without_decision": 2})
+    assert ran.status == "limit:resumes_without_decision"
+    assert [r["n"] for r in ran.kinds("resume")] == [1, 2, 3]
+
+
+def test_stop_blocks_limit(kit):
+    ran = kit.run("FSM", [("text", "Stop.")] * 6, limits={"stop_blocks": 2})
+    assert ran.status == "limit:stop_blocks"
+    assert ran.events[0]["cli_settings"]["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] == "2"
+    assert [s["outcome"] for s in ran.kinds("stop")] == ["blocked"] * 3  # the CLI lets the 3rd end the turn
+
+
+def test_no_decision_limit(kit):
+    ran = kit.run("Plain", [("sleep", 20)], limits={"no_decision_s": 1})
+    assert ran.status == "limit:no_decision" and ran.events[-1]["duration_s"] < 15
+
+
+def test_wall_time_limit(kit):
+    ran = kit.run("Plain", [("sleep", 20)], limits={"wall_time_s": 1})
+    assert ran.status == "limit:wall_time" and ran.meta["cost_complete"] is False
+
+
+@pytest.mark.parametrize("status,etype,message", [
+    (500, "api_error", "Internal server error"),
+    (429, "rate_limit_error", "Your quota for this month is exhausted"),
+])
+def test_api_and_quota_errors_void_the_session(kit, status, etype, message):
+    (a,) = kit.batch(2, 1)
+    ran = kit.run("Remind", kit.investigate(a)[:2] + [("error", status, etype, message)], accounts=1, cli_env=NO_RETRIES)
+    assert ran.status == "infrastructure_failure"
+    assert ran.meta["voided"] is True and f"HTTP {status}" in ran.meta["void_reason"]
+    assert ran.events[-1]["status"] == "infrastructure_failure" and ran.events[-1]["error"]
+    assert len(ran.kinds("tool_call")) == 2  # kept, not deleted
+
+
+def test_context_overflow_is_a_model_outcome(kit):
+    (a,) = kit.batch(2, 1)
+    steps = kit.investigate(a) + [("error", 400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")] * 4
+    ran = kit.run("Plain", steps, accounts=1, cli_env=NO_RETRIES)
+    assert ran.status == "ended_with_accounts_left" and ran.meta["voided"] is False
+    assert "context overflow" in ran.meta["error"]
