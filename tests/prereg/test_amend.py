@@ -112,3 +112,15 @@ def test_amend_and_show_commands(frozen, study_root):
     assert shown.exit_code == 0
     assert "Amendment 1 (" in shown.output and "typo in the plan" in shown.output
     assert f"Effective manifest sha256: {check_before_run(frozen)}" in shown.output
+
+
+def test_amendments_show_under_the_tables(frozen):
+    """The analysis lists the recorded amendments under its tables from amendments.jsonl."""
+    from analysis.tables import read_amendments as amendments_for_tables
+
+    assert amendments_for_tables(frozen / "preregistration") == []
+    (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
+    entry = amend(["preregistration/limits.yaml"], "lower the resume cap", root=frozen)
+    assert amendments_for_tables(frozen / "preregistration") == [
+        f"Amendment 1 ({entry['time']}): lower the resume cap [preregistration/limits.yaml]"
+    ]
