@@ -49,8 +49,12 @@ def amend(files: Iterable[str | Path], reason: str, root: Path | None = None) ->
         old = report.effective.get(rel)
         new = sha256_file(root / rel) if (root / rel).is_file() else None
         if old == new:
-            what = "is unchanged since" if new else "is neither on disk nor in"
-            raise PreregError(f"{rel} {what} the manifest in effect: nothing to amend for it.")
+            if new is None:
+                raise PreregError(f"{rel} is neither on disk nor in the manifest in effect: nothing to amend.")
+            raise PreregError(
+                f"{rel} is unchanged since the manifest in effect: nothing to amend. Edit the file "
+                "first, then record the amendment before any run uses it."
+            )
         changes.append({"path": rel, "old_sha256": old, "new_sha256": new})
     entry = seal({
         "n": len(report.amendments) + 1,
