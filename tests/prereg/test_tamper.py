@@ -281,3 +281,19 @@ def test_sha256sum_accepts_the_manifest_of_a_clean_tree_and_rejects_a_changed_on
     tampered = subprocess.run(check, cwd=frozen, capture_output=True, text=True)
     assert tampered.returncode == 1
     assert "preregistration/plan.md: FAILED" in tampered.stdout
+
+
+def test_verify_lists_every_file_or_only_the_problems(frozen, study_root):
+    study_root(frozen)
+    runner = CliRunner()
+    clean = runner.invoke(main, ["prereg", "verify"])
+    assert clean.exit_code == 0
+    assert "ok       preregistration/README.md\n" in clean.output
+    assert "12 ok, 0 changed, 0 missing, 0 added." in clean.output
+    assert f"Effective manifest sha256: {check_before_run(frozen)}" in clean.output
+
+    one_byte(frozen)
+    short = runner.invoke(main, ["prereg", "verify", "--problems-only"])
+    assert short.exit_code == 1
+    assert "changed  preregistration/plan.md\n" in short.output
+    assert "preregistration/README.md" not in short.output
