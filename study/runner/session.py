@@ -257,10 +257,12 @@ class _Session:
                     from study.sim import SimServer
 
                     sim = SimServer(model.policy, spec.seed, self.dir / "sim_truth.jsonl", **spec.sim_options)
-                    base_url = stack.enter_context(sim).base_url
+                    sim_env = stack.enter_context(sim).cli_env()
+                    env = {**sim_env, **self._env(sim_env["ANTHROPIC_BASE_URL"])}
+                    base_url = sim_env["ANTHROPIC_BASE_URL"]
                 else:
                     base_url = model.base_url
-                env = self._env(base_url)
+                    env = self._env(base_url)
                 fsm_pair = self._make_fsm(box.order)
                 fsm = fsm_pair[0] if fsm_pair else None
                 reminder = reminder_text() if self.p.condition.reminder else None
@@ -375,12 +377,21 @@ class _Session:
             elif isinstance(message, SystemMessage):
                 self._on_system(message)
             elif isinstance(message, ResultMessage):
-                self.session_id = message.session_id or self.session_id
-                self.turns += message.num_turns or 0
-                if message.total_cost_usd is not None:
-                    # total_cost_usd is cumulative over the session, also across resumes
-                    self.cost_usd += max(message.total_cost_usd - self._last_total, 0.0)
-                    self._last_total = message.total_cost_usd
+                self._on_result(bridge, message)
+
+    def _on_result(self, bridge: SessionBridge, message: ResultMessage) -> None:
+        """Account for one call's result: session id, turns and cost (``total_cost_usd`` is
+        cumulative over the session, also across resumes, so a call costs the difference)."""
+        self.session_id = message.session_id or self.session_id
+        self.turns += message.num_turns or 0
+        call_cost = 0.0
+        if message.total_cost_usd is not None:
+            call_cost = max(message.total_cost_usd - self._last_total, 0.0)
+            self.cost_usd += call_cost
+            self._last_total = message.total_cost_usd
+        bridge.log.emit("call_end", n=self.resumes, subtype=message.subtype, is_error=message.is_error,
+                        turns=message.num_turns, cost_usd=round(call_cost, 6), session_cost_usd=round(self.cost_usd, 6),
+                        decisions=bridge.decisions, accounts_left=bridge.accounts_left)
 
     def _on_system(self, message: SystemMessage) -> None:
         data = message.data or {}

@@ -1,0 +1,148 @@
+"""``study run``, ``study run-all`` and ``study status``.
+
+``run`` and ``run-all`` first call the preregistration check (``study.prereg.check_before_run``)
+and refuse when it fails; then every session is checked (condition, model and API key, limits,
+texts) before anything starts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .conditions import CONDITION_NAMES, ConditionError
+from .limits import LimitsError, parse_override
+from .matrix import format_summary, run_matrix
+from .models import ModelError
+from .session import SessionExists, SessionSpec, prepare, run_session
+from .status import format_table, scan
+from .texts import TextError
+
+_SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)
+
+
+def _checked_manifest() -> str:
+    """The manifest hash of the frozen preregistration, or a ClickException saying what changed."""
+    from study.prereg import PreregError, check_before_run
+
+    try:
+        return check_before_run()
+    except PreregError as exc:
+        raise click.ClickException(f"the preregistration check failed, nothing was started:\n{exc}") from None
+
+
+def _limits(values: tuple[str, ...]) -> dict[str, float]:
+    try:
+        return dict(parse_override(v) for v in values)
+    except LimitsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
+
+
+def _split(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _seeds(text: str) -> list[int]:
+    """``2,3,4`` or ``2-9`` (or both mixed)."""
+    seeds: list[int] = []
+    try:
+        for part in _split(text):
+            lo, sep, hi = part.partition("-")
+            seeds += list(range(int(lo), int(hi) + 1)) if sep else [int(part)]
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give seeds as 2,3,4 or 2-9", param_hint="--seeds") from None
+    return seeds
+
+
+_common = [
+    click.option("--accounts", type=int, default=None,
+                 help="Only the first N accounts of each seed's order (development; the session is exploratory)."),
+    click.option("--base-url", default=None,
+                 help="Any Anthropic-compatible endpoint (a relay, a local server); default: the model's, or ANTHROPIC_BASE_URL."),
+    click.option("--out", "out_root", type=click.Path(path_type=Path), default=None,
+                 help="Sessions folder (default: sessions/ of the project)."),
+    click.option("--limit", "limit", multiple=True, metavar="NAME=VALUE",
+                 help="Override a limit of limits.yaml, e.g. no_decision_s=60 (the session is exploratory)."),
+]
+
+
+def _with_common(fn):
+    for option in reversed(_common):
+        fn = option(fn)
+    return fn
+
+
+@click.command()
+@click.option("--condition", required=True, help=f"One of: {', '.join(CONDITION_NAMES)}.")
+@click.option("--seed", type=int, required=True, help="The seed whose account order the batch follows.")
+@click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
+@_with_common
+def run(condition: str, seed: int, model: str | None, accounts: int | None, base_url: str | None,
+        out_root: Path | None, limit: tuple[str, ...]) -> None:
+    """Run one session: one real Claude Code process over one batch, to its end.
+
+    Example: study run --condition FSM --seed 2 --model sim:oracle --accounts 5
+    """
+    manifest = _checked_manifest()
+    spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=out_root,
+                       manifest_sha256=manifest, base_url=base_url, limit_overrides=_limits(limit))
+    try:
+        prepared = prepare(spec)
+        click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
+        folder = run_session(spec)
+    except _SETUP_ERRORS as exc:
+        raise click.ClickException(str(exc)) from None
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    click.echo(f"{meta['status']}: {meta['decisions']}/{meta['accounts']} decided, ${meta['cost_usd']:.2f}, "
+               f"{meta['duration_s'] / 60:.1f} min, {meta['resumes']} resume(s)")
+    if meta["voided"]:
+        click.echo(f"VOIDED ({meta['void_reason'].splitlines()[0]}); rerun with study run-all --rerun-voided", err=True)
+        raise SystemExit(3)
+
+
+@click.command("run-all")
+@click.option("--models", default=None, help="Comma-separated model aliases or sim:<policy> (default: the table's default model).")
+@click.option("--conditions", default=",".join(CONDITION_NAMES), show_default=True, help="Comma-separated conditions.")
+@click.option("--seeds", required=True, help="Seeds, e.g. 2-9 or 2,3,4.")
+@click.option("--jobs", type=int, default=2, show_default=True, help="Sessions run in parallel (worker processes).")
+@click.option("--rerun-voided", is_flag=True,
+              help="Rerun voided sessions and sessions left unfinished by a killed runner, from scratch (the earlier attempt is kept).")
+@_with_common
+def run_all(models: str | None, conditions: str, seeds: str, jobs: int, rerun_voided: bool, accounts: int | None,
+            base_url: str | None, out_root: Path | None, limit: tuple[str, ...]) -> None:
+    """Run a models x conditions x seeds matrix in parallel, resumably.
+
+    Finished sessions are skipped, so after a crash the same command continues where it stopped.
+    """
+    manifest = _checked_manifest()
+    overrides = _limits(limit)
+    specs = [
+        SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=out_root, manifest_sha256=manifest,
+                    base_url=base_url, limit_overrides=overrides)
+        for m in (_split(models) if models else [None]) for c in _split(conditions) for s in _seeds(seeds)
+    ]
+    try:
+        result = run_matrix(specs, jobs=jobs, rerun_voided=rerun_voided, root=out_root)
+    except _SETUP_ERRORS as exc:
+        raise click.ClickException(f"{exc}\nnothing was started") from None
+    except KeyboardInterrupt:
+        raise click.ClickException("interrupted: finished sessions are kept; the same command continues "
+                                   "(add --rerun-voided to redo the interrupted ones)") from None
+    click.echo(format_summary(result))
+
+
+@click.command()
+@click.argument("folder", type=click.Path(path_type=Path, exists=True, file_okay=False), required=False)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per session instead of the table.")
+def status(folder: Path | None, as_json: bool) -> None:
+    """Show every session's status under FOLDER (default: sessions/), unfinished ones included."""
+    from study.paths import sessions_dir
+
+    rows = scan(folder or sessions_dir())
+    if as_json:
+        for row in rows:
+            click.echo(json.dumps(row.as_dict()))
+    else:
+        click.echo(format_table(rows))
