@@ -1,0 +1,174 @@
+"""The figures, as PNG and PDF, from the same ``Analysis`` as the tables.
+
+- ``figure1``: one seed, a row per condition, a sliver per account in batch order, coloured
+  faithful and correct / compliant but wrong / not compliant / undecided (the paper's Figure 1).
+- ``fc_windows``: FC per 50 accounts in batch order, mean over seeds with the range (min-max)
+  over seeds as a band, one panel per model.
+- ``routes_heatmap``: mean occurrences per session of each escape route, per condition, with
+  "sessions with the route / sessions" written in each cell, one panel per model.
+
+Colours are the Okabe-Ito palette (distinguishable with colour-vision deficiencies). PDFs carry
+no creation date, so the same logs give the same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.colors import ListedColormap  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+from .tables import (SIMULATED_TITLE, Analysis, _by_condition,  # noqa: E402
+                     condition_key, window_label)
+
+OUTCOMES = (  # code, legend label, colour
+    ("fc", "faithful and correct", "#009E73"),
+    ("wrong", "compliant but wrong", "#F0E442"),
+    ("noncompliant", "not compliant", "#D55E00"),
+    ("undecided", "undecided", "#DDDDDD"),
+)
+LINE_COLOURS = ("#0072B2", "#E69F00", "#56B4E9", "#CC79A7", "#009E73", "#D55E00", "#000000",
+                "#F0E442", "#999999")
+#: The heatmap's columns and their (two-line) labels.
+HEATMAP_ROUTES = {"ends_turn": "Ends turn,\naccounts left", "without_looking": "Decides\nwithout looking",
+                  "partial_data": "Decides on\npartial data", "interleaved": "Interleaved\naccounts",
+                  "another_account": "Submits for\nanother account"}
+
+plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "svg.hashsalt": "analysis",
+                     "pdf.fonttype": 42})
+
+
+def _title(a: Analysis, text: str) -> str:
+    """The analysis' title for ``text``, the SIMULATED warning on a line of its own."""
+    return a.title(text).replace(SIMULATED_TITLE, SIMULATED_TITLE.rstrip(" -") + "\n")
+
+
+def _save(fig, out: Path, name: str) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{name}.png", out / f"{name}.pdf"]
+    fig.savefig(paths[0], dpi=200, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None, "Producer": None,
+                                                          "Creator": None})
+    plt.close(fig)
+    return paths
+
+
+def default_seed(a: Analysis, model: str) -> int:
+    """The seed whose FSM - Remind-loop FC difference is closest to the mean (ties: lowest)."""
+    c = next((c for c in a.comparisons if c.model == model and c.spec.id == "fc_fsm_remind_loop"
+              and c.paired is not None), None)
+    if c is None:
+        return int(a.rows_for(model)["seed"].min())
+    p = c.paired
+    return min(zip(p.seeds, p.differences), key=lambda sd: (abs(sd[1] - p.mean), sd[0]))[0]
+
+
+def figure1(a: Analysis, out: Path, model: str | None = None, seed: int | None = None) -> list[Path]:
+    models = a.models()
+    if not models:
+        raise ValueError("no analysable sessions: nothing to draw.")
+    model = model or models[0]
+    if model not in models:
+        raise ValueError(f"model {model!r} has no analysable sessions; choose one of {models}")
+    seed = default_seed(a, model) if seed is None else seed
+    scores = sorted((s for s in a.corpus.scores if s.model == model and s.seed == seed),
+                    key=lambda s: condition_key(s.condition))
+    if not scores:
+        raise ValueError(f"no analysable session of {model} on seed {seed}.")
+    codes = {o[0]: i for i, o in enumerate(OUTCOMES)}
+    grid = np.full((len(scores), max(len(s.order) for s in scores)), codes["undecided"])
+    for row, s in enumerate(scores):
+        for d in s.decisions:
+            grid[row, d.position] = codes[("fc" if d.correct else "wrong") if d.compliant else "noncompliant"]
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(scores) + 1.3))
+    ax.imshow(grid, aspect="auto", interpolation="nearest", vmin=0, vmax=len(OUTCOMES) - 1,
+              cmap=ListedColormap([o[2] for o in OUTCOMES]))
+    ax.set_yticks(range(len(scores)), [f"{s.condition} (FC {s.fc})" for s in scores])
+    ax.set_xlabel("account, in batch order")
+    ticks = list(range(0, grid.shape[1] + 1, 50))
+    ax.set_xticks([t - 0.5 for t in ticks], [str(t) for t in ticks])
+    for t in ticks[1:-1]:
+        ax.axvline(t - 0.5, color="white", linewidth=1.5)
+    for row in range(1, len(scores)):
+        ax.axhline(row - 0.5, color="white", linewidth=3)
+    ax.set_title(_title(a, f"{a.plan.label(model)}, seed {seed}: each account's decision"), pad=24)
+    ax.legend(handles=[Patch(color=c, label=l) for _, l, c in OUTCOMES], ncol=4,
+              loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    return _save(fig, out, "figure1")
+
+
+def _line_style(condition: str) -> dict:
+    """The same colour for a condition in every panel; the ablations dashed."""
+    i = condition_key(condition)[0]
+    return {"color": LINE_COLOURS[i % len(LINE_COLOURS)],
+            "linestyle": "--" if condition in ("Stop-only", "Gates-only") else "-"}
+
+
+def fc_windows(a: Analysis, out: Path) -> list[Path]:
+    models = a.models()
+    if not models:
+        raise ValueError("no analysable sessions: nothing to draw.")
+    windows = [c for c in a.corpus.sessions.columns if c.startswith("fc_w")]
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models) + 1.8, 3.6), squeeze=False,
+                             sharey=True, layout="constrained")
+    handles = {}
+    x = np.arange(1, len(windows) + 1)
+    for ax, model in zip(axes[0], models):
+        for condition, g in _by_condition(a.rows_for(model)):
+            values = np.array([[np.nan if v is None else v for v in g[w]] for w in windows], dtype=float)
+            style = _line_style(condition)
+            (line,) = ax.plot(x, np.nanmean(values, axis=1), marker="o", label=condition, **style)
+            ax.fill_between(x, np.nanmin(values, axis=1), np.nanmax(values, axis=1),
+                            color=style["color"], alpha=0.15, linewidth=0)
+            handles.setdefault(condition, line)
+        ax.set_xticks(x, [window_label(i) for i in range(len(windows))])
+        ax.set_xlabel("accounts, in batch order")
+        ax.set_title(f"{a.plan.label(model)} ({a.rows_for(model)['seed'].n_unique()} seeds)")
+        ax.set_ylim(0, 50)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("FC per 50 accounts\n(mean; band: min-max over seeds)")
+    ordered = sorted(handles, key=condition_key)
+    fig.legend([handles[c] for c in ordered], ordered, title="condition", loc="outside right upper",
+               frameon=False)
+    fig.suptitle(_title(a, "Faithful and correct decisions per 50 accounts"))
+    return _save(fig, out, "fc_windows")
+
+
+def routes_heatmap(a: Analysis, out: Path) -> list[Path]:
+    models = a.models()
+    if not models:
+        raise ValueError("no analysable sessions: nothing to draw.")
+    panels = [(m, _by_condition(a.rows_for(m))) for m in models]
+    height = sum(len(rows) for _, rows in panels)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8.5, 0.42 * height + 1.6 * len(panels)),
+                             squeeze=False, gridspec_kw={"height_ratios": [len(r) for _, r in panels]},
+                             layout="constrained")
+    vmax = max((float(np.mean(g[r])) for _, rows in panels for _, g in rows for r in HEATMAP_ROUTES),
+               default=1.0) or 1.0
+    for ax, (model, rows) in zip(axes[:, 0], panels):
+        means = np.array([[np.mean(g[r]) for r in HEATMAP_ROUTES] for _, g in rows])
+        image = ax.imshow(means, aspect="auto", cmap="Blues", vmin=0, vmax=vmax)
+        for i, (_, g) in enumerate(rows):
+            for j, r in enumerate(HEATMAP_ROUTES):
+                hit = sum(v > 0 for v in g[r])
+                ax.text(j, i, f"{hit}/{len(g[r])}\n({means[i, j]:.1f})", ha="center", va="center",
+                        fontsize=7.5, color="white" if means[i, j] > 0.6 * vmax else "black")
+        ax.set_yticks(range(len(rows)), [c for c, _ in rows])
+        ax.set_xticks(range(len(HEATMAP_ROUTES)), list(HEATMAP_ROUTES.values()))
+        ax.xaxis.tick_top()
+        ax.set_ylabel(a.plan.label(model))
+        fig.colorbar(image, ax=ax, label="mean per session", fraction=0.04, pad=0.02)
+    fig.suptitle(_title(a, "Escape routes: sessions with the route / sessions (mean per session)"))
+    return _save(fig, out, "routes_heatmap")
+
+
+def write_figures(a: Analysis, out: Path, *, model: str | None = None,
+                  seed: int | None = None) -> list[Path]:
+    """All three figures into ``out``; returns the files written."""
+    out = Path(out)
+    return figure1(a, out, model, seed) + fc_windows(a, out) + routes_heatmap(a, out)
