@@ -197,11 +197,11 @@ def real_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def check_well_formed(events: list[dict]) -> None:
     """The log contract: seq 0..n-1 in file order, t and kind on every event, each kind's
-    required fields, session_start first and session_end last."""
+    required fields, session_start first and session_end last, a call_end per query() call."""
     assert [e["seq"] for e in events] == list(range(len(events)))
     for e in events:
-        assert e["t"].endswith("Z") and e["kind"] in REQUIRED_FIELDS, e
-        missing = [f for f in REQUIRED_FIELDS[e["kind"]] if f not in e]
+        assert e["t"].endswith("Z") and e["kind"] in (*REQUIRED_FIELDS, "call_end"), e
+        missing = [f for f in REQUIRED_FIELDS.get(e["kind"], ("cost_usd", "session_cost_usd")) if f not in e]
         assert not missing, (e["kind"], missing)
         if e["kind"] == "tool_call":
             assert e["server"] in ("sopbench", "fsm")
