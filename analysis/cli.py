@@ -12,14 +12,14 @@ from pathlib import Path
 
 import click
 
-from study.paths import figures_dir, prereg_dir, sessions_dir
+from study.paths import figures_dir
 
 from .logfile import LogError
-from .loading import CorpusError, load_corpus
-from .plan import PlanError, load_plan
+from .loading import CorpusError
+from .plan import PlanError
 from .render import FORMATS, render
 from .scoring import score_session_dir
-from .tables import Analysis, build_tables, table6
+from .tables import Analysis, build_tables, load_analysis, table6
 
 _ERRORS = (LogError, CorpusError, PlanError)
 
@@ -27,13 +27,13 @@ _ERRORS = (LogError, CorpusError, PlanError)
 def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
               include_exploratory: bool) -> Analysis:
     try:
-        corpus = load_corpus(sessions or sessions_dir(), allow_simulated=allow_simulated,
-                             include_exploratory=include_exploratory)
-        for warning in corpus.warnings:
-            click.echo(f"warning: {warning}", err=True)
-        return Analysis.build(corpus, load_plan(plan), prereg_dir())
+        a = load_analysis(sessions, plan=plan, allow_simulated=allow_simulated,
+                          include_exploratory=include_exploratory)
     except _ERRORS as exc:
         raise click.ClickException(str(exc)) from None
+    for warning in a.corpus.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return a
 
 
 def corpus_options(f):

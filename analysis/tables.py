@@ -20,9 +20,11 @@ from pathlib import Path
 
 import polars as pl
 
+from study.paths import prereg_dir, sessions_dir
+
 from .comparisons import Comparison, compute_comparisons
-from .loading import Corpus
-from .plan import Plan
+from .loading import Corpus, load_corpus
+from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
 from .scoring import ROUTES, WINDOW
@@ -98,6 +100,15 @@ class Analysis:
 
     def models(self) -> list[str]:
         return self.plan.model_order(self.corpus.sessions["model"].unique().to_list())
+
+
+def load_analysis(sessions: Path | None = None, *, plan: Path | None = None,
+                  prereg: Path | None = None, allow_simulated: bool = False,
+                  include_exploratory: bool = False) -> Analysis:
+    """Score a sessions folder (default: the project's) and evaluate the plan on it."""
+    corpus = load_corpus(sessions or sessions_dir(), allow_simulated=allow_simulated,
+                         include_exploratory=include_exploratory)
+    return Analysis.build(corpus, load_plan(plan), prereg or prereg_dir())
 
 
 def _mean(values: list) -> float | None:
