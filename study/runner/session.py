@@ -274,7 +274,7 @@ class _Session:
                     code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
                     limits=self.p.limits.as_dict(), factors=self.p.condition.as_dict(),
                     token_reminder=self.p.token_reminder, cli_settings=self._recorded_settings(env),
-                    base_url=None if model.simulated else base_url,
+                    base_url=base_url,
                 )
                 servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
                 allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in ALL_TOOLS]

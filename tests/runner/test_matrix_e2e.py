@@ -1,0 +1,113 @@
+"""The matrix against the built-in simulator through the real CLI: parallel sessions share
+nothing, finished sessions are skipped, a killed runner's session shows as unfinished and is
+rerun by --rerun-voided with the earlier attempt kept, and simulated faults void a session."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from study.runner.matrix import format_summary, run_matrix
+from study.runner.session import SessionSpec, run_session
+from study.runner.status import format_table, scan
+from study.session_log import read_events
+
+pytestmark = pytest.mark.e2e
+
+
+def _t(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def test_two_parallel_sessions_share_no_home_state_or_server_and_finished_ones_are_skipped(tmp_path):
+    specs = [SessionSpec(condition="FSM", seed=2, model="sim:oracle", accounts=2, out_root=tmp_path),
+             SessionSpec(condition="Remind-loop", seed=3, model="sim:oracle", accounts=2, out_root=tmp_path)]
+    out = io.StringIO()
+    result = run_matrix(specs, jobs=2, stream=out, refresh_s=0.2)
+    assert sorted(s for _, s in result.ran) == ["completed", "completed"] and not result.errors
+    dirs = [d for d, _ in result.ran]
+    metas = [json.loads((d / "meta.json").read_text()) for d in dirs]
+    starts = [read_events(d / "events.jsonl")[0] for d in dirs]
+    # they ran at the same time, in different processes, against different simulators
+    (s1, e1), (s2, e2) = [(_t(m["started"]), _t(m["ended"])) for m in metas]
+    assert s1 < e2 and s2 < e1
+    assert metas[0]["runner"]["pid"] != metas[1]["runner"]["pid"]
+    assert starts[0]["base_url"] != starts[1]["base_url"]
+    assert all(m["simulated"] for m in metas)
+    # each CLI had its own HOME and working directory (its transcript names its own cwd)
+    for d in dirs:
+        cwds = {json.loads(line).get("cwd") for line in (d / "transcript.jsonl").read_text().splitlines()} - {None}
+        assert cwds == {str(d / "work")}
+    # each session's tool state holds its own batch only
+    for d, start in zip(dirs, starts):
+        decided = [json.loads(line)["account_id"] for line in (d / "tools" / "decisions.jsonl").read_text().splitlines()]
+        assert sorted(decided) == sorted(start["order"])
+    assert "2/2 done" in out.getvalue() and "cost so far $" in out.getvalue()
+    assert "ran 2 session(s): 2 completed" in format_summary(result)
+    # running the same matrix again skips the finished sessions
+    again = run_matrix(specs, jobs=2, stream=io.StringIO())
+    assert not again.ran and [w for _, w in again.skipped] == ["completed", "completed"]
+
+
+def _start_killable_session(out_root: Path, accounts: int) -> subprocess.Popen:
+    code = textwrap.dedent(f"""
+        from pathlib import Path
+        from study.runner.session import SessionSpec, run_session
+        run_session(SessionSpec(condition="Remind", seed=4, model="sim:oracle", accounts={accounts},
+                                out_root=Path({str(out_root)!r})))
+    """)
+    return subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_a_killed_runner_leaves_an_unfinished_session_that_rerun_voided_redoes(tmp_path):
+    accounts = 6
+    runner = _start_killable_session(tmp_path, accounts)
+    session = tmp_path / "exploratory" / "sim-oracle" / "Remind" / f"seed-4-first-{accounts}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (session / "events.jsonl").exists() and '"submit_decision"' in (session / "events.jsonl").read_text():
+            break
+        time.sleep(0.1)
+    os.killpg(runner.pid, signal.SIGKILL)  # the runner and the CLI it started, mid-session
+    runner.wait()
+    [row] = scan(tmp_path)
+    assert row.status == "unfinished" and 1 <= row.decisions < accounts
+    assert "runner gone" in format_table([row])
+
+    spec = SessionSpec(condition="Remind", seed=4, model="sim:oracle", accounts=accounts, out_root=tmp_path)
+    skipped = run_matrix([spec], stream=io.StringIO())
+    assert not skipped.ran and "unfinished" in skipped.skipped[0][1] and "--rerun-voided" in skipped.skipped[0][1]
+
+    rerun = run_matrix([spec], rerun_voided=True, stream=io.StringIO())
+    assert rerun.ran == [(session, "completed")]
+    kept = session / "attempt-1"
+    assert (kept / "events.jsonl").exists() and json.loads((kept / "meta.json").read_text())["status"] == "running"
+    [row] = scan(tmp_path)
+    assert (row.status, row.decisions, row.attempts) == ("completed", accounts, 1)
+    # the rerun started from scratch: its own log and tool state, not the killed attempt's
+    events = read_events(session / "events.jsonl")
+    assert events[0]["kind"] == "session_start" and [e["kind"] for e in events].count("session_start") == 1
+
+
+@pytest.mark.parametrize("fault", ["http500", "quota"])
+def test_a_simulated_server_or_quota_error_voids_the_session(tmp_path, fault):
+    session = run_session(SessionSpec(
+        condition="Plain", seed=2, model="sim:oracle", accounts=2, out_root=tmp_path,
+        sim_options={"fault": fault, "fault_at": 4}, cli_env={"CLAUDE_CODE_MAX_RETRIES": "0"},
+    ))
+    meta = json.loads((session / "meta.json").read_text())
+    assert (meta["status"], meta["voided"]) == ("infrastructure_failure", True)
+    assert meta["void_reason"].startswith("API error")  # HTTP statuses in detail: test_limits_and_errors_e2e
+    [row] = scan(tmp_path)
+    assert row.voided and "VOIDED" in format_table([row])
