@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
+
+import orjson
 
 FRAME_SCHEMA = 1
 _AGENT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
@@ -42,7 +43,15 @@ class Frame:
     commits: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The frame as JSON-ready data (shares the history list: serialise it, do not mutate it)."""
+        return {
+            "workflow": self.workflow,
+            "workflow_sha256": self.workflow_sha256,
+            "state": self.state,
+            "variables": self.variables,
+            "history": self.history,
+            "commits": self.commits,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Frame":
@@ -75,11 +84,11 @@ class FrameStore:
         except FileNotFoundError:
             return []
         try:
-            data = json.loads(text)
+            data = orjson.loads(text)
             if data.get("schema") != FRAME_SCHEMA:
                 raise ValueError(f"schema {data.get('schema')!r}, expected {FRAME_SCHEMA}")
             return [Frame.from_json(f) for f in data["stack"]]
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (orjson.JSONDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise FrameStoreError(
                 f"the frames file {self.path} cannot be read ({exc}). It is only ever replaced "
                 "atomically, so it was edited by hand or by another program: restore it, or move it "
@@ -88,14 +97,12 @@ class FrameStore:
 
     def save(self, stack: list[Frame]) -> None:
         """Replace the file with ``stack`` atomically (temp file, fsync, rename, fsync folder)."""
-        payload = json.dumps(
+        payload = orjson.dumps(
             {"schema": FRAME_SCHEMA, "agent": self.agent, "stack": [f.to_json() for f in stack]},
-            ensure_ascii=False,
-            separators=(",", ":"),
             default=str,
         )
         tmp = self.dir / f".{self.agent}.json.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with open(tmp, "wb") as fh:
             fh.write(payload)
             fh.flush()
             if self.fsync:

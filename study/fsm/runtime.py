@@ -23,6 +23,7 @@ workflow (the study's runner enters the workflow before the first message).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import secrets
 import threading
@@ -196,9 +197,9 @@ class FsmRuntime:
             return self._stack[-1].workflow if self._stack else None
 
     def frames(self) -> list[dict[str, Any]]:
-        """The stack as plain data, innermost last (what the frames file holds)."""
+        """A copy of the stack as plain data, innermost last (what the frames file holds)."""
         with self._sync():
-            return [live.frame.to_json() for live in self._stack]
+            return copy.deepcopy([live.frame.to_json() for live in self._stack])
 
     def status(self) -> dict[str, Any]:
         """Where the agent is: workflow, state, instructions, permitted tools, transitions."""

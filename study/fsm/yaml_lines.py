@@ -106,7 +106,10 @@ def load_yaml_with_lines(text: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        raise YamlError(f"malformed YAML: {exc.problem or exc}", line) from None
+        message = f"malformed YAML: {exc.problem or exc}"
+        if exc.context and exc.context_mark is not None and exc.context_mark is not mark:
+            message += f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
+        raise YamlError(message + "; fix the syntax there", line) from None
     except yaml.YAMLError as exc:
         raise YamlError(f"malformed YAML: {exc}", None) from None
     finally:
