@@ -209,6 +209,13 @@ CASES = [
 ]
 
 
+#: `study run` and `study run-all` as a user would call them on the simulator.
+RUN_COMMANDS = [
+    ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle", "--accounts", "2"],
+    ["run-all", "--models", "sim:oracle", "--conditions", "FSM,Remind-loop", "--seeds", "2-3", "--accounts", "2"],
+]
+
+
 @pytest.mark.parametrize("tamper", CASES, ids=[case.__name__ for case in CASES])
 def test_tampering_refuses_the_run_check_and_names_the_file(frozen, study_root, tamper):
     check_before_run(frozen)  # holds before the tampering
@@ -223,7 +230,8 @@ def test_tampering_refuses_the_run_check_and_names_the_file(frozen, study_root, 
     assert "study prereg amend" in message
 
     study_root(frozen)
-    result = CliRunner().invoke(main, ["prereg", "verify"])
+    runner = CliRunner()
+    result = runner.invoke(main, ["prereg", "verify"])
     assert result.exit_code == 1
     for text in expected:
         status, _, path = text.partition(": ")
@@ -231,6 +239,15 @@ def test_tampering_refuses_the_run_check_and_names_the_file(frozen, study_root, 
             assert f"{status:8} {path}\n" in result.output  # the verify listing's line
         else:
             assert text in result.output
+
+    out = frozen.parent / "sessions"
+    for command in RUN_COMMANDS:
+        refused_run = runner.invoke(main, [*command, "--out", str(out)])
+        assert refused_run.exit_code == 1, refused_run.output
+        assert "the preregistration check failed, nothing was started" in refused_run.output
+        for text in expected:
+            assert text in refused_run.output
+        assert not out.exists()  # nothing started
 
 
 def test_clean_tree_passes_and_returns_the_freeze_record_hash(frozen):

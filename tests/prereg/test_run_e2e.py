@@ -1,0 +1,65 @@
+"""End to end: `study run` on a frozen copy of the real preregistration, through the real
+Claude Code CLI against the simulator. A change refuses the run; an amendment recorded before
+the run lets it proceed, and the session records the manifest hash then in effect."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from study.paths import project_root
+from study.prereg import amend, check_before_run, freeze
+from study.prereg.files import RECORD_FILES
+
+
+def frozen_copy_of_the_project(dest: Path, git) -> Path:
+    """preregistration/ and analysis/ of this checkout, copied into a new git checkout and frozen."""
+    source = project_root()
+    records = {Path(rel).name for rel in RECORD_FILES}
+    for top in ("preregistration", "analysis"):
+        shutil.copytree(source / top, dest / top, ignore=shutil.ignore_patterns("__pycache__", *records))
+    git(dest, "init", "-q")
+    git(dest, "add", ".")
+    git(dest, "commit", "-q", "-m", "plan")
+    freeze(dest)
+    git(dest, "add", "preregistration")
+    git(dest, "commit", "-q", "-m", "freeze")
+    return dest
+
+
+def study_run(root: Path, out: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "STUDY_ROOT": str(root)}
+    return subprocess.run(
+        ["study", "run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle", "--accounts", "2",
+         "--out", str(out)],
+        env=env, cwd=root, capture_output=True, text=True, timeout=300,
+    )
+
+
+@pytest.mark.e2e
+def test_run_refuses_a_change_and_proceeds_once_it_is_amended(tmp_path, git):
+    root = frozen_copy_of_the_project(tmp_path / "project", git)
+    out = tmp_path / "sessions"
+    plan = root / "preregistration/plan.md"
+    plan.write_text(plan.read_text(encoding="utf-8") + "\nA clarification written after the freeze.\n",
+                    encoding="utf-8")
+
+    refused = study_run(root, out)
+    assert refused.returncode == 1
+    assert "changed: preregistration/plan.md" in refused.stderr
+    assert not out.exists()
+
+    entry = amend([plan], "clarify the plan", root=root)
+    ran = study_run(root, out)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    [session] = [p.parent for p in out.rglob("meta.json")]
+    meta = json.loads((session / "meta.json").read_text(encoding="utf-8"))
+    start = json.loads((session / "events.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert start["kind"] == "session_start"
+    assert meta["manifest_sha256"] == start["manifest_sha256"] == entry["sha256"] == check_before_run(root)
+    assert meta["code_version"] and meta["status"] == "completed"
