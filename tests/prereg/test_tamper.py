@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from study.cli import main
-from study.prereg import PreregViolation, amend, check_before_run, verify
+from study.prereg import PreregViolation, amend, check_before_run
 from study.prereg.files import sha256_file
 
 AMENDMENTS = "preregistration/amendments.jsonl"
