@@ -1,0 +1,82 @@
+"""``study run``, ``study run-all`` and ``study status`` as a user types them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from study.cli import main
+
+CHECKED = "c0ffee" * 10 + "c0ff"  # what a passing preregistration check returns (a manifest hash)
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    """The preregistration check passes and returns CHECKED (the check has its own tests)."""
+    monkeypatch.setattr("study.prereg.check_before_run", lambda root=None: CHECKED)
+
+
+def test_run_refuses_before_anything_starts_when_the_preregistration_check_fails(tmp_path, monkeypatch):
+    root = tmp_path / "checkout"
+    (root / "preregistration").mkdir(parents=True)  # never frozen: no manifest
+    monkeypatch.setenv("STUDY_ROOT", str(root))
+    out = tmp_path / "sessions"
+    for args in (["run", "--condition", "Plain", "--seed", "2", "--model", "sim:oracle"],
+                 ["run-all", "--models", "sim:oracle", "--seeds", "2"]):
+        result = CliRunner().invoke(main, [*args, "--out", str(out)])
+        assert result.exit_code == 1
+        assert "preregistration check failed, nothing was started" in result.output
+        assert "freeze" in result.output
+    assert not out.exists()
+
+
+def test_run_without_an_api_key_says_what_to_set_and_how_to_run_offline(tmp_path, frozen, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--out", str(tmp_path / "s")])
+    assert result.exit_code == 1
+    assert "ANTHROPIC_API_KEY" in result.output and "--model sim:oracle" in result.output
+    assert not (tmp_path / "s").exists()
+
+
+def test_run_refuses_an_unknown_condition_naming_the_valid_ones(tmp_path, frozen):
+    result = CliRunner().invoke(main, ["run", "--condition", "fsm", "--seed", "2", "--model", "sim:oracle",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "unknown condition 'fsm'" in result.output and "Stop-only" in result.output
+
+
+def test_a_bad_limit_override_is_refused(tmp_path, frozen):
+    result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
+                                       "--limit", "minutes=3", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "no_decision_s" in result.output
+
+
+@pytest.mark.e2e
+def test_run_records_the_checked_manifest_and_a_prefix_is_exploratory(tmp_path, frozen):
+    result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
+                                       "--accounts", "2", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "completed: 2/2 decided" in result.output
+    meta = json.loads((tmp_path / "exploratory" / "sim-oracle" / "FSM" / "seed-2-first-2" / "meta.json").read_text())
+    assert (meta["manifest_sha256"], meta["exploratory"], meta["simulated"]) == (CHECKED, True, True)
+
+
+@pytest.mark.e2e
+def test_run_all_then_status(tmp_path, frozen):
+    result = CliRunner().invoke(main, ["run-all", "--models", "sim:oracle", "--conditions", "Plain,Stop-only",
+                                       "--seeds", "2-3", "--accounts", "1", "--jobs", "2", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "ran 4 session(s): 4 completed" in result.output
+    status = CliRunner().invoke(main, ["status", str(tmp_path)])
+    assert status.exit_code == 0
+    assert "4 session(s): 4 completed" in status.output
+    for name in ("Plain/seed-2-first-1", "Stop-only/seed-3-first-1"):
+        assert name in status.output
+    rows = [json.loads(line) for line in CliRunner().invoke(main, ["status", str(tmp_path), "--json"]).output.splitlines()]
+    assert sorted((r["condition"], r["seed"], r["status"], r["decisions"]) for r in rows) == [
+        ("Plain", 2, "completed", 1), ("Plain", 3, "completed", 1),
+        ("Stop-only", 2, "completed", 1), ("Stop-only", 3, "completed", 1)]
+    again = CliRunner().invoke(main, ["run-all", "--models", "sim:oracle", "--conditions", "Plain,Stop-only",
+                                      "--seeds", "2-3", "--accounts", "1", "--out", str(tmp_path)])
+    assert "skipped 4 session(s) already present" in again.output
