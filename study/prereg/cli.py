@@ -38,8 +38,11 @@ def freeze_command(allow_dirty: bool, refreeze: bool) -> None:
         record = write_freeze(allow_dirty=allow_dirty, refreeze=refreeze)
     except PreregError as exc:
         raise click.ClickException(str(exc)) from exc
-    state = "a DIRTY tree" if record["git_dirty"] else "a clean tree"
-    click.echo(f"Froze {record['files']} files into {MANIFEST} at commit {record['git_commit']} ({state}).")
+    if record["git_commit"] is None:
+        where = "outside git (no commit recorded)"
+    else:
+        where = f"at commit {record['git_commit']} ({'a DIRTY tree' if record['git_dirty'] else 'a clean tree'})"
+    click.echo(f"Froze {record['files']} files into {MANIFEST} {where}.")
     click.echo(f"Analysis code sha256: {record['analysis_code_sha256']}")
     click.echo(f"Effective manifest sha256 (recorded by every session): {record['sha256']}")
     click.echo(f"Now commit the freeze: git add {MANIFEST} {FREEZE_RECORD} && git commit -m 'Freeze the preregistration'")

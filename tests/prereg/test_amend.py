@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -124,3 +127,29 @@ def test_amendments_show_under_the_tables(frozen):
     assert amendments_for_tables(frozen / "preregistration") == [
         f"Amendment 1 ({entry['time']}): lower the resume cap [preregistration/limits.yaml]"
     ]
+
+
+def readme_chain_script() -> str:
+    """The stand-alone chain check printed in this checkout's preregistration/README.md."""
+    text = (Path(__file__).resolve().parents[2] / "preregistration/README.md").read_text(encoding="utf-8")
+    return text.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_script_checks_the_chain_with_nothing_of_ours(frozen):
+    script = readme_chain_script()
+
+    def run():
+        return subprocess.run([sys.executable, "-I", "-c", script], cwd=frozen, capture_output=True, text=True)
+
+    assert run().stdout == f"effective manifest sha256: {check_before_run(frozen)}\n"
+    (frozen / "preregistration/plan.md").write_text("# v2\n", encoding="utf-8")
+    amend(["preregistration/plan.md"], "v2", root=frozen)
+    (frozen / "preregistration/plan.md").write_text("# v3\n", encoding="utf-8")
+    amend(["preregistration/plan.md"], "v3", root=frozen)
+    assert run().stdout == f"effective manifest sha256: {check_before_run(frozen)}\n"
+
+    path = frozen / "preregistration/amendments.jsonl"
+    first, second = path.read_text(encoding="utf-8").splitlines()
+    path.write_text(second + "\n" + first + "\n", encoding="utf-8")
+    swapped = run()
+    assert swapped.returncode == 1 and "the chain breaks at amendments.jsonl line 1" in swapped.stderr
