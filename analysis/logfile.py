@@ -51,6 +51,18 @@ def _parse_line(raw: bytes) -> dict[str, Any] | None:
     return obj
 
 
+def _parse_whole(data: bytes) -> list[dict[str, Any]] | None:
+    """All events in one orjson call (JSON strings hold no raw newline), or None if any line is
+    malformed, so the caller can find and name it line by line."""
+    try:
+        events = orjson.loads(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
+    except orjson.JSONDecodeError:
+        return None
+    if all(type(e) is dict and "seq" in e and "kind" in e for e in events):
+        return events
+    return None
+
+
 def read_log(path: Path) -> LogRead:
     """Read ``events.jsonl``; check that it starts with a ``session_start`` of our schema.
 
@@ -63,11 +75,34 @@ def read_log(path: Path) -> LogRead:
     except FileNotFoundError:
         raise LogError(f"{path}: no session log here. Point the command at a session folder "
                        "(sessions/<model>/<condition>/seed-<n>/) that holds events.jsonl.") from None
+    events = _parse_whole(data)
+    warnings: list[str] = []
+    if events is None:
+        events = _parse_lines(path, data, warnings)
+    if not events:
+        raise LogError(f"{path}: the log holds no events; the session never started. "
+                       "Rerun it or remove the folder.")
+    start = events[0]
+    if start["kind"] != "session_start":
+        raise LogError(f"{path}:1: the first event is {start['kind']!r}, not 'session_start'; "
+                       "this is not a complete session log.")
+    schema = start.get("schema")
+    if schema != SCHEMA_VERSION:
+        raise LogError(
+            f"{path}:1: session log schema {schema!r}, but this analysis reads schema "
+            f"{SCHEMA_VERSION}. Use the version of the package that wrote the log "
+            f"(its code_version is {start.get('code_version')!r})."
+        )
+    return LogRead(path=path, events=events, warnings=warnings)
+
+
+def _parse_lines(path: Path, data: bytes, warnings: list[str]) -> list[dict[str, Any]]:
+    """The events line by line: a torn last line is reported in ``warnings`` and skipped, any
+    other malformed line raises LogError naming it."""
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     events: list[dict[str, Any]] = []
-    warnings: list[str] = []
     last = len(lines) - 1
     for number, raw in enumerate(lines):
         if not raw.strip():
@@ -84,21 +119,7 @@ def read_log(path: Path) -> LogRead:
                 "Restore it from the published session archive; do not edit it by hand."
             )
         events.append(event)
-    if not events:
-        raise LogError(f"{path}: the log holds no events; the session never started. "
-                       "Rerun it or remove the folder.")
-    start = events[0]
-    if start["kind"] != "session_start":
-        raise LogError(f"{path}:1: the first event is {start['kind']!r}, not 'session_start'; "
-                       "this is not a complete session log.")
-    schema = start.get("schema")
-    if schema != SCHEMA_VERSION:
-        raise LogError(
-            f"{path}:1: session log schema {schema!r}, but this analysis reads schema "
-            f"{SCHEMA_VERSION}. Use the version of the package that wrote the log "
-            f"(its code_version is {start.get('code_version')!r})."
-        )
-    return LogRead(path=path, events=events, warnings=warnings)
+    return events
 
 
 def read_meta(session_dir: Path) -> dict[str, Any]:

@@ -152,10 +152,21 @@ def _gold() -> dict[str, str]:
     return gold_labels()
 
 
-def _counts(event: dict[str, Any]) -> bool:
-    """True for a sopbench call the gate allowed and that returned without error."""
-    return (event.get("allowed", True) and event.get("ok") is True
-            and event.get("server", "sopbench") == "sopbench")
+def _decide(event: dict[str, Any], account: str, seq: int, position: int, index: int, gold: str,
+            retrieved: dict[str, int], record: tuple[int, str | None] | None,
+            latest_other: int) -> AccountScore:
+    """Score one decision from the positions of the account's last retrievals and record and of
+    the last data call for any other account before it (-1 if none)."""
+    action = (event.get("args") or {}).get("action")
+    first = min(retrieved.values(), default=None)
+    return AccountScore(
+        account=account, position=position, decision_seq=seq, decision_index=index,
+        action=action, gold=gold, data_tools=len(retrieved),
+        inv=len(retrieved) == len(DATA_TOOLS),
+        rec=(record is not None and record[1] == action
+             and all(record[0] > i for i in retrieved.values())),
+        foc=first is None or latest_other < first,
+    )
 
 
 def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
@@ -183,13 +194,18 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
     for event in log.events:
         kind = event["kind"]
         if kind == "tool_call":
-            if not _counts(event):
+            # only sopbench calls the gate allowed and that returned without error count
+            if (event.get("ok") is not True or not event.get("allowed", True)
+                    or event.get("server", "sopbench") != "sopbench"):
                 continue
             tool = event.get("tool")
             account = event.get("account")
             seq = event["seq"]
             if tool in _DATA:
-                last_data.setdefault(account, {})[tool] = seq
+                retrieved = last_data.get(account)
+                if retrieved is None:
+                    retrieved = last_data[account] = {}
+                retrieved[tool] = seq
                 if account != run_account:
                     other_seq, run_account = run_seq, account
                 run_seq = seq
@@ -199,26 +215,17 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
             elif tool == DECISION_TOOL and account not in decided:
                 if account not in position:
                     raise _not_in_batch(log, event)
-                action = (event.get("args") or {}).get("action")
-                retrieved = last_data.get(account, {})
-                first = min(retrieved.values(), default=None)
-                latest_other = run_seq if run_account != account else other_seq
-                record = last_record.get(account)
-                inv = len(retrieved) == len(DATA_TOOLS)
-                rec = (record is not None and record[1] == action
-                       and all(record[0] > i for i in retrieved.values()))
-                foc = first is None or latest_other < first
-                decisions.append(AccountScore(
-                    account=account, position=position[account], decision_seq=seq,
-                    decision_index=len(decisions), action=action, gold=gold.get(account, ""),
-                    data_tools=len(retrieved), inv=inv, rec=rec, foc=foc,
-                ))
+                decisions.append(_decide(event, account, seq, position[account], len(decisions),
+                                         gold.get(account, ""), last_data.get(account, {}),
+                                         last_record.get(account),
+                                         run_seq if run_account != account else other_seq))
                 decided.add(account)
-                if not retrieved:
+                d = decisions[-1]
+                if not d.data_tools:
                     routes["without_looking"] += 1
-                elif not inv:
+                elif not d.inv:
                     routes["partial_data"] += 1
-                if not foc:
+                if not d.foc:
                     routes["interleaved"] += 1
                 if last_record_account is not None and last_record_account != account:
                     routes["another_account"] += 1

@@ -4,9 +4,10 @@ For paired differences d (one per seed): the mean; a percentile bootstrap 95% CI
 resamples from a fixed seed, vectorised with numpy (all contrasts with the same number of seeds
 share one resample-index matrix, so a contrast's CI never depends on which others are computed);
 the exact two-sided sign test (scipy ``binomtest``, zero differences dropped); and the exact
-two-sided Wilcoxon signed-rank test (scipy; zero differences dropped, and with tied ranks the
-exact permutation distribution of the tied ranks). For paired per-task outcomes, the exact
-McNemar test (statsmodels).
+two-sided Wilcoxon signed-rank test (scipy's exact distribution; zero differences dropped). With
+tied absolute differences scipy offers only a slow permutation test or the normal approximation,
+so the exact null distribution of the mid-rank statistic is counted here by hand
+(``_signed_rank_counts``). For paired per-task outcomes, the exact McNemar test (statsmodels).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from statsmodels.stats.contingency_tables import mcnemar
 #: Bootstrap resamples and the seed of their generator (fixed: same CIs every run).
 RESAMPLES = 10_000
 BOOTSTRAP_SEED = 20_240_601
-#: Up to this many non-zero differences with tied ranks, Wilcoxon enumerates all 2^n sign flips.
-_EXACT_TIES_UP_TO = 16
 
 
 @dataclass(frozen=True)
@@ -64,23 +63,35 @@ def sign_test(differences) -> float:
 def wilcoxon_test(differences) -> float:
     """Exact two-sided Wilcoxon signed-rank p; zeros dropped (p = 1 if none remain).
 
-    Without ties scipy's exact null distribution is used; with tied absolute differences the
-    statistic's exact distribution is enumerated over all sign flips (scipy's permutation
-    method with as many resamples as there are flips), and beyond 16 differences the normal
-    approximation.
+    Without ties: scipy's exact distribution. With tied absolute differences (mid-ranks): the
+    exact distribution of W+ over all 2^n equally likely sign patterns, counted by
+    ``_signed_rank_counts``; p = min(1, 2 min(P(W+ <= w), P(W+ >= w))), as scipy's permutation
+    version computes it.
     """
     d = np.asarray(differences, dtype=float)
     d = d[d != 0]
     if d.size == 0:
         return 1.0
     if np.unique(np.abs(d)).size == d.size:
-        method: object = "exact"
-    elif d.size <= _EXACT_TIES_UP_TO:
-        method = stats.PermutationMethod(n_resamples=2 ** d.size)
-    else:
-        method = "approx"
-    return float(stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided",
-                                method=method).pvalue)
+        return float(stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided",
+                                    method="exact").pvalue)
+    doubled = np.rint(2 * stats.rankdata(np.abs(d))).astype(int)   # mid-ranks are halves
+    counts = _signed_rank_counts(doubled)
+    observed = int(doubled[d > 0].sum())
+    total = counts.sum()
+    lower, upper = counts[: observed + 1].sum() / total, counts[observed:].sum() / total
+    return float(min(1.0, 2 * min(lower, upper)))
+
+
+def _signed_rank_counts(ranks: np.ndarray) -> np.ndarray:
+    """counts[w] = number of sign patterns whose positive ranks sum to w (integer ranks)."""
+    counts = np.zeros(int(ranks.sum()) + 1, dtype=np.float64)
+    counts[0] = 1
+    for r in ranks:
+        shifted = np.zeros_like(counts)
+        shifted[r:] = counts[:-r]
+        counts = counts + shifted
+    return counts
 
 
 def mcnemar_exact(a, b) -> float:

@@ -58,3 +58,10 @@ def test_paired_summary():
     assert (p.n, p.positive, p.negative, p.sign_p, p.wilcoxon_p) == (3, 1, 2, 1.0, 1.0)
     assert p.mean == pytest.approx(26.0)
     assert p.ci_low >= -40 and p.ci_high <= 137
+
+
+def test_wilcoxon_with_ties_matches_scipys_exhaustive_permutation_test():
+    from scipy import stats
+    d = np.array([3, -3, 5, 1, 1, 7, -2, 5, 4, 6.0])
+    slow = stats.wilcoxon(d, method=stats.PermutationMethod(n_resamples=2 ** d.size)).pvalue
+    assert wilcoxon_test(d) == pytest.approx(slow, abs=1e-12)
