@@ -249,7 +249,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
     return SessionScore(
         path=str(log.path.parent), model=str(start["model"]), condition=str(start["condition"]),
         seed=int(start["seed"]), simulated=bool(start["simulated"] or meta.get("simulated")),
-        exploratory=bool(meta.get("exploratory", False)), status=status, voided=voided,
+        exploratory=bool(meta.get("exploratory") or start.get("exploratory")), status=status, voided=voided,
         void_reason=void_reason if voided else None, cost_usd=cost, resumes=resumes,
         order=order, decisions=tuple(decisions), routes=routes, warnings=tuple(log.warnings),
     )

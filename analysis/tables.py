@@ -85,7 +85,8 @@ class Analysis:
         return (SIMULATED_TITLE if self.corpus.simulated else "") + text + extra
 
     def notes(self) -> list[str]:
-        notes = [f"Excluded: {path} - {reason}" for path, reason in self.corpus.excluded]
+        notes = [] if self.corpus.scores else [f"No analysable sessions under {self.corpus.root}."]
+        notes += [f"Excluded: {path} - {reason}" for path, reason in self.corpus.excluded]
         return notes + (self.amendments or ["Amendments: none recorded."])
 
     def rows_for(self, model: str, conditions: list[str] | None = None) -> pl.DataFrame:
