@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import subprocess
 import time
@@ -203,6 +204,12 @@ class _Session:
         """The CLI settings as recorded (never the API key)."""
         return {k: ("<set>" if k == "ANTHROPIC_API_KEY" else v) for k, v in env.items() if k not in ("HOME", "CLAUDE_CONFIG_DIR")}
 
+    @staticmethod
+    def _inherited(env: dict[str, str]) -> list[str]:
+        """Names of CLAUDE*/ANTHROPIC* variables the CLI inherits from this process unchanged
+        (the SDK passes the parent's environment through); recorded so an audit can see them."""
+        return sorted(k for k in os.environ if k.startswith(("CLAUDE", "ANTHROPIC")) and k not in env)
+
     def _options(self, env: dict[str, str], bridge: SessionBridge, servers: dict[str, Any],
                  allowed: list[str], resume: str | None) -> ClaudeAgentOptions:
         system_prompt: dict[str, str] = {"type": "preset", "preset": "claude_code"}
@@ -274,6 +281,7 @@ class _Session:
                     code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
                     limits=self.p.limits.as_dict(), factors=self.p.condition.as_dict(),
                     token_reminder=self.p.token_reminder, cli_settings=self._recorded_settings(env),
+                    inherited_env=self._inherited(env),
                     base_url=base_url,
                 )
                 servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}

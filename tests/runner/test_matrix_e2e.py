@@ -111,3 +111,15 @@ def test_a_simulated_server_or_quota_error_voids_the_session(tmp_path, fault):
     assert meta["void_reason"].startswith("API error")  # HTTP statuses in detail: test_limits_and_errors_e2e
     [row] = scan(tmp_path)
     assert row.voided and "VOIDED" in format_table([row])
+
+
+def test_a_compaction_is_logged_and_the_session_goes_on(tmp_path):
+    session = run_session(SessionSpec(condition="FSM", seed=2, model="sim:oracle", accounts=3, out_root=tmp_path,
+                                      sim_options={"compact_after": 1}))
+    events = read_events(session / "events.jsonl")
+    compactions = [e for e in events if e["kind"] == "compaction"]
+    assert [c["trigger"] for c in compactions] == ["auto"]
+    decisions_before = sum(1 for e in events[:compactions[0]["seq"]] if e["kind"] == "tool_call"
+                           and e["tool"] == "submit_decision" and e["ok"])
+    assert decisions_before >= 1
+    assert json.loads((session / "meta.json").read_text())["status"] == "completed"
