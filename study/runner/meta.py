@@ -52,18 +52,30 @@ def read_meta(session_dir: Path) -> dict[str, Any] | None:
         return None
 
 
+def _start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (Linux), to tell a reused pid apart."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()[19]
+
+
 def runner_identity() -> dict[str, Any]:
-    return {"host": socket.gethostname(), "pid": os.getpid()}
+    """Who runs a session: host, pid and the pid's start time (recorded in meta.json)."""
+    return {"host": socket.gethostname(), "pid": os.getpid(), "pid_start": _start_time(os.getpid())}
 
 
-def _pid_alive(pid: int) -> bool:
+def _runner_alive(runner: dict[str, Any]) -> bool:
+    pid = int(runner.get("pid", -1))
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
-    return True
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0
+    recorded = runner.get("pid_start")
+    return recorded is None or _start_time(pid) in (None, recorded)
 
 
 def effective_status(meta: dict[str, Any] | None) -> str:
@@ -75,7 +87,7 @@ def effective_status(meta: dict[str, Any] | None) -> str:
     status = meta.get("status", UNFINISHED)
     if status == RUNNING:
         runner = meta.get("runner") or {}
-        if runner.get("host") == socket.gethostname() and not _pid_alive(int(runner.get("pid", -1))):
+        if runner.get("host") == socket.gethostname() and not _runner_alive(runner):
             return UNFINISHED
     return status
 

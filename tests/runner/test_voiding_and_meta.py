@@ -64,3 +64,9 @@ def test_a_running_session_whose_runner_died_is_unfinished(tmp_path):
     assert effective_status(read_meta(tmp_path)) == "running"
     assert effective_status(None) == "unfinished"
     assert json.loads((tmp_path / "meta.json").read_text())["status"] == "running"
+
+
+def test_a_reused_pid_does_not_keep_a_dead_session_running(tmp_path):
+    me = runner_identity()
+    write_meta(tmp_path, {"status": "running", "runner": {**me, "pid_start": "1"}})  # same pid, other process
+    assert effective_status(read_meta(tmp_path)) == "unfinished"
