@@ -7,6 +7,8 @@
   --workflow FILE`` — a Claude Code command hook: reads the hook JSON on stdin, prints the hook
   JSON output.
 - ``study fsm serve --frames DIR --workflow FILE`` — the FSM tools as a stdio MCP server.
+- ``study fsm enter NAME --frames DIR --workflow FILE`` / ``study fsm status ...`` — enter a
+  workflow before a session starts; show where the agent is.
 - ``study fsm build-referral [--check]`` — (re)generate the study's workflows and reminder.
 """
 
@@ -143,6 +145,32 @@ def serve(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_
     except (WorkflowError, FrameStoreError) as exc:
         raise click.ClickException(str(exc)) from None
     serve_stdio(rt, name=name)
+
+
+@fsm.command()
+@click.argument("workflow_name")
+@_with_common
+@click.option("--variables", "variables_file", type=click.Path(path_type=Path), default=None, help="JSON object: the frame's initial variables.")
+def enter(workflow_name: str, frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_file: Path | None) -> None:
+    """Enter WORKFLOW_NAME for the agent before a session starts (prints the status)."""
+    from .runtime import FsmRefusal
+
+    try:
+        rt = _runtime(frames, workflow_files, agent, variables_file)
+        click.echo(json.dumps(rt.enter(workflow_name), indent=2))
+    except (WorkflowError, FrameStoreError, FsmRefusal) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@fsm.command()
+@_with_common
+def status(frames: Path, workflow_files: tuple[Path, ...], agent: str) -> None:
+    """Print where the agent is: workflow, state, permitted tools, transitions."""
+    try:
+        rt = _runtime(frames, workflow_files, agent, None)
+    except (WorkflowError, FrameStoreError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(rt.status(), indent=2))
 
 
 @fsm.command("build-referral")
