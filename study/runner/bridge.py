@@ -69,7 +69,6 @@ class SessionBridge:
         self.reminder = reminder
         self.reminded: set[str] = set()
         self.last_decision_at = time.monotonic()
-        self.stop_blocks = 0
         self._call_ids: dict[str, list[str]] = {}
 
     # ----- state the session driver reads ------------------------------------------------------
@@ -160,7 +159,6 @@ class SessionBridge:
             if not gate.allowed:
                 state = self.fsm_state if self.condition.state_in_message else None
                 message = continuation_message(left, self.box.next_undecided(), state)
-                self.stop_blocks += 1
                 self.log.emit("stop", accounts_left=left, outcome="blocked", reason=message,
                               stop_hook_active=bool(hook_input.get("stop_hook_active")))
                 return {"decision": "block", "reason": message}

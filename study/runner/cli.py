@@ -20,7 +20,7 @@ from .session import SessionExists, SessionSpec, prepare, run_session
 from .status import format_table, scan
 from .texts import TextError
 
-_SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)
+_SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)  # WorkflowError is a ValueError
 
 
 def _checked_manifest() -> str:

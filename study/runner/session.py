@@ -41,6 +41,7 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk._cli_version import __cli_version__
 
+from sopbench_tools.dataset import load_task
 from sopbench_tools.sdk_server import make_sdk_server
 from sopbench_tools.toolbox import ALL_TOOLS, ToolBox
 from study.paths import prereg_dir, project_root, sessions_dir
@@ -102,24 +103,34 @@ class Prepared:
     token_reminder: str
     disable_nonessential_traffic: bool
     session_dir: Path
+    workflow: Any | None          # the condition's study.fsm.Workflow, loaded and validated
+    reminder: str | None          # the reminder text, for conditions that attach it
 
 
 def prepare(spec: SessionSpec) -> Prepared:
     """Resolve and validate a spec (condition, model and key, limits, texts) without side effects.
 
-    Raises ConditionError, ModelError, LimitsError or TextError with a message saying what to do.
+    Raises ConditionError, ModelError, LimitsError, TextError, WorkflowError or ValueError with a
+    message saying what to do.
     """
     conditions = load_conditions()
     condition = conditions.get(spec.condition)
     model = resolve_model(spec.model, spec.base_url)
     limits = load_limits(model.name, spec.limit_overrides)
-    if condition.reminder:
-        reminder_text()  # fail now, not at the first data call, if the reminder is missing
+    n_accounts = len(load_task().account_ids)
+    if spec.accounts is not None and not 1 <= spec.accounts <= n_accounts:
+        raise ValueError(f"--accounts must be between 1 and {n_accounts} (a prefix of the seed's order), got {spec.accounts}")
+    workflow = None
+    if condition.workflow is not None:
+        from study.fsm import Workflow
+
+        workflow = Workflow.load(prereg_dir() / "workflows" / condition.workflow)
+    reminder = reminder_text() if condition.reminder else None
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
     session_dir = session_dir_for(out_root, model.folder_name, condition.name, spec.seed,
                                   exploratory=spec.exploratory, accounts=spec.accounts)
     return Prepared(spec, condition, model, limits, conditions.cli_settings.token_reminder,
-                    conditions.cli_settings.disable_nonessential_traffic, session_dir)
+                    conditions.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder)
 
 
 def run_session(spec: SessionSpec) -> Path:
@@ -177,13 +188,13 @@ class _Session:
     # ----- set-up ------------------------------------------------------------------------------
 
     def _make_fsm(self, order: list[str]) -> Any:
-        if not self.p.condition.uses_fsm:
+        """The FSM runtime of this session (its frames in fsm/), or None without a workflow."""
+        if self.p.workflow is None:
             return None
-        from study.fsm import FsmRuntime, Workflow
+        from study.fsm import FsmRuntime
 
-        workflow = Workflow.load(prereg_dir() / "workflows" / self.p.condition.workflow)
-        runtime = FsmRuntime(self.dir / "fsm", workflows={workflow.name: workflow}, variables={"batch": list(order)})
-        return runtime, workflow
+        workflow = self.p.workflow
+        return FsmRuntime(self.dir / "fsm", workflows={workflow.name: workflow}, variables={"batch": list(order)})
 
     def _env(self, base_url: str) -> dict[str, str]:
         env = {
@@ -270,10 +281,8 @@ class _Session:
                 else:
                     base_url = model.base_url
                     env = self._env(base_url)
-                fsm_pair = self._make_fsm(box.order)
-                fsm = fsm_pair[0] if fsm_pair else None
-                reminder = reminder_text() if self.p.condition.reminder else None
-                bridge = SessionBridge(log, box, self.p.condition, fsm=fsm, reminder=reminder)
+                fsm = self._make_fsm(box.order)
+                bridge = SessionBridge(log, box, self.p.condition, fsm=fsm, reminder=self.p.reminder)
                 log.emit(
                     "session_start", schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
                     model=model.name, model_id=model.model_id, simulated=model.simulated,
@@ -287,7 +296,7 @@ class _Session:
                 servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
                 allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in ALL_TOOLS]
                 if fsm is not None:
-                    self._enter_workflow(log, fsm, fsm_pair[1])
+                    self._enter_workflow(log, fsm, self.p.workflow)
                     from study.fsm.sdk_tools import make_fsm_sdk_server
                     from study.fsm.tool_api import FSM_TOOL_NAMES
 

@@ -80,3 +80,10 @@ def test_run_all_then_status(tmp_path, frozen):
     again = CliRunner().invoke(main, ["run-all", "--models", "sim:oracle", "--conditions", "Plain,Stop-only",
                                       "--seeds", "2-3", "--accounts", "1", "--out", str(tmp_path)])
     assert "skipped 4 session(s) already present" in again.output
+
+
+def test_a_bad_account_count_is_refused_before_anything_starts(tmp_path, frozen):
+    result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
+                                       "--accounts", "201", "--out", str(tmp_path / "s")])
+    assert result.exit_code == 1 and "between 1 and 200" in result.output
+    assert not (tmp_path / "s").exists()
