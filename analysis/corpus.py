@@ -92,9 +92,6 @@ class SessionWriter:
     def say(self, text: str) -> None:
         self.log.emit("assistant_text", text=text)
 
-    def resume(self, n: int) -> None:
-        self.log.emit("resume", n=n, accounts_left=len(self.order) - len(self.decided))
-
     def end(self, status: str, cost_usd: float | None, error: str | None = None) -> None:
         self.log.emit("session_end", status=status, cost_usd=cost_usd, turns=0, duration_s=0.0,
                       error=error)
@@ -120,7 +117,6 @@ class Expected:
     cost_usd: float = 0.0
     routes: dict[str, int | None] = field(default_factory=dict)
     voided: bool = False
-    outcomes: dict[str, str] = field(default_factory=dict)  # account -> fc/wrong/noncompliant
 
     @property
     def compliance(self) -> float | None:
@@ -170,13 +166,12 @@ def write_session(session_dir: Path, *, model: str, condition: str, seed: int,
             exp.routes["interleaved"] += 1
         correct = action == gold[account]
         _tally(exp, position[account], compliant, correct)
-        exp.outcomes[account] = ("fc" if correct else "wrong") if compliant else "noncompliant"
 
     def events_at(decided: int) -> None:
         for _ in range(stops_at.pop(decided, 0)):
             w.say("Stopping here for now.")
             w.stop()
-            exp.routes["ends_turn"] += 1
+            exp.routes["ends_turn"] += exp.decided < len(order)   # an end with nothing left is no escape
         if remark_at == decided and exp.routes["first_token_remark"] is None:
             w.say("I have limited tokens left, so I will move faster.")
             exp.routes["first_token_remark"] = decided

@@ -109,25 +109,24 @@ def sessions_frame(scores: list[SessionScore]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema, orient="row").sort(["model", "condition", "seed", "path"])
 
 
+#: Columns of ``Corpus.accounts``.
+ACCOUNT_SCHEMA = {
+    "path": pl.Utf8, "model": pl.Utf8, "condition": pl.Utf8, "seed": pl.Int64, "account": pl.Utf8,
+    "position": pl.Int64, "window": pl.Int64, "decision_index": pl.Int64, "decision_seq": pl.Int64,
+    "action": pl.Utf8, "gold": pl.Utf8, "data_tools": pl.Int64, "inv": pl.Boolean,
+    "rec": pl.Boolean, "foc": pl.Boolean, "compliant": pl.Boolean, "correct": pl.Boolean,
+    "fc": pl.Boolean,
+}
+
+
 def accounts_frame(scores: list[SessionScore]) -> pl.DataFrame:
-    """Per decided account: the session's identity and the account's scored decision."""
-    cols: dict[str, list[Any]] = {k: [] for k in (
-        "path", "model", "condition", "seed", "account", "position", "window", "decision_index",
-        "decision_seq", "action", "gold", "data_tools", "inv", "rec", "foc", "compliant",
-        "correct", "fc")}
-    for s in scores:
-        for d in s.decisions:
-            for k, v in (("path", s.path), ("model", s.model), ("condition", s.condition),
-                         ("seed", s.seed), ("account", d.account), ("position", d.position),
-                         ("window", d.window + 1), ("decision_index", d.decision_index),
-                         ("decision_seq", d.decision_seq), ("action", d.action), ("gold", d.gold),
-                         ("data_tools", d.data_tools), ("inv", d.inv), ("rec", d.rec),
-                         ("foc", d.foc), ("compliant", d.compliant), ("correct", d.correct),
-                         ("fc", d.compliant and d.correct)):
-                cols[k].append(v)
-    return pl.DataFrame(cols, schema_overrides={"seed": pl.Int64, "position": pl.Int64,
-                                                "window": pl.Int64, "decision_index": pl.Int64,
-                                                "decision_seq": pl.Int64, "data_tools": pl.Int64})
+    """Per decided account: the session's identity and the account's scored decision
+    (``window`` counts from 1)."""
+    rows = [(s.path, s.model, s.condition, s.seed, d.account, d.position, d.window + 1,
+             d.decision_index, d.decision_seq, d.action, d.gold, d.data_tools, d.inv, d.rec, d.foc,
+             d.compliant, d.correct, d.compliant and d.correct)
+            for s in scores for d in s.decisions]
+    return pl.DataFrame(rows, schema=ACCOUNT_SCHEMA, orient="row")
 
 
 def load_corpus(root: Path, *, allow_simulated: bool = False, include_exploratory: bool = False,

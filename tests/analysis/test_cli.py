@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
 from click.testing import CliRunner
 
 from analysis.corpus import write_session

@@ -7,10 +7,14 @@ import io
 import statistics
 
 import numpy as np
+import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
-from analysis.loading import load_corpus
+from analysis.corpus import write_session
+from analysis.loading import load_corpus, load_events
 from analysis.plan import load_plan
 from analysis.render import render
 from analysis.scoring import score_session_dir
@@ -131,3 +135,30 @@ def test_table7_equals_the_built_differences(analysis, corpus_dir):
     assert float(r["Mean"]) == pytest.approx(np.mean([k_fsm[s] - k_plain[s] for s in (13, 14, 15)]), abs=1e-6)
     # Sonnet has no Plain-loop or Sys-loop: its best -loop contrast is not in the table
     assert ("Claude Sonnet 4.6 (3 seeds)", "FC: FSM - best -loop baseline") not in table
+
+
+EPISODE_KINDS = ["fc", "wrong", "blind", "partial", "stale", "mismatch", "batch", "swap", "skip"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(episodes=st.lists(st.sampled_from(EPISODE_KINDS), min_size=1, max_size=12),
+       stops=st.dictionaries(st.integers(0, 12), st.integers(1, 3), max_size=2),
+       remark=st.one_of(st.none(), st.integers(0, 12)), noise=st.booleans())
+def test_any_episode_sequence_scores_as_built(tmp_path_factory, episodes, stops, remark, noise):
+    d = tmp_path_factory.mktemp("h") / "s"
+    e = write_session(d, model="m", condition="Remind-loop", seed=4, episodes=episodes,
+                      accounts=len(episodes), stops_at=stops, remark_at=remark, noise=noise)
+    s = score_session_dir(d)
+    assert (s.fc, s.decided, s.correct, s.compliant) == (e.fc, e.decided, e.correct, e.compliant)
+    assert list(s.fc_windows) == e.fc_windows and s.routes == e.routes
+
+
+def test_the_events_frame_holds_every_event(corpus_dir):
+    root, expected = corpus_dir
+    events = load_events(root)
+    one = events.filter(pl.col("path") == f"{HAIKU}/FSM/seed-2")
+    lines = (root / HAIKU / "FSM" / "seed-2" / "events.jsonl").read_text().splitlines()
+    assert one.height == len(lines) and one["seq"].to_list() == list(range(len(lines)))
+    decisions = one.filter((pl.col("tool") == "submit_decision") & pl.col("ok"))
+    built_fsm = next(e for e in expected if (e.model, e.condition, e.seed) == (HAIKU, "FSM", 2))
+    assert decisions.height == built_fsm.decided
