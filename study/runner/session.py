@@ -32,6 +32,7 @@ from typing import Any
 
 from claude_agent_sdk import (
     AssistantMessage,
+    CLIConnectionError,
     ClaudeAgentOptions,
     HookMatcher,
     ResultMessage,
@@ -160,6 +161,14 @@ def code_version() -> str:
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
 
 
+def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """Drop the SDK's late hook answers to a CLI that has already exited (``ProcessTransport is
+    not ready for writing``): the call's outcome is known by then. Report anything else."""
+    if isinstance(context.get("exception"), CLIConnectionError):
+        return
+    loop.default_exception_handler(context)
+
+
 @dataclass
 class _CallEnd:
     """How one query() call ended."""
@@ -252,6 +261,7 @@ class _Session:
     # ----- the run -----------------------------------------------------------------------------
 
     async def run(self) -> Path:
+        asyncio.get_running_loop().set_exception_handler(_quiet_after_exit)
         for d in (self.dir, self.home, self.work):
             d.mkdir(parents=True, exist_ok=True)
         spec, model = self.p.spec, self.p.model
@@ -283,6 +293,7 @@ class _Session:
                     env = self._env(base_url)
                 fsm = self._make_fsm(box.order)
                 bridge = SessionBridge(log, box, self.p.condition, fsm=fsm, reminder=self.p.reminder)
+                self.meta["cli_settings"] = self._recorded_settings(env)
                 log.emit(
                     "session_start", schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
                     model=model.name, model_id=model.model_id, simulated=model.simulated,
