@@ -62,10 +62,14 @@ def pre_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, tool_prefix: str
 
 
 def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool, tool_prefix: str | None = None, fsm_server: str | None = "fsm") -> dict[str, Any]:
-    """Record the completed call (``ok`` False for PostToolUseFailure)."""
+    """Record the completed call: ``ok`` is True for PostToolUse, False for PostToolUseFailure.
+
+    Claude Code (verified with CLI 2.1.332) fires PostToolUseFailure, not PostToolUse, when an
+    MCP tool answers with ``isError``.
+    """
     tool, args = _tool_and_args(hook_input)
     if not is_fsm_tool(tool, fsm_server):
-        rt.observe(workflow_tool_name(tool, tool_prefix), args, ok and not _looks_failed(hook_input.get("tool_response")))
+        rt.observe(workflow_tool_name(tool, tool_prefix), args, ok)
     return {}
 
 
@@ -73,10 +77,3 @@ def stop(rt: FsmRuntime, hook_input: dict[str, Any]) -> dict[str, Any]:
     """The stop gate: {} to let the turn end, a block output naming the state otherwise."""
     decision = rt.stop_gate()
     return {} if decision.allowed else block_stop(decision.reason)
-
-
-def _looks_failed(tool_response: Any) -> bool:
-    """An MCP tool response that reports an error (``isError``) although PostToolUse fired."""
-    if isinstance(tool_response, dict):
-        return bool(tool_response.get("isError") or tool_response.get("is_error"))
-    return False

@@ -298,7 +298,7 @@ class FsmRuntime:
                 raise FsmRefusal(f"'{target}' is not a state of workflow '{wf.name}'. {self._ways_on(live)}")
             if (frame.state, target) not in wf.transitions:
                 raise FsmRefusal(f"there is no transition from {frame.state} to {target}. {self._ways_on(live)}")
-            token = secrets.token_urlsafe(24)
+            token = f"{target}:{secrets.token_urlsafe(24)}"  # names its target; 192 random bits
             self._tokens[token] = _Grant(len(self._stack), wf.name, frame.state, target, frame.commits)
             return {
                 "token": token,
@@ -319,6 +319,8 @@ class FsmRuntime:
             def refuse(reason: str) -> TransitionResult:
                 return TransitionResult(False, reason, here, here)
 
+            if target not in wf.states:
+                return refuse(f"'{target}' is not a state of workflow '{wf.name}'. {self._ways_on(live)}")
             if not isinstance(token, str) or not token:
                 return refuse(f"a transition needs a token: call self_check with target {target} first, then transition with the token it returns")
             if _digest(token) in self._spent:

@@ -85,9 +85,13 @@ def test_tokens_missing_forged_reused_wrong_target_stale(rt):
     assert rt.state == "S_submit"
 
 
-def test_self_check_refuses_unknown_and_undeclared_targets(rt):
+def test_self_check_and_transition_refuse_unknown_and_undeclared_targets(rt):
     with pytest.raises(FsmRefusal, match="'S_mars' is not a state of workflow 'Review'"):
         rt.self_check("S_mars")
+    token = rt.self_check("S_wait")["token"]
+    assert token.startswith("S_wait:")
+    unknown = rt.transition("S_mars", token)
+    assert not unknown.ok and "'S_mars' is not a state of workflow 'Review'" in unknown.reason
     assert move(rt, "S_wait").ok
     with pytest.raises(FsmRefusal, match="no transition from S_wait to S_done"):
         rt.self_check("S_done")
