@@ -151,6 +151,8 @@ def _evaluate_one(ev: _Evaluator, p: dict[str, Any], model: str | None) -> tuple
         if c.paired.mean >= p["catches_up_at_least"]:
             return observed, "catches up"
         return observed, "does not catch up"
+    if model is not None and not any(key[0] == model for key in ev.values):
+        return f"no sessions of {model}", NOT_EVALUABLE
     prefix = ""
     if "by_regime" in p:
         regime, prefix = ev.regime(p["regime"], model)

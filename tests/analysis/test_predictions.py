@@ -115,3 +115,11 @@ def test_a_plan_with_an_unknown_comparison_is_refused(tmp_path):
     bad.write_text(text)
     with pytest.raises(PlanError, match="prediction P3: unknown comparison 'fc_fsm_nowhere'"):
         load_plan(bad)
+
+
+def test_a_model_without_sessions_is_not_evaluable():
+    out = outcomes(haiku_rows())
+    assert (out[("E2", "Qwen3.8-flash")].observed, out[("E2", "Qwen3.8-flash")].verdict) == (
+        "no sessions of qwen3.8-flash", "not evaluable")
+    assert out[("K1", None)].verdict == "not evaluable"
+    assert out[("P3", None)].verdict == "fails"
