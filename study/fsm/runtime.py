@@ -191,11 +191,6 @@ class FsmRuntime:
         with self._sync():
             return self._stack[-1].frame.state if self._stack else None
 
-    @property
-    def workflow(self) -> Workflow | None:
-        with self._sync():
-            return self._stack[-1].workflow if self._stack else None
-
     def frames(self) -> list[dict[str, Any]]:
         """A copy of the stack as plain data, innermost last (what the frames file holds)."""
         with self._sync():

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .checks import DEFAULT_SHELL_TIMEOUT_S, RegisteredCheck, get_check
+from .checks import DEFAULT_SHELL_TIMEOUT_S, RegisteredCheck, get_check, registered_checks
 from .permissions import ARG_OPERATORS, ArgPredicate, Permissions, Rule
 from .yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
@@ -455,7 +455,8 @@ class _Loader:
         name = check["check"]
         registered = get_check(str(name))
         if registered is None:
-            self.problem(line, f"{where}: guard names missing check '{name}'; register it with study.fsm.register_check in a module listed under 'check_modules'")
+            known = ", ".join(registered_checks()) or "none"
+            self.problem(line, f"{where}: guard names missing check '{name}' (registered: {known}); register it with study.fsm.register_check in a module listed under 'check_modules'")
             return None
         params = check.get("with") or {}
         if not isinstance(params, dict):
