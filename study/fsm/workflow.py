@@ -221,8 +221,8 @@ class _Loader:
         exit_state = self.state_ref(doc, "exit", states)
         pause = self.pause(doc, states)
         transitions = self.transitions(doc, states, exit_state)
-        self.fail_if_problems()
-        self.graph_checks(states_node, initial, exit_state, transitions)
+        if initial in states and exit_state in states:
+            self.graph_checks(states_node, initial, exit_state, transitions)
         self.fail_if_problems()
         return Workflow(
             name=name,

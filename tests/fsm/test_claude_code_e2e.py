@@ -19,7 +19,7 @@ from fsm_helpers import MAIN
 from sopbench_tools.orders import order_for_seed
 from sopbench_tools.toolbox import ALL_TOOLS
 from study.fsm import FsmRuntime, Workflow
-from study.sim.server import SimServer
+from study.sim import SimServer
 
 pytestmark = pytest.mark.e2e
 

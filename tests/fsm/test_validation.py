@@ -53,12 +53,15 @@ def test_validate_refuses_and_names_the_line(tmp_path, kind, text, marker, words
 
 
 def test_validate_reports_every_problem_not_just_the_first(tmp_path):
-    text = _replace("allow: [submit, list_docs]", "allow: [submit, delete_doc]").replace("check: tests_notes_written", "check: no_such_check")
-    path = tmp_path / "two.yaml"
+    text = (_replace("allow: [submit, list_docs]", "allow: [submit, delete_doc]")
+            .replace("check: tests_notes_written", "check: no_such_check")
+            .replace("  S_done: {}\n", "  S_done: {}\n  S_orphan: {}\n"))
+    path = tmp_path / "three.yaml"
     path.write_text(text)
     result = CliRunner().invoke(main, ["fsm", "validate", str(path)])
     assert result.exit_code == 1
-    assert "delete_doc" in result.output and "no_such_check" in result.output
+    assert "delete_doc" in result.output and "no_such_check" in result.output and "'S_orphan' is unreachable" in result.output
+    assert len(result.output.strip().splitlines()) == 3
 
 
 def test_validate_accepts_the_study_workflows_and_a_generic_one(tmp_path):
