@@ -29,7 +29,7 @@ from sopbench_tools.orders import DEVELOPMENT_SEED
 from .logfile import read_log
 from .scoring import ROUTES, WINDOW, SessionScore, score_session_dir
 
-#: Sessions per worker batch; below this many sessions scoring stays in this process.
+#: Below this many sessions, scoring stays in this process (workers cost more than they save).
 _PARALLEL_FROM = 64
 
 
@@ -60,20 +60,13 @@ def find_session_dirs(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.rglob("events.jsonl"))
 
 
-def _score_many(dirs: list[Path]) -> list[SessionScore]:
-    return [score_session_dir(d) for d in dirs]
-
-
 def score_dirs(dirs: list[Path], workers: int | None = None) -> list[SessionScore]:
-    """Score session folders, in parallel processes when there are many; same order as ``dirs``."""
+    """Score session folders, in worker processes when there are many; same order as ``dirs``."""
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers < 2 or len(dirs) < _PARALLEL_FROM:
-        return _score_many(dirs)
-    chunks = [dirs[i::workers] for i in range(workers)]
+        return [score_session_dir(d) for d in dirs]
     with ProcessPoolExecutor(workers) as pool:
-        results = list(pool.map(_score_many, chunks))
-    by_dir = {Path(s.path): s for chunk in results for s in chunk}
-    return [by_dir[d] for d in dirs]
+        return list(pool.map(score_session_dir, dirs, chunksize=max(1, len(dirs) // (8 * workers))))
 
 
 def _is_exploratory(score: SessionScore, root: Path) -> bool:

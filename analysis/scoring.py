@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sopbench_tools.dataset import gold_labels
 
@@ -53,9 +53,8 @@ TOKEN_REMARK = re.compile(r"(?i)\b(tokens?|context|budget)\b")
 _DATA = frozenset(DATA_TOOLS)
 
 
-@dataclass(frozen=True)
-class AccountScore:
-    """The scored decision of one account."""
+class AccountScore(NamedTuple):
+    """The scored decision of one account (a named tuple: cheap to build and to pickle)."""
 
     account: str
     position: int          # 0-based position in the session's order
