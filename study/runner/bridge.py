@@ -92,19 +92,19 @@ class SessionBridge:
         decided_before = self.decisions
         if self.fsm is not None:
             self.fsm.observe(name, args, result.ok)
+        attach = (self.condition.reminder and result.ok and name in DATA_TOOLS and bool(result.account)
+                  and result.account not in self.reminded)
+        if attach:
+            self.reminded.add(result.account)
         fields: dict[str, Any] = {"result": result.text} if result.ok else {"error": result.text}
         self.log.emit(
             "tool_call", server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
-            allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args), **fields,
+            allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
+            reminder_attached=attach, **fields,
         )
         if name == DECISION_TOOL and self.decisions > decided_before:
             self.last_decision_at = time.monotonic()
-        extra: list[str] = []
-        if (self.condition.reminder and result.ok and name in DATA_TOOLS and result.account
-                and result.account not in self.reminded):
-            self.reminded.add(result.account)
-            extra.append(self.reminder)
-        return extra
+        return [self.reminder] if attach else []
 
     def _pop_call_id(self, tool: str, args: Any) -> str | None:
         ids = self._call_ids.get(_args_key(tool, args))

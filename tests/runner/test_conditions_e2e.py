@@ -89,6 +89,7 @@ def test_remind_attaches_the_reminder_once_per_account_to_its_first_data_result(
     seen = exchanges(ran.requests[-1])
     with_reminder = [(x["tool"], x["input"].get("account_id")) for x in seen if reminder_text() in x["result"]]
     assert with_reminder == [("investigate_account", a), ("investigate_account", b)]
+    assert [(c["tool"], c["account"]) for c in ran.kinds("tool_call") if c["reminder_attached"]] == with_reminder
     assert all(x["result"].count(reminder_text()) <= 1 for x in seen)
     assert ran.status == "completed"
     kit.check_well_formed(ran.events)

@@ -123,3 +123,21 @@ def test_a_compaction_is_logged_and_the_session_goes_on(tmp_path):
                            and e["tool"] == "submit_decision" and e["ok"])
     assert decisions_before >= 1
     assert json.loads((session / "meta.json").read_text())["status"] == "completed"
+
+
+def test_every_condition_runs_on_the_simulator_with_a_well_formed_log(tmp_path, kit):
+    from study.runner.conditions import CONDITION_NAMES, load_conditions
+
+    conditions = load_conditions().conditions
+    specs = [SessionSpec(condition=c, seed=5, model="sim:oracle", accounts=2, out_root=tmp_path) for c in CONDITION_NAMES]
+    result = run_matrix(specs, jobs=2, stream=io.StringIO())
+    assert len(result.ran) == 9 and not result.errors
+    for folder, status in result.ran:
+        events = read_events(folder / "events.jsonl")
+        kit.check_well_formed(events)
+        condition = conditions[events[0]["condition"]]
+        assert status == "completed", folder
+        calls = [e for e in events if e["kind"] == "tool_call" and e["server"] == "sopbench"]
+        reminded = [e["account"] for e in calls if e.get("reminder_attached")]
+        assert sorted(reminded) == (sorted(events[0]["order"]) if condition.reminder else []), folder
+        assert any(e["kind"] == "transition" for e in events) == condition.uses_fsm
