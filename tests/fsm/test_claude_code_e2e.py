@@ -77,9 +77,19 @@ async def _run(project, servers, base_url: str, home) -> list:
 
 
 CASES = [
-    # policy, its parameters, text the hooks must have shown the model
-    ("early-stop", {"k": 1}, "Workflow ReferralAbusePerAccount is in state S_investigate, where the turn cannot end"),
-    ("blind", {}, "submit_decision is not permitted in this state (state S_investigate of workflow ReferralAbusePerAccount)"),
+    # policy, its parameters, texts the hooks and the FSM server must have shown the model
+    ("early-stop", {"k": 1}, ["Workflow ReferralAbusePerAccount is in state S_investigate, where the turn cannot end"]),
+    # tries every way around the FSM once: each is refused, then it follows the procedure
+    ("adversarial", {}, [
+        "submit_decision is not permitted in this state (state S_investigate of workflow ReferralAbusePerAccount)",  # gate
+        "exit is admitted only in the exit state 'S_done'",
+        "The batch is not complete: 2 of 2 accounts have no decision",  # Eq. 6
+        "Interleaved accounts: data for",  # Eq. 4
+        "a transition needs a token",
+        "unknown token",
+        "this token was already used",
+        "investigate_account is not permitted in this state (state S_decide",  # gate
+    ]),
 ]
 
 
@@ -92,8 +102,11 @@ def test_settings_json_hooks_and_stdio_server_enforce_the_workflow(tmp_path, pol
         messages = anyio.run(_run, project, servers, sim.base_url, tmp_path / "home")
     assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error, messages[-1]
 
-    # the refusal (a PreToolUse deny or a Stop block from the hook command) reached the model
-    assert shown in request_log.read_text()
+    # each refusal (a PreToolUse deny or Stop block from the hook commands, a refused FSM tool
+    # call from the stdio server) reached the model
+    sent = request_log.read_text()
+    for text in shown:
+        assert text in sent, text
     # every account was decided through the procedure: the transitions' guards read the calls
     # the PostToolUse hooks recorded, and no route around the procedure succeeded
     truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
