@@ -83,17 +83,13 @@ def load_models(path: Path | None = None) -> ModelsTable:
     return table
 
 
-def is_simulated(name: str) -> bool:
-    return name.startswith(SIM_PREFIX)
-
-
 def resolve_model(name: str | None, base_url: str | None = None, environ: Mapping[str, str] | None = None,
                   table: ModelsTable | None = None) -> ResolvedModel:
     """Resolve ``name`` to an endpoint and key; raise ModelError saying what to do if it cannot."""
     env = os.environ if environ is None else environ
     table = table or load_models()
     name = name or table.default
-    if is_simulated(name):
+    if name.startswith(SIM_PREFIX):
         policy = name[len(SIM_PREFIX):]
         if not policy:
             raise ModelError("sim: needs a policy, e.g. --model sim:oracle (see `study sim --help`)")

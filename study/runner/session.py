@@ -270,7 +270,7 @@ class _Session:
             "simulated": model.simulated, "exploratory": spec.exploratory, "accounts": None,
             "status": RUNNING, "voided": False, "void_reason": None, "cost_usd": 0.0, "turns": 0,
             "duration_s": 0.0, "resumes": 0, "decisions": 0,
-            "manifest_sha256": spec.manifest_sha256 or "unchecked", "code_version": code_version(),
+            "manifest_sha256": spec.manifest_sha256 or UNCHECKED, "code_version": code_version(),
             "cli_version": self.cli_version, "token_reminder": self.p.token_reminder,
             "started": utc_now(), "ended": None, "session_id": None, "error": None,
             "limits": self.p.limits.as_dict(), "runner": runner_identity(),
@@ -278,47 +278,53 @@ class _Session:
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
             try:
-                box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=self.dir / "tools")
-                self.meta["accounts"] = len(box.order)
-                write_meta(self.dir, self.meta)
-                if model.simulated:
-                    from study.sim import SimServer
-
-                    sim = SimServer(model.policy, spec.seed, self.dir / "sim_truth.jsonl", **spec.sim_options)
-                    sim_env = stack.enter_context(sim).cli_env()
-                    env = {**sim_env, **self._env(sim_env["ANTHROPIC_BASE_URL"])}
-                    base_url = sim_env["ANTHROPIC_BASE_URL"]
-                else:
-                    base_url = model.base_url
-                    env = self._env(base_url)
-                fsm = self._make_fsm(box.order)
-                bridge = SessionBridge(log, box, self.p.condition, fsm=fsm, reminder=self.p.reminder)
-                self.meta["cli_settings"] = self._recorded_settings(env)
-                log.emit(
-                    "session_start", schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
-                    model=model.name, model_id=model.model_id, simulated=model.simulated,
-                    exploratory=spec.exploratory, manifest_sha256=self.meta["manifest_sha256"],
-                    code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
-                    limits=self.p.limits.as_dict(), factors=self.p.condition.as_dict(),
-                    token_reminder=self.p.token_reminder, cli_settings=self._recorded_settings(env),
-                    inherited_env=self._inherited(env),
-                    base_url=base_url,
-                )
-                servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
-                allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in ALL_TOOLS]
-                if fsm is not None:
-                    self._enter_workflow(log, fsm, self.p.workflow)
-                    from study.fsm.sdk_tools import make_fsm_sdk_server
-                    from study.fsm.tool_api import FSM_TOOL_NAMES
-
-                    servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event)
-                    allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
+                bridge, env, servers, allowed = self._set_up(log, stack)
                 status, error = await self._drive(log, bridge, env, servers, allowed,
-                                                  first_message(self.p.condition, len(box.order)))
+                                                  first_message(self.p.condition, len(bridge.box.order)))
             except Exception as exc:  # a crash of the runtime voids the session
                 status, error = INFRASTRUCTURE_FAILURE, f"runtime crash: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
             self._finish(log, bridge, status, error)
         return self.dir
+
+    def _set_up(self, log: EventLog, stack: contextlib.ExitStack) -> tuple[SessionBridge, dict[str, str], dict[str, Any], list[str]]:
+        """Tool state, simulator (sim: models), FSM, the session_start event and the MCP servers.
+        Returns the bridge, the CLI's environment, the servers and the allowed tool names."""
+        spec, model = self.p.spec, self.p.model
+        box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=self.dir / "tools")
+        self.meta["accounts"] = len(box.order)
+        write_meta(self.dir, self.meta)
+        if model.simulated:
+            from study.sim import SimServer
+
+            sim = SimServer(model.policy, spec.seed, self.dir / "sim_truth.jsonl", **spec.sim_options)
+            sim_env = stack.enter_context(sim).cli_env()
+            base_url = sim_env["ANTHROPIC_BASE_URL"]
+            env = {**sim_env, **self._env(base_url)}
+        else:
+            base_url = model.base_url
+            env = self._env(base_url)
+        fsm = self._make_fsm(box.order)
+        bridge = SessionBridge(log, box, self.p.condition, fsm=fsm, reminder=self.p.reminder)
+        self.meta["cli_settings"] = self._recorded_settings(env)
+        log.emit(
+            "session_start", schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
+            model=model.name, model_id=model.model_id, simulated=model.simulated,
+            exploratory=spec.exploratory, manifest_sha256=self.meta["manifest_sha256"],
+            code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
+            limits=self.p.limits.as_dict(), factors=self.p.condition.as_dict(),
+            token_reminder=self.p.token_reminder, cli_settings=self.meta["cli_settings"],
+            inherited_env=self._inherited(env), base_url=base_url,
+        )
+        servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
+        allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in ALL_TOOLS]
+        if fsm is not None:
+            from study.fsm.sdk_tools import make_fsm_sdk_server
+            from study.fsm.tool_api import FSM_TOOL_NAMES
+
+            self._enter_workflow(log, fsm, self.p.workflow)
+            servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event)
+            allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
+        return bridge, env, servers, allowed
 
     def _enter_workflow(self, log: EventLog, fsm: Any, workflow: Any) -> None:
         """Enter the condition's workflow for the agent, before the first message."""

@@ -73,3 +73,4 @@ def test_context_overflow_is_a_model_outcome(kit):
     ran = kit.run("Plain", steps, accounts=1, cli_env=NO_RETRIES)
     assert ran.status == "ended_with_accounts_left" and ran.meta["voided"] is False
     assert "context overflow" in ran.meta["error"]
+
