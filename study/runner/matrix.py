@@ -19,7 +19,7 @@ from typing import TextIO
 
 from study.paths import sessions_dir
 
-from .meta import EVENTS_NAME, META_NAME, RUNNING, effective_status, is_rerunnable, read_meta
+from .meta import EVENTS_NAME, META_NAME, RUNNING, effective_status, is_rerunnable, read_meta, write_meta
 from .progress import ProgressDisplay
 from .session import SessionSpec, prepare, run_session
 from .voiding import archive_attempt
@@ -63,10 +63,20 @@ def plan_matrix(specs: list[SessionSpec], *, rerun_voided: bool = False) -> list
     return planned
 
 
+def _mark_unfinished(session_dir: Path) -> None:
+    """Before an unfinished attempt is moved aside, record in its meta.json why it never ended."""
+    meta = read_meta(session_dir) or {}
+    meta.update(status="unfinished", voided=True,
+                void_reason="the runner stopped before the session ended (no session_end); rerun from scratch")
+    write_meta(session_dir, meta)
+
+
 def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str]:
     """Worker: run one session (after moving a voided or unfinished attempt aside)."""
     session_dir = prepare(spec).session_dir
     if rerun:
+        if effective_status(read_meta(session_dir)) == "unfinished":
+            _mark_unfinished(session_dir)
         archive_attempt(session_dir)
     folder = run_session(spec)
     return str(folder), (read_meta(folder) or {}).get("status", "unfinished")

@@ -92,7 +92,8 @@ def test_a_killed_runner_leaves_an_unfinished_session_that_rerun_voided_redoes(t
     rerun = run_matrix([spec], rerun_voided=True, stream=io.StringIO())
     assert rerun.ran == [(session, "completed")]
     kept = session / "attempt-1"
-    assert (kept / "events.jsonl").exists() and json.loads((kept / "meta.json").read_text())["status"] == "running"
+    kept_meta = json.loads((kept / "meta.json").read_text())
+    assert (kept / "events.jsonl").exists() and (kept_meta["status"], kept_meta["voided"]) == ("unfinished", True)
     [row] = scan(tmp_path)
     assert (row.status, row.decisions, row.attempts) == ("completed", accounts, 1)
     # the rerun started from scratch: its own log and tool state, not the killed attempt's

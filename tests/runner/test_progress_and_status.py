@@ -72,3 +72,18 @@ def test_status_lists_every_session_with_voided_and_unfinished_ones_marked(tmp_p
     table = format_table(list(rows.values()))
     assert "VOIDED" in table and "runner gone" in table and "1 earlier attempt(s) kept" in table
     assert "3 session(s): 1 completed, 1 infrastructure_failure, 1 unfinished" in table
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_block_is_redrawn_in_place(tmp_path):
+    running = _session(tmp_path, "FSM", decided=["A"], cost=0.5)
+    term = _Terminal()
+    display = ProgressDisplay([running], tmp_path, stream=term)
+    display.refresh()
+    display.refresh()
+    first, second = term.getvalue().split("\x1b[2F\x1b[J")  # up two lines (head + 1 running), clear
+    assert first == second and "FSM: 1/4 decided" in first
