@@ -84,6 +84,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     """Run one session: one real Claude Code process over one batch, to its end.
 
     Example: study run --condition FSM --seed 2 --model sim:oracle --accounts 5
+    (exits with status 3 when the session is voided).
     """
     manifest = _checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=out_root,
@@ -115,6 +116,7 @@ def run_all(models: str | None, conditions: str, seeds: str, jobs: int, rerun_vo
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
+    Exits with status 3 when a session was voided or a worker failed.
     """
     manifest = _checked_manifest()
     overrides = _limits(limit)
@@ -131,6 +133,8 @@ def run_all(models: str | None, conditions: str, seeds: str, jobs: int, rerun_vo
         raise click.ClickException("interrupted: finished sessions are kept; the same command continues "
                                    "(add --rerun-voided to redo the interrupted ones)") from None
     click.echo(format_summary(result))
+    if result.errors or any(s == "infrastructure_failure" for _, s in result.ran):
+        raise SystemExit(3)
 
 
 @click.command()

@@ -52,7 +52,7 @@ from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
 from .conditions import Condition, load_conditions
 from .limits import Limits, load_limits
 from .meta import EVENTS_NAME, RUNNING, read_meta, runner_identity, session_dir_for, write_meta
-from .models import ResolvedModel, resolve_model
+from .models import ModelError, ResolvedModel, resolve_model
 from .texts import continuation_message, first_message, reminder_text, system_prompt_append
 from .voiding import INFRASTRUCTURE_FAILURE, classify_error
 
@@ -117,6 +117,11 @@ def prepare(spec: SessionSpec) -> Prepared:
     conditions = load_conditions()
     condition = conditions.get(spec.condition)
     model = resolve_model(spec.model, spec.base_url)
+    if model.simulated:
+        from study.sim.policies import POLICIES
+
+        if model.policy not in POLICIES:
+            raise ModelError(f"unknown simulator policy {model.policy!r}; policies: {', '.join(POLICIES)}")
     limits = load_limits(model.name, spec.limit_overrides)
     n_accounts = len(load_task().account_ids)
     if spec.accounts is not None and not 1 <= spec.accounts <= n_accounts:

@@ -87,3 +87,10 @@ def test_a_bad_account_count_is_refused_before_anything_starts(tmp_path, frozen)
                                        "--accounts", "201", "--out", str(tmp_path / "s")])
     assert result.exit_code == 1 and "between 1 and 200" in result.output
     assert not (tmp_path / "s").exists()
+
+
+def test_an_unknown_simulator_policy_is_refused_naming_the_policies(tmp_path, frozen):
+    result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:orcale",
+                                       "--out", str(tmp_path / "s")])
+    assert result.exit_code == 1 and "unknown simulator policy 'orcale'" in result.output and "oracle" in result.output
+    assert not (tmp_path / "s").exists()
