@@ -55,7 +55,7 @@ class Memory:
     fsm_exited: bool = False
     fsm_states: list[str] = field(default_factory=list)  # state names the model has read
     tokens: dict[str, str] = field(default_factory=dict)  # target -> unused self_check token
-    used_tokens: list[str] = field(default_factory=list)
+    used_tokens: list[str] = field(default_factory=list)  # issued tokens already spent
     # --- what the harness did ---
     stops: int = 0  # turns the model ended
     continuations: int = 0  # stop blocks and resume messages read
@@ -216,7 +216,7 @@ class Memory:
         elif call.tool == "transition":
             target, token = call.args.get("target"), call.args.get("token")
             issued = bool(token) and token in self.tokens.values()
-            if token:
+            if issued:
                 self.used_tokens.append(str(token))
                 self.tokens = {t: k for t, k in self.tokens.items() if k != token}
             if out.ok:

@@ -132,7 +132,7 @@ class Policy:
     def finish_step(self, m: Memory, in_fsm: bool) -> Reply:
         """Every account is decided: leave the workflow (S_done, exit), then end the turn."""
         if in_fsm and not m.fsm_exited and "exit_refused" not in m.tricks:
-            if m.main_workflow and m.fsm_state != "S_done":
+            if (m.main_workflow or "S_done" in m.fsm_states) and m.fsm_state != "S_done":
                 return self.move_to(m, "S_done")
             return fsm("exit")
         return end_turn(f"All {len(m.order)} accounts of the batch have a decision.")

@@ -151,7 +151,7 @@ class SimServer:
         self.main_requests += 1
         fault = self.forced.fault_now(self.main_requests)
         if fault is not None:
-            self.ledger.write("fault", kind=fault, main_request=self.main_requests)
+            self.ledger.write("fault", fault=fault, main_request=self.main_requests)
             if fault == "http500":
                 return _Answer(status=500, error=SERVER_ERROR_MESSAGE)
             if fault == "quota":
@@ -223,7 +223,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         answer = self.sim.answer(body, {k.lower(): v for k, v in self.headers.items()})
         if answer.drop:
-            self._drop()
+            self._drop(streaming=bool(body.get("stream")))
         elif answer.error is not None:
             self._send_json(answer.status, error_json(answer.status, answer.error))
         elif body.get("stream"):
@@ -244,13 +244,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def _drop(self) -> None:
-        """Start a streaming answer, then cut the connection (a dropped connection)."""
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        self.wfile.write(b'event: message_start\ndata: {"type": "message_start", "message": {}}\n\n')
-        self.wfile.flush()
+    def _drop(self, streaming: bool) -> None:
+        """Cut the connection: in the middle of a streaming answer, or before any answer."""
+        if streaming:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b'event: message_start\ndata: {"type": "message_start", "message": {}}\n\n')
+            self.wfile.flush()
         self.close_connection = True
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
