@@ -42,6 +42,9 @@ from .protocol import IdMaker, Reply, Usage, content_blocks, error_json, estimat
 from .truth import Ledger
 
 MAIN_LOOP_BETA = "claude-code-20250219"
+#: Prompts longer than this (estimated tokens) are refused as "prompt is too long", like the real
+#: API with a 200k-token model, so long simulated sessions compact as real ones do.
+CONTEXT_WINDOW = 200_000
 #: The model id the runner should pass for simulated sessions (priced as Claude Haiku 4.5).
 DEFAULT_MODEL_ID = "claude-haiku-4-5"
 
@@ -61,7 +64,8 @@ class SimServer:
     ``policy``: a policy name (``study.sim.policies.POLICIES``) or a Policy instance;
     ``seed``: the policy's seed; ``truth_path``: where to write ``sim_truth.jsonl`` (None: no
     file). Options: ``compact_after``, ``compact_mode``, ``fault``, ``fault_at`` (see
-    ``faults.py``), ``request_log`` (a path: every request body is appended as JSON, for
+    ``faults.py``), ``context_window`` (estimated prompt tokens above which a request is refused
+    as too long, default 200,000), ``request_log`` (a path: every request body is appended as JSON, for
     debugging), ``port`` (0 = a free one); any other keyword is a policy parameter (``k`` for
     early-stop, ``group`` for group routes, ``p_max`` for drifting).
     """
@@ -69,10 +73,12 @@ class SimServer:
     def __init__(self, policy: str | Policy, seed: int = 0, truth_path: Path | None = None, *,
                  compact_after: int | None = None, compact_mode: str = "http400",
                  fault: str | None = None, fault_at: int = 1,
-                 request_log: Path | None = None, port: int = 0, **policy_params: Any):
+                 context_window: int = CONTEXT_WINDOW, request_log: Path | None = None, port: int = 0,
+                 **policy_params: Any):
         self.policy = policy if isinstance(policy, Policy) else make_policy(policy, seed, **policy_params)
         self.forced = ForcedEvents(compact_after, compact_mode, fault, fault_at)
         self.ledger = Ledger(truth_path)
+        self.context_window = int(context_window)
         self.request_log = Path(request_log) if request_log else None
         self._ids = IdMaker(format(seed % 1000, "03d"))
         self._lock = threading.Lock()
@@ -158,6 +164,11 @@ class SimServer:
                 return _Answer(status=429, error=QUOTA_MESSAGE)
             return _Answer(drop=True)
         self.ledger.observe(messages)
+        prompt_tokens = estimate_tokens([body.get("system"), body.get("tools"), messages])
+        if prompt_tokens > self.context_window:
+            # what the real API does: the CLI then compacts and sends the request again
+            self.ledger.write("context_full", prompt_tokens=prompt_tokens, decided=len(self.ledger.decided))
+            return _Answer(status=400, error=f"prompt is too long: {prompt_tokens} tokens > {self.context_window} maximum")
         compact_now = (self.forced.compact_after is not None and self.compactions_forced == 0
                        and len(self.ledger.decided) >= self.forced.compact_after)
         if compact_now:
