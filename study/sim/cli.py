@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -38,9 +39,13 @@ def serve(policy: str, seed: int, port: int, truth_path: Path | None, compact_af
     except (ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     env = server.cli_env()
+    tools = json.dumps({"mcpServers": {"sopbench": {"command": "study", "args": ["tools", "serve", "--seed", str(seed),
+                                                                               "--accounts", "5"]}}})
     click.echo(f"Simulator (policy {policy}, seed {seed}) listening on {server.base_url}. SIMULATED: not a real model.")
-    click.echo("Point Claude Code at it, with the SOP-Bench tools (study tools serve) as an MCP server:")
-    click.echo("  " + " ".join(f"{k}={v}" for k, v in env.items()) + f" claude -p --model {DEFAULT_MODEL_ID} '<first message>'")
+    click.echo("Point plain Claude Code at it, with the SOP-Bench tools of the same seed (here 5 accounts):")
+    click.echo("  " + " ".join(f"{k}={v}" for k, v in env.items()) + " \\")
+    click.echo(f"  claude -p 'Process the batch one account at a time.' --model {DEFAULT_MODEL_ID} \\")
+    click.echo(f"    --mcp-config '{tools}' --allowedTools mcp__sopbench --tools ''")
     click.echo("Press Ctrl-C to stop.")
     try:
         while True:

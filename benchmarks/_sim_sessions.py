@@ -1,0 +1,37 @@
+"""Shared by the simulator benchmarks: run one simulated session and read its log.
+
+Benchmark sessions are exploratory (``--accounts`` and no manifest check) and go to a temporary
+folder; the spending cap is lifted because simulated costs are not real (they only exercise the
+CLI's accounting).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+from study.runner.session import SessionSpec, run_session
+
+
+def run(policy: str, condition: str, seed: int, accounts: int | None, **sim_options) -> tuple[Path, float]:
+    """Run one session; return its folder and its wall time in seconds."""
+    out = Path(tempfile.mkdtemp(prefix="bench-sim-"))
+    start = time.perf_counter()
+    session_dir = run_session(SessionSpec(model=f"sim:{policy}", condition=condition, seed=seed, accounts=accounts,
+                                          out_root=out, limit_overrides={"spending_usd": 1e6}, sim_options=sim_options))
+    elapsed = time.perf_counter() - start
+    status = json.loads((session_dir / "meta.json").read_text())["status"]
+    if status != "completed":
+        raise SystemExit(f"{policy} {condition} seed {seed}: the session ended with {status}; see {session_dir}")
+    return session_dir, elapsed
+
+
+def events(session_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (session_dir / "events.jsonl").read_text().splitlines()]
+
+
+def seconds(t: str) -> float:
+    return datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
