@@ -42,9 +42,11 @@ from .protocol import IdMaker, Reply, Usage, content_blocks, error_json, estimat
 from .truth import Ledger
 
 MAIN_LOOP_BETA = "claude-code-20250219"
-#: Prompts longer than this (estimated tokens) are refused as "prompt is too long", like the real
-#: API with a 200k-token model, so long simulated sessions compact as real ones do.
-CONTEXT_WINDOW = 200_000
+#: Prompts longer than this (estimated tokens) are refused as "prompt is too long", as the real
+#: API refuses prompts beyond a model's window, so long simulated sessions compact as real ones
+#: do. Smaller than Haiku's 200k so that a full 200-account session's list-price cost (about $15
+#: with compactions every ~30 accounts; $24.6 at 200k) stays well under the $25 spending cap.
+CONTEXT_WINDOW = 120_000
 #: The model id the runner should pass for simulated sessions (priced as Claude Haiku 4.5).
 DEFAULT_MODEL_ID = "claude-haiku-4-5"
 
@@ -65,7 +67,7 @@ class SimServer:
     ``seed``: the policy's seed; ``truth_path``: where to write ``sim_truth.jsonl`` (None: no
     file). Options: ``compact_after``, ``compact_mode``, ``fault``, ``fault_at`` (see
     ``faults.py``), ``context_window`` (estimated prompt tokens above which a request is refused
-    as too long, default 200,000), ``request_log`` (a path: every request body is appended as JSON, for
+    as too long, default 120,000), ``request_log`` (a path: every request body is appended as JSON, for
     debugging), ``port`` (0 = a free one); any other keyword is a policy parameter (``k`` for
     early-stop, ``group`` for group routes, ``p_max`` for drifting).
     """
