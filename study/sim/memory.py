@@ -57,8 +57,7 @@ class Memory:
     tokens: dict[str, str] = field(default_factory=dict)  # target -> unused self_check token
     used_tokens: list[str] = field(default_factory=list)  # issued tokens already spent
     # --- what the harness did ---
-    stops: int = 0  # turns the model ended
-    continuations: int = 0  # stop blocks and resume messages read
+    #: decisions made when the last stop block or resume message arrived
     decided_at_continuation: int = 0
     errors_in_a_row: int = 0
     last_error: str = ""
@@ -113,7 +112,6 @@ class Memory:
             self._call(event)
         elif isinstance(event, Said):
             if event.ends_turn:
-                self.stops += 1
                 nxt = self.next_undecided
                 if nxt and nxt not in self.stopped_before:
                     self.stopped_before.append(nxt)
@@ -240,7 +238,6 @@ class Memory:
             return
         self._note_states(said.text)
         if said.kind in ("stop_block", "resume"):
-            self.continuations += 1
             self.decided_at_continuation = len(self.decisions)
             self.errors_in_a_row = 0
             named = _STATE_SENTENCE.search(said.text)

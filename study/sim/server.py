@@ -91,7 +91,6 @@ class SimServer:
         self.main_requests = 0  # main-loop requests
         self.compactions_forced = 0
         self.summaries = 0  # compaction requests answered
-        self._usage_compaction_due = False
 
     # ----- life cycle --------------------------------------------------------------------------
 

@@ -68,11 +68,14 @@ def test_a_refused_transition_with_a_bad_token_does_not_make_data_stale(conv):
 
 
 def test_stop_blocks_and_resumes_start_a_new_stretch_and_name_the_state(conv):
-    messages = [conv.assistant(conv.text("Stopping.")),
-                conv.stop_feedback("2 accounts left. You are in workflow state S_decide."),
-                conv.assistant(conv.text("Stopping.")), conv.user_text("Resume: 2 accounts left.")]
-    m = remember(read_events(messages))
-    assert m.stops == 2 and m.continuations == 2 and m.fsm_state == "S_decide"
+    decided = [conv.assistant(conv.use("s", "mcp__sopbench__submit_decision", account_id="ACC100001", action="No Action")),
+               conv.ok_result("s", {"decided": True})]
+    stopped = [conv.assistant(conv.text("Stopping.")),
+               conv.stop_feedback("2 accounts left. You are in workflow state S_decide.")]
+    m = remember(read_events(stopped))
+    assert m.decided_at_continuation == 0 and m.fsm_state == "S_decide"
+    m = remember(read_events(stopped + decided + [conv.assistant(conv.text("Stopping.")), conv.user_text("Resume: 1 left.")]))
+    assert m.decided_at_continuation == 1 and m.errors_in_a_row == 0
 
 
 def test_the_summary_carries_the_whole_memory_through_a_compaction(conv):
