@@ -41,7 +41,7 @@ def split_tool_name(name: str) -> tuple[str | None, str]:
 
 def visible_text(text: str) -> str:
     """The text without the CLI's ``<system-reminder>`` blocks."""
-    return _REMINDER.sub("", text).strip()
+    return _REMINDER.sub("", text).strip() if "<system-reminder>" in text else text.strip()
 
 
 @dataclass

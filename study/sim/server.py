@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ from .faults import (AUTO_COMPACT_WINDOW, PROMPT_TOO_LONG, QUOTA_MESSAGE, SERVER
                      USAGE_COMPACT_INPUT, ForcedEvents)
 from .memory import remember, summary_text
 from .policies import Policy, make_policy
-from .protocol import IdMaker, Reply, Usage, content_blocks, error_json, estimate_tokens, message_json, sse_events
+from .protocol import (CHARS_PER_TOKEN, IdMaker, Reply, Usage, content_blocks, error_json, estimate_tokens, message_json,
+                       sse_events)
 from .truth import Ledger
 
 MAIN_LOOP_BETA = "claude-code-20250219"
@@ -91,6 +93,7 @@ class SimServer:
         self.main_requests = 0  # main-loop requests
         self.compactions_forced = 0
         self.summaries = 0  # compaction requests answered
+        self.busy_s = 0.0  # time spent answering (reading the conversation, the policy, bookkeeping)
 
     # ----- life cycle --------------------------------------------------------------------------
 
@@ -103,10 +106,13 @@ class SimServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving; the truth file gets a last line with the server's own counts."""
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
+            self.ledger.write("server", requests=self.requests, main_requests=self.main_requests,
+                              busy_s=round(self.busy_s, 3))
 
     def __enter__(self) -> SimServer:
         return self.start()
@@ -137,24 +143,32 @@ class SimServer:
 
     # ----- answering ---------------------------------------------------------------------------
 
-    def answer(self, body: dict, headers: dict[str, str]) -> _Answer:
-        """The answer to one ``POST /v1/messages`` (thread-safe: one request at a time)."""
+    def answer(self, body: dict, headers: dict[str, str], size: int | None = None) -> _Answer:
+        """The answer to one ``POST /v1/messages`` (thread-safe: one request at a time).
+        ``size``: the request's length in bytes, if known (saves estimating the prompt's tokens)."""
         with self._lock:
-            self.requests += 1
-            if self.request_log is not None:
-                with open(self.request_log, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps({"n": self.requests, "beta": headers.get("anthropic-beta", ""), "body": body}) + "\n")
-            messages = body.get("messages") or []
-            if is_compaction_request(body):
-                self.summaries += 1
-                self.ledger.observe(messages)
-                self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
-                return self._reply(Reply(text=summary_text(remember(read_events(messages)))), body)
-            if MAIN_LOOP_BETA not in headers.get("anthropic-beta", "") and not body.get("tools"):
-                return self._reply(Reply(text="Simulated batch session"), body)
-            return self._main_loop(body, messages)
+            started = time.perf_counter()
+            try:
+                return self._answer(body, headers, size)
+            finally:
+                self.busy_s += time.perf_counter() - started
 
-    def _main_loop(self, body: dict, messages: list[dict]) -> _Answer:
+    def _answer(self, body: dict, headers: dict[str, str], size: int | None) -> _Answer:
+        self.requests += 1
+        if self.request_log is not None:
+            with open(self.request_log, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"n": self.requests, "beta": headers.get("anthropic-beta", ""), "body": body}) + "\n")
+        messages = body.get("messages") or []
+        if is_compaction_request(body):
+            self.summaries += 1
+            self.ledger.observe(messages)
+            self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
+            return self._reply(Reply(text=summary_text(remember(read_events(messages)))), body, size)
+        if MAIN_LOOP_BETA not in headers.get("anthropic-beta", "") and not body.get("tools"):
+            return self._reply(Reply(text="Simulated batch session"), body, size)
+        return self._main_loop(body, messages, size)
+
+    def _main_loop(self, body: dict, messages: list[dict], size: int | None) -> _Answer:
         self.main_requests += 1
         fault = self.forced.fault_now(self.main_requests)
         if fault is not None:
@@ -165,7 +179,7 @@ class SimServer:
                 return _Answer(status=429, error=QUOTA_MESSAGE)
             return _Answer(drop=True)
         self.ledger.observe(messages)
-        prompt_tokens = estimate_tokens([body.get("system"), body.get("tools"), messages])
+        prompt_tokens = self._prompt_tokens(body, size)
         if prompt_tokens > self.context_window:
             # what the real API does: the CLI then compacts and sends the request again
             self.ledger.write("context_full", prompt_tokens=prompt_tokens, decided=len(self.ledger.decided))
@@ -178,19 +192,26 @@ class SimServer:
             if self.forced.compact_mode == "http400":
                 return _Answer(status=400, error=PROMPT_TOO_LONG)
         reply = self.policy.reply(remember(read_events(messages)), tool_names(body))
-        answer = self._reply(reply, body, input_tokens=USAGE_COMPACT_INPUT if compact_now else None)
+        answer = self._reply(reply, body, size, input_tokens=USAGE_COMPACT_INPUT if compact_now else None)
         if reply.text:
             self.ledger.said(reply.text)
         if not reply.tool_uses:
             self.ledger.turn_ended(reply.text)
         return answer
 
-    def _reply(self, reply: Reply, body: dict, input_tokens: int | None = None) -> _Answer:
+    @staticmethod
+    def _prompt_tokens(body: dict, size: int | None) -> int:
+        """The prompt's estimated tokens (from the request's size when the handler knows it)."""
+        if size is not None:
+            return max(1, size // CHARS_PER_TOKEN)
+        return estimate_tokens([body.get("system"), body.get("tools"), body.get("messages")])
+
+    def _reply(self, reply: Reply, body: dict, size: int | None, input_tokens: int | None = None) -> _Answer:
         """Give the reply's tool calls their ids, note them in the ledger and add usage."""
         blocks = content_blocks(reply, self._ids)
         self.ledger.asked(blocks)
         messages = body.get("messages") or []
-        total = estimate_tokens([body.get("system"), body.get("tools"), messages])
+        total = self._prompt_tokens(body, size)
         new = estimate_tokens(messages[-1:]) if messages else 1
         if input_tokens is not None:
             new, total = input_tokens, input_tokens
@@ -221,8 +242,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        started = time.perf_counter()
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(raw or b"{}")
+            self.sim.busy_s += time.perf_counter() - started  # reading the request is the model's work too
         except ValueError:
             self._send_json(400, error_json(400, "the request body is not JSON"))
             return
@@ -233,7 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not path.endswith("/v1/messages"):
             self._send_json(404, error_json(404, f"unknown endpoint {path}; the simulator serves POST /v1/messages"))
             return
-        answer = self.sim.answer(body, {k.lower(): v for k, v in self.headers.items()})
+        answer = self.sim.answer(body, {k.lower(): v for k, v in self.headers.items()}, size=len(raw))
         if answer.drop:
             self._drop(streaming=bool(body.get("stream")))
         elif answer.error is not None:
