@@ -114,7 +114,7 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
     if not models:
         raise ValueError("no analysable sessions: nothing to draw.")
     windows = [c for c in a.corpus.sessions.columns if c.startswith("fc_w")]
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models) + 1.8, 3.6), squeeze=False,
+    fig, axes = plt.subplots(1, len(models), figsize=(max(4.2 * len(models) + 1.8, 8.5), 4.0), squeeze=False,
                              sharey=True, layout="constrained")
     handles = {}
     x = np.arange(1, len(windows) + 1)
@@ -133,7 +133,8 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("FC per 50 accounts\n(mean; band: min-max over seeds)")
     ordered = sorted(handles, key=condition_key)
-    fig.legend([handles[c] for c in ordered], ordered, title="condition", loc="outside right upper",
+    # Below the panels: beside them, a long (SIMULATED) title would run into the legend.
+    fig.legend([handles[c] for c in ordered], ordered, loc="outside lower center", ncol=min(len(ordered), 5),
                frameon=False)
     fig.suptitle(_title(a, "Faithful and correct decisions per 50 accounts"))
     return _save(fig, out, "fc_windows")

@@ -69,7 +69,7 @@ def demo(out: Path | None, policy: str, conditions: str, seeds: str, accounts: i
     for table in build_tables(analysis):
         for fmt in ("md", "csv", "tex"):
             (tables_dir / f"{table.name}.{fmt}").write_text(render(table, fmt), encoding="utf-8")
-        if table.name in ("table1", "table8"):
+        if table.name in ("table1", "table2", "table8"):
             click.echo("\n" + render(table, "md"))
     written = write_figures(analysis, figures_out)
     click.echo(f"tables: {tables_dir}/  figures: {len(written)} files in {figures_out}/")
