@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Union
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
@@ -62,14 +63,17 @@ class ToolCall:
 @dataclass
 class ToolOutcome:
     """The result of one call: ``text`` is its first text (reminders removed), ``data`` that text
-    parsed as a JSON object if it is one, ``extras`` any further text blocks (e.g. the study's
-    per-account reminder attached by the runner)."""
+    parsed as a JSON object if the call succeeded and it is one (parsed when first asked for),
+    ``extras`` any further text blocks (e.g. the study's per-account reminder the runner attaches)."""
 
     call: ToolCall
     ok: bool
     text: str
-    data: dict[str, Any] | None
     extras: list[str] = field(default_factory=list)
+
+    @cached_property
+    def data(self) -> dict[str, Any] | None:
+        return _parse_object(self.text) if self.ok else None
 
 
 @dataclass
@@ -157,7 +161,7 @@ def read_events(messages: list[dict]) -> list[Event]:
                 parts = _result_texts(block)
                 first = parts[0] if parts else ""
                 ok = not block.get("is_error")
-                events.append(ToolOutcome(call, ok, first, _parse_object(first) if ok else None, parts[1:]))
+                events.append(ToolOutcome(call, ok, first, parts[1:]))
             elif block.get("type") == "text":
                 texts.append(block.get("text", ""))
         if texts:

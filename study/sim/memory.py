@@ -202,9 +202,9 @@ class Memory:
                 self.fsm_states.append(name)
 
     def _fsm_outcome(self, call: ToolCall, out: ToolOutcome) -> None:
-        data = out.data or {}
-        self._note_states(out.text)
+        data = (out.data or {}) if call.tool in ("status", "enter", "self_check") else {}
         if call.tool in ("status", "enter") and out.ok:
+            self._note_states(out.text)
             self.fsm_seen = True
             state = data.get("state", data.get("current_state"))
             self.fsm_state = state if isinstance(state, str) else None
