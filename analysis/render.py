@@ -110,7 +110,11 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
+    """The table as CSV, after one comment line with its title (so a CSV made from simulated
+    sessions says SIMULATED too; read it with ``comment_prefix="#"`` in polars or
+    ``comment="#"`` in pandas)."""
     buf = io.StringIO()
+    buf.write(f"# Table {table.number}: {table.title}\n")
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([table.group] + [h for c in table.columns for h in c.csv_headers()])
     for group, cells in table.rows:

@@ -102,7 +102,8 @@ def test_predictions_and_figures_commands(corpus_dir, tmp_path):
     root, _ = corpus_dir
     result = run("predictions", "--sessions", root, "--format", "csv")
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("Section,Prediction,Observed,Verdict\n")
+    title, header = result.output.splitlines()[:2]
+    assert title.startswith("# Table 6: SIMULATED") and header == "Section,Prediction,Observed,Verdict"
     result = run("figures", "--sessions", root, "--out", tmp_path)
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(

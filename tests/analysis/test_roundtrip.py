@@ -31,7 +31,9 @@ def analysis(corpus_dir, tmp_path_factory):
 
 
 def rows(table):
-    return list(csv.DictReader(io.StringIO(render(table, "csv"))))
+    text = render(table, "csv")
+    assert text.startswith(f"# Table {table.number}: ")
+    return list(csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#")))
 
 
 def built(expected, model, condition, seeds):

@@ -6,30 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from study.paths import project_root
-from study.prereg import amend, check_before_run, freeze
-from study.prereg.files import RECORD_FILES
-
-
-def frozen_copy_of_the_project(dest: Path, git) -> Path:
-    """preregistration/ and analysis/ of this checkout, copied into a new git checkout and frozen."""
-    source = project_root()
-    records = {Path(rel).name for rel in RECORD_FILES}
-    for top in ("preregistration", "analysis"):
-        shutil.copytree(source / top, dest / top, ignore=shutil.ignore_patterns("__pycache__", *records))
-    git(dest, "init", "-q")
-    git(dest, "add", ".")
-    git(dest, "commit", "-q", "-m", "plan")
-    freeze(dest)
-    git(dest, "add", "preregistration")
-    git(dest, "commit", "-q", "-m", "freeze")
-    return dest
+from study.prereg import amend, check_before_run
 
 
 def study_run(root: Path, out: Path) -> subprocess.CompletedProcess:
@@ -42,8 +24,8 @@ def study_run(root: Path, out: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.e2e
-def test_run_refuses_a_change_and_proceeds_once_it_is_amended(tmp_path, git):
-    root = frozen_copy_of_the_project(tmp_path / "project", git)
+def test_run_refuses_a_change_and_proceeds_once_it_is_amended(tmp_path, frozen_project):
+    root = frozen_project(tmp_path / "project")
     out = tmp_path / "sessions"
     plan = root / "preregistration/plan.md"
     plan.write_text(plan.read_text(encoding="utf-8") + "\nA clarification written after the freeze.\n",
