@@ -15,7 +15,7 @@ from study.paths import project_root
 from study.session_log import utc_now
 
 from .errors import PreregError
-from .files import AMENDMENTS, FREEZE_RECORD, MANIFEST, is_frozen_path, sha256_file
+from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, MANIFEST, is_frozen_path, sha256_file
 from .gitinfo import head_commit
 from .records import append_amendment, seal
 from .verify import verify
@@ -44,7 +44,8 @@ def amend(files: Iterable[str | Path], reason: str, root: Path | None = None) ->
         if not is_frozen_path(rel):
             raise PreregError(
                 f"{rel} is not a frozen file: the freeze covers the files under preregistration/ "
-                f"(except {MANIFEST}, {FREEZE_RECORD} and {AMENDMENTS}) and analysis/**/*.py."
+                f"(except {MANIFEST}, {FREEZE_RECORD} and {AMENDMENTS}) and the Python sources under "
+                + ", ".join(f"{d}/" for d in FROZEN_CODE_DIRS) + "."
             )
         old = report.effective.get(rel)
         new = sha256_file(root / rel) if (root / rel).is_file() else None

@@ -2,7 +2,11 @@
 
 The frozen set is every file under ``preregistration/`` except the three files that record the
 freeze itself (``MANIFEST.sha256``, ``freeze.json``, ``amendments.jsonl``), plus every Python
-source under ``analysis/``. A path is written POSIX-style relative to the project root, so that
+source of the code that decides what a session is and how it is scored: ``analysis/`` (the
+metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards),
+``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules) and
+``sopbench_tools/`` (the tools the agent sees). As in the paper, no run starts once any of it
+changed without a recorded amendment. A path is written POSIX-style relative to the project root, so that
 ``sha256sum -c preregistration/MANIFEST.sha256`` run from the root checks the manifest with
 nothing of ours installed.
 """
@@ -17,6 +21,8 @@ from .errors import PreregError
 
 PREREG_DIR = "preregistration"
 ANALYSIS_DIR = "analysis"
+#: Folders whose Python sources are frozen (root-relative, POSIX).
+FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/runner", "sopbench_tools")
 MANIFEST = "preregistration/MANIFEST.sha256"
 FREEZE_RECORD = "preregistration/freeze.json"
 AMENDMENTS = "preregistration/amendments.jsonl"
@@ -47,13 +53,13 @@ def is_frozen_path(rel: str) -> bool:
         return False
     if parts[0] == PREREG_DIR and len(parts) > 1:
         return True
-    return parts[0] == ANALYSIS_DIR and len(parts) > 1 and rel.endswith(".py")
+    return rel.endswith(".py") and any(rel.startswith(top + "/") for top in FROZEN_CODE_DIRS)
 
 
 def frozen_paths(root: Path) -> list[str]:
     """The frozen files now on disk under ``root``, sorted, as root-relative POSIX paths."""
     found = []
-    for top in (PREREG_DIR, ANALYSIS_DIR):
+    for top in (PREREG_DIR, *FROZEN_CODE_DIRS):
         base = root / top
         if not base.is_dir():
             continue

@@ -28,7 +28,10 @@ TREE = {
     "analysis/scoring.py": "def fc(decisions):\n    return sum(decisions)\n",
     "analysis/stats/paired.py": "B = 10000\n",
     "analysis/templates/table.tex": "not python, not frozen\n",
-    "study/runner.py": "code outside the frozen set\n",
+    "study/fsm/guards.py": "def decided(history, account):\n    return True\n",
+    "study/runner/texts.py": "def fill(template):\n    return template\n",
+    "sopbench_tools/toolbox.py": "DATA_TOOLS = 5\n",
+    "study/sim/policies.py": "code outside the frozen set\n",
 }
 
 

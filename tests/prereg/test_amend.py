@@ -78,7 +78,7 @@ def test_file_names_resolve_from_the_working_directory_or_the_root(frozen, monke
     [
         (["preregistration/plan.md"], "   ", "needs a reason"),
         (["preregistration/plan.md"], "no change", "is unchanged since the manifest in effect"),
-        (["study/runner.py"], "runner", "is not a frozen file"),
+        (["study/sim/policies.py"], "simulator", "is not a frozen file"),
         (["preregistration/MANIFEST.sha256"], "manifest", "is not a frozen file"),
         (["preregistration/orders"], "folder", "is a folder"),
         (["preregistration/nothing.md"], "ghost", "is neither on disk nor in"),

@@ -26,6 +26,9 @@ FROZEN = [
     "preregistration/predictions.yaml",
     "preregistration/texts/first_message.md",
     "preregistration/workflows/referral_abuse_per_account.yaml",
+    "sopbench_tools/toolbox.py",
+    "study/fsm/guards.py",
+    "study/runner/texts.py",
 ]
 
 

@@ -75,6 +75,16 @@ def analysis_source_changed(root):
     return ["changed: analysis/stats/paired.py"]
 
 
+def enforcement_code_changed(root):
+    (root / "study/fsm/guards.py").write_text("def decided(history, account):\n    return False\n", encoding="utf-8")
+    return ["changed: study/fsm/guards.py"]
+
+
+def tool_code_changed(root):
+    (root / "sopbench_tools/toolbox.py").write_text("DATA_TOOLS = 4\n", encoding="utf-8")
+    return ["changed: sopbench_tools/toolbox.py"]
+
+
 def analysis_source_added(root):
     (root / "analysis/extra.py").write_text("PATCH = True\n", encoding="utf-8")
     return ["added: analysis/extra.py"]
@@ -201,6 +211,7 @@ def freeze_record_edited(root):
 
 CASES = [
     one_byte, whitespace_only, renamed, added, deleted, analysis_source_changed, analysis_source_added,
+    enforcement_code_changed, tool_code_changed,
     first_amendment_edited, last_amendment_edited, last_amendment_backdated_and_resealed,
     amendment_edited_and_resealed, entries_swapped,
     entry_removed, last_entry_removed, manifest_digit_edited, manifest_forged_to_cover_a_change,
@@ -282,7 +293,7 @@ def test_violation_lists_files_for_programs(frozen):
 
 
 def test_files_outside_the_frozen_set_may_change(frozen):
-    (frozen / "study/runner.py").write_text("changed runner\n", encoding="utf-8")
+    (frozen / "study/sim/policies.py").write_text("changed simulator\n", encoding="utf-8")
     (frozen / "analysis/templates/table.tex").write_text("changed template\n", encoding="utf-8")
     (frozen / "analysis/__pycache__").mkdir()
     (frozen / "analysis/__pycache__/scoring.cpython-311.pyc").write_bytes(b"\x00bytecode")
@@ -306,7 +317,7 @@ def test_verify_lists_every_file_or_only_the_problems(frozen, study_root):
     clean = runner.invoke(main, ["prereg", "verify"])
     assert clean.exit_code == 0
     assert "ok       preregistration/README.md\n" in clean.output
-    assert "12 ok, 0 changed, 0 missing, 0 added." in clean.output
+    assert "15 ok, 0 changed, 0 missing, 0 added." in clean.output
     assert f"Effective manifest sha256: {check_before_run(frozen)}" in clean.output
 
     one_byte(frozen)
