@@ -26,19 +26,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sopbench_tools.dataset import gold_labels
+# The five data tools, the record and the decision, as the tool server names them
+# (docs/contracts.md, "Tools the agent sees").
+from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
 
 from .logfile import LogError, LogRead, read_log, read_meta
-
-#: The five data tools, the record and the decision (docs/contracts.md, "Tools the agent sees").
-DATA_TOOLS = (
-    "investigate_account",
-    "analyze_traffic_patterns",
-    "analyze_temporal_patterns",
-    "get_violation_history",
-    "get_financial_impact",
-)
-RECORD_TOOL = "record_analysis"
-DECISION_TOOL = "submit_decision"
 
 #: Accounts per window of Table 1's "FC per 50 accounts".
 WINDOW = 50

@@ -17,13 +17,42 @@ def run_git(root: Path, *args: str) -> str:
     return done.stdout
 
 
+def init_committed(root: Path, message: str = "plan") -> Path:
+    """Make ``root`` a git checkout with everything in it committed."""
+    run_git(root, "init", "-q")
+    run_git(root, "add", ".")
+    run_git(root, "commit", "-q", "-m", message)
+    return root
+
+
+def freeze_committed(root: Path) -> Path:
+    """Freeze the preregistration of the checkout ``root`` and commit the freeze."""
+    from study.prereg import freeze
+
+    freeze(root)
+    run_git(root, "add", "preregistration")
+    run_git(root, "commit", "-q", "-m", "freeze")
+    return root
+
+
+@pytest.fixture
+def git():
+    """``git(root, *args)`` runs git in a test tree (with a test identity) and returns stdout."""
+    return run_git
+
+
+@pytest.fixture
+def freeze_tree():
+    """``freeze_tree(root)``: freeze a committed test checkout and commit the freeze."""
+    return freeze_committed
+
+
 @pytest.fixture
 def frozen_project():
     """``frozen_project(dest)``: this checkout's preregistration/ and analysis/ copied into a new git
     checkout at ``dest`` and frozen there (the freeze committed). Point the ``study`` command at it
     with ``STUDY_ROOT=dest``; the real tree's freeze is never touched."""
     from study.paths import project_root
-    from study.prereg import freeze
     from study.prereg.files import RECORD_FILES
 
     def make(dest: Path) -> Path:
@@ -31,12 +60,6 @@ def frozen_project():
         records = {Path(rel).name for rel in RECORD_FILES}
         for top in ("preregistration", "analysis"):
             shutil.copytree(source / top, dest / top, ignore=shutil.ignore_patterns("__pycache__", *records))
-        run_git(dest, "init", "-q")
-        run_git(dest, "add", ".")
-        run_git(dest, "commit", "-q", "-m", "plan")
-        freeze(dest)
-        run_git(dest, "add", "preregistration")
-        run_git(dest, "commit", "-q", "-m", "freeze")
-        return dest
+        return freeze_committed(init_committed(dest))
 
     return make

@@ -8,7 +8,6 @@ never touches the real preregistration.
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -35,43 +34,24 @@ TREE = {
 }
 
 
-def run_git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.email=test@example.org", "-c", "user.name=test", *args],
-        capture_output=True, text=True, check=True,
-    )
-    return done.stdout
-
-
 @pytest.fixture
-def git():
-    """``git(root, *args)`` runs git in a test tree (with a test identity) and returns stdout."""
-    return run_git
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
+def tree(tmp_path: Path, git) -> Path:
     """A committed git checkout holding ``TREE`` (not yet frozen)."""
     root = tmp_path / "project"
     for rel, text in TREE.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    run_git(root, "init", "-q")
-    run_git(root, "add", ".")
-    run_git(root, "commit", "-q", "-m", "plan")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "plan")
     return root
 
 
 @pytest.fixture
-def frozen(tree: Path) -> Path:
+def frozen(tree: Path, freeze_tree) -> Path:
     """``tree`` after ``freeze()``, with the freeze committed."""
-    from study.prereg import freeze
-
-    freeze(tree)
-    run_git(tree, "add", "preregistration")
-    run_git(tree, "commit", "-q", "-m", "freeze")
-    return tree
+    return freeze_tree(tree)
 
 
 @pytest.fixture
