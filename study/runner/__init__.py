@@ -7,6 +7,7 @@ Module map:
     conditions  the nine conditions of conditions.yaml and the shared CLI settings
     texts       first message, Sys copy, reminder and the continuation message
     limits      limits.yaml, with overrides for tests
+    spending    the spending cap: list price of the streamed usage (the model never sees it)
     models      models.yaml: aliases, endpoints, prices, API keys; ``sim:<policy>``
     bridge      the per-session glue between the CLI's hooks, the tools, the FSM and the log
     session     SessionSpec and run_session: one real Claude Code session

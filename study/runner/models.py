@@ -2,7 +2,8 @@
 
 A model is an alias of the table (API model id, endpoint, list prices, the environment variable
 holding the key) or ``sim:<policy>``, the built-in simulator, which needs neither key nor
-network. Any Anthropic-compatible endpoint can replace the table's one via ``--base-url`` or
+network (the table gives its model id and the list prices the CLI charges it at). The list
+prices are what the runner's spending cap is priced with (``spending.py``). Any Anthropic-compatible endpoint can replace the table's one via ``--base-url`` or
 ``ANTHROPIC_BASE_URL``. A real model without an API key stops before anything starts.
 """
 
@@ -16,6 +17,8 @@ from pathlib import Path
 import yaml
 
 from study.paths import prereg_dir
+
+from .spending import PRICE_KEYS
 
 SIM_PREFIX = "sim:"
 
@@ -56,6 +59,18 @@ class ModelsTable:
     default: str
     models: dict[str, ModelEntry]
     simulator_model_id: str
+    simulator_prices: dict[str, float]
+
+
+def _prices(path: Path, owner: str, raw: object, *, required: bool) -> dict[str, float] | None:
+    """A validated ``prices_per_mtok`` mapping (``null`` allowed unless ``required``)."""
+    if raw is None and not required:
+        return None
+    if not isinstance(raw, dict) or sorted(raw) != sorted(PRICE_KEYS) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in raw.values()):
+        raise ModelError(f"{path}: {owner}: prices_per_mtok must map exactly {list(PRICE_KEYS)} to USD per "
+                         f"million tokens (numbers >= 0){'' if required else ', or be null'}; got {raw!r}")
+    return {k: float(v) for k, v in raw.items()}
 
 
 def load_models(path: Path | None = None) -> ModelsTable:
@@ -71,11 +86,13 @@ def load_models(path: Path | None = None) -> ModelsTable:
                 model_id=str(body["model_id"]),
                 endpoint=body.get("endpoint"),
                 api_key_env=str(body.get("api_key_env", "ANTHROPIC_API_KEY")),
-                prices_per_mtok=body.get("prices_per_mtok"),
+                prices_per_mtok=_prices(path, alias, body.get("prices_per_mtok"), required=False),
             )
             for alias, body in raw["models"].items()
         }
-        table = ModelsTable(default=raw["default"], models=models, simulator_model_id=raw["simulator"]["model_id"])
+        table = ModelsTable(default=raw["default"], models=models, simulator_model_id=raw["simulator"]["model_id"],
+                            simulator_prices=_prices(path, "simulator", raw["simulator"].get("prices_per_mtok"),
+                                                     required=True))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"{path}: malformed models table ({exc!r}); each model needs model_id, endpoint, api_key_env, prices_per_mtok") from None
     if table.default not in models:
@@ -94,7 +111,7 @@ def resolve_model(name: str | None, base_url: str | None = None, environ: Mappin
         if not policy:
             raise ModelError("sim: needs a policy, e.g. --model sim:oracle (see `study sim --help`)")
         return ResolvedModel(name=name, model_id=table.simulator_model_id, base_url=None, api_key="sim-no-key",
-                             simulated=True, policy=policy, prices_per_mtok=None)
+                             simulated=True, policy=policy, prices_per_mtok=table.simulator_prices)
     entry = table.models.get(name)
     if entry is None:
         raise ModelError(

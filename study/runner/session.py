@@ -11,7 +11,9 @@ models, enters the condition's workflow for the agent, sends the first message a
 - the -loop conditions and Gates-only are resumed (``query(resume=session_id)``) with the
   continuation message whenever a call ends with accounts left;
 - each limit of limits.yaml ends the session with ``limit:<name>``; an API, quota or server
-  error or a crash ends it as ``infrastructure_failure`` (voided, see ``voiding.py``).
+  error or a crash ends it as ``infrastructure_failure`` (voided, see ``voiding.py``). The limits
+  are external: the model is never told about them. The spending cap is priced from the stream
+  as it arrives (``spending.py``) and, like the time limits, ends the running call at once.
 
 Everything the session does is in ``events.jsonl`` (through ``study.session_log.EventLog``),
 summarised in ``meta.json``; Claude Code's own transcript is copied to ``transcript.jsonl``.
@@ -36,6 +38,7 @@ from claude_agent_sdk import (
     ClaudeAgentOptions,
     HookMatcher,
     ResultMessage,
+    StreamEvent,
     SystemMessage,
     TextBlock,
     query,
@@ -53,6 +56,7 @@ from .conditions import Condition, load_conditions
 from .limits import Limits, load_limits
 from .meta import EVENTS_NAME, RUNNING, read_meta, runner_identity, session_dir_for, write_meta
 from .models import ModelError, ResolvedModel, resolve_model
+from .spending import CallMeter
 from .texts import continuation_message, first_message, reminder_text, system_prompt_append
 from .voiding import INFRASTRUCTURE_FAILURE, classify_error
 
@@ -178,7 +182,7 @@ def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) 
 class _CallEnd:
     """How one query() call ended."""
 
-    limit: str | None = None        # a limit this runner enforces (no_decision, wall_time)
+    limit: str | None = None        # a limit this runner enforces mid-call (spending, no_decision, wall_time)
     error: BaseException | None = None
 
 
@@ -192,6 +196,9 @@ class _Session:
         self.cli_version = __cli_version__
         self.cost_usd = 0.0
         self.cost_complete = True
+        self.cost_estimated_usd = 0.0   # the part of cost_usd priced by the runner (calls ended before reporting)
+        self.meter = CallMeter(prepared.model.prices_per_mtok)
+        self.cap_reached = asyncio.Event()
         self._last_total = 0.0
         self.turns = 0
         self.resumes = 0
@@ -253,7 +260,7 @@ class _Session:
             env=env,
             resume=resume,
             max_turns=self.p.limits.turns,
-            max_budget_usd=max(self.p.limits.spending_usd - self.cost_usd, 1e-9),
+            include_partial_messages=True,  # the stream events the spending cap is priced from
             hooks={
                 "PreToolUse": [HookMatcher(hooks=[bridge.pre_tool_use], timeout=600)],
                 "PostToolUse": [HookMatcher(hooks=[bridge.post_tool_use], timeout=600)],
@@ -273,7 +280,7 @@ class _Session:
         self.meta = {
             "model": model.name, "model_id": model.model_id, "condition": spec.condition, "seed": spec.seed,
             "simulated": model.simulated, "exploratory": spec.exploratory, "accounts": None,
-            "status": RUNNING, "voided": False, "void_reason": None, "cost_usd": 0.0, "turns": 0,
+            "status": RUNNING, "voided": False, "void_reason": None, "cost_usd": 0.0, "cost_estimated_usd": 0.0, "turns": 0,
             "duration_s": 0.0, "resumes": 0, "decisions": 0,
             "manifest_sha256": spec.manifest_sha256 or UNCHECKED, "code_version": code_version(),
             "cli_version": self.cli_version, "token_reminder": self.p.token_reminder,
@@ -316,7 +323,7 @@ class _Session:
             model=model.name, model_id=model.model_id, simulated=model.simulated,
             exploratory=spec.exploratory, manifest_sha256=self.meta["manifest_sha256"],
             code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
-            limits=self.p.limits.as_dict(), factors=self.p.condition.as_dict(),
+            limits=self.p.limits.as_dict(), prices_per_mtok=model.prices_per_mtok, factors=self.p.condition.as_dict(),
             token_reminder=self.p.token_reminder, cli_settings=self.meta["cli_settings"],
             inherited_env=self._inherited(env), base_url=base_url,
         )
@@ -376,7 +383,9 @@ class _Session:
             prompt = continuation_message(bridge.accounts_left, bridge.box.next_undecided())
 
     async def _call(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> _CallEnd:
-        """One query() call under the watchdog of the time limits."""
+        """One query() call under the watchdog of the spending and time limits."""
+        self.meter = CallMeter(self.p.model.prices_per_mtok)
+        self.cap_reached = asyncio.Event()
         consumer = asyncio.create_task(self._consume(bridge, options, prompt))
         watchdog = asyncio.create_task(self._watch(bridge))
         done, _ = await asyncio.wait({consumer, watchdog}, return_when=asyncio.FIRST_COMPLETED)
@@ -384,7 +393,10 @@ class _Session:
             consumer.cancel()
             with contextlib.suppress(BaseException):
                 await consumer
-            self.cost_complete = False  # the killed call reported no cost
+            # the killed call reported no cost: count what its responses cost at list price
+            self.cost_complete = False
+            self.cost_usd += self.meter.usd or 0.0
+            self.cost_estimated_usd += self.meter.usd or 0.0
             return _CallEnd(limit=watchdog.result())
         watchdog.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -394,17 +406,21 @@ class _Session:
         return _CallEnd(error=exc)
 
     async def _watch(self, bridge: SessionBridge) -> str:
-        """Return the name of the first time limit reached (the call is then ended)."""
+        """Return the name of the first limit reached during the call (the call is then ended):
+        the spending cap (signalled by ``_consume``) or a time limit."""
         limits = self.p.limits
         while True:
             now = time.monotonic()
             wall_left = limits.wall_time_s - (now - self.started_at)
             idle_left = limits.no_decision_s - (now - bridge.last_decision_at)
+            if self.cap_reached.is_set():
+                return "spending"
             if wall_left <= 0:
                 return "wall_time"
             if idle_left <= 0:
                 return "no_decision"
-            await asyncio.sleep(min(wall_left, idle_left, 1.0))
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.cap_reached.wait(), timeout=min(wall_left, idle_left, 1.0))
 
     async def _consume(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> None:
         async for message in query(prompt=prompt, options=options):
@@ -413,10 +429,21 @@ class _Session:
                     for block in message.content:
                         if isinstance(block, TextBlock) and block.text.strip():
                             bridge.log.emit("assistant_text", text=block.text)
+            elif isinstance(message, StreamEvent):
+                self._on_stream_event(message)
             elif isinstance(message, SystemMessage):
                 self._on_system(message)
             elif isinstance(message, ResultMessage):
                 self._on_result(bridge, message)
+
+    def _on_stream_event(self, message: StreamEvent) -> None:
+        """Price the main thread's responses as they stream; signal the cap once it is reached."""
+        if message.parent_tool_use_id is not None:
+            return
+        self.meter.on_event(message.event)
+        priced = self.meter.usd
+        if priced is not None and self.cost_usd + priced >= self.p.limits.spending_usd:
+            self.cap_reached.set()
 
     def _on_result(self, bridge: SessionBridge, message: ResultMessage) -> None:
         """Account for one call's result: session id, turns and cost (``total_cost_usd`` is
@@ -428,8 +455,10 @@ class _Session:
             call_cost = max(message.total_cost_usd - self._last_total, 0.0)
             self.cost_usd += call_cost
             self._last_total = message.total_cost_usd
+        priced = self.meter.usd
         bridge.log.emit("call_end", n=self.resumes, subtype=message.subtype, is_error=message.is_error,
                         turns=message.num_turns, cost_usd=round(call_cost, 6), session_cost_usd=round(self.cost_usd, 6),
+                        priced_usd=round(priced, 6) if priced is not None else None,
                         decisions=bridge.decisions, accounts_left=bridge.accounts_left)
 
     def _on_system(self, message: SystemMessage) -> None:
@@ -456,14 +485,15 @@ class _Session:
         self._copy_transcript()
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.cost_usd, 6)
+        estimated = round(self.cost_estimated_usd, 6)
         log.emit("session_end", status=status, cost_usd=cost, turns=self.turns, duration_s=duration, error=error,
-                 cost_complete=self.cost_complete, resumes=self.resumes,
+                 cost_complete=self.cost_complete, cost_estimated_usd=estimated, resumes=self.resumes,
                  decisions=bridge.decisions if bridge else None,
                  accounts_left=bridge.accounts_left if bridge else None)
         voided = status == INFRASTRUCTURE_FAILURE
         self.meta.update(
             status=status, voided=voided, void_reason=(error or "infrastructure failure") if voided else None,
-            cost_usd=cost, cost_complete=self.cost_complete, turns=self.turns, duration_s=duration,
+            cost_usd=cost, cost_complete=self.cost_complete, cost_estimated_usd=estimated, turns=self.turns, duration_s=duration,
             resumes=self.resumes, decisions=bridge.decisions if bridge else self.meta.get("decisions", 0),
             cli_version=self.cli_version, ended=utc_now(), session_id=self.session_id, error=error,
         )

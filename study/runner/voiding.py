@@ -18,8 +18,9 @@ from claude_agent_sdk import ClaudeSDKError, ResultError
 
 INFRASTRUCTURE_FAILURE = "infrastructure_failure"
 
-#: ResultError subtypes that are limits, and the limit each one is.
-LIMIT_SUBTYPES = {"error_max_budget_usd": "spending", "error_max_turns": "turns"}
+#: ResultError subtypes that are limits, and the limit each one is. (The spending cap is the
+#: runner's own, see ``spending.py``; the CLI enforces only the turns per call.)
+LIMIT_SUBTYPES = {"error_max_turns": "turns"}
 
 #: terminal_reason values that are the model's doing: the conversation outgrew the context.
 MODEL_TERMINAL_REASONS = ("prompt_too_long",)
@@ -39,8 +40,8 @@ class Ending:
 def classify_error(exc: BaseException) -> Ending:
     """Classify the exception a ``query()`` call ended with.
 
-    - ``ResultError`` with subtype ``error_max_budget_usd`` / ``error_max_turns``: the spending or
-      turns limit (the CLI enforces them per call).
+    - ``ResultError`` with subtype ``error_max_turns``: the turns limit (the CLI enforces it per
+      call).
     - A context overflow (terminal reason ``prompt_too_long`` or the API's "prompt is too long"):
       a model outcome.
     - Any other API error (HTTP status, rate limit, quota, overload, server error), any other

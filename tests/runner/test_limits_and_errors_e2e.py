@@ -3,6 +3,8 @@ does not. All through the real Claude Code CLI against a scripted model."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.e2e
@@ -17,10 +19,26 @@ def test_turns_limit(kit):
     assert ran.events[0]["limits"]["turns"] == 2  # the effective limits are recorded
 
 
-def test_spending_limit(kit):
+def test_spending_cap_ends_the_call_while_the_response_that_reaches_it_streams(kit):
     (a,) = kit.batch(2, 1)
-    ran = kit.run("Plain", kit.full_account(a), accounts=1, limits={"spending_usd": 0.001})
-    assert ran.status == "limit:spending" and ran.meta["cost_usd"] > 0.001
+    # each scripted response costs $0.00125 at Haiku list prices (1,000 tokens in, 50 out); the input
+    # side of the 4th brings the session to $0.00475, past the cap of $0.0045
+    ran = kit.run("Plain", kit.full_account(a), accounts=1, limits={"spending_usd": 0.0045})
+    assert ran.status == "limit:spending" and ran.meta["voided"] is False
+    assert len(ran.kinds("tool_call")) <= 4 and ran.meta["decisions"] == 0
+    assert not (ran.dir / "tools" / "decisions.jsonl").exists()  # nothing was decided after the end
+    # the killed call reported no cost: the runner's price of its responses stands in for it
+    assert ran.meta["cost_complete"] is False
+    assert 0.0045 <= ran.meta["cost_usd"] == ran.meta["cost_estimated_usd"] <= 0.005
+    assert not any("USD budget" in json.dumps(r) for r in ran.requests)  # the model never saw the cap
+
+
+def test_spending_cap_counts_the_earlier_calls_of_a_resumed_session(kit):
+    # one $0.00125 response per call: after two calls $0.0025 is spent, below the cap, so the
+    # session is resumed; the third call's first response reaches $0.003 and ends it
+    ran = kit.run("Plain-loop", [("text", "Pause.")] * 5, limits={"spending_usd": 0.003})
+    assert ran.status == "limit:spending" and len(ran.requests) == 3
+    assert [e["cost_usd"] for e in ran.kinds("call_end")] == [0.00125, 0.00125]
 
 
 def test_resumes_limit(kit):

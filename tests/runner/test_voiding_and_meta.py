@@ -37,8 +37,7 @@ def test_context_overflow_is_a_model_outcome():
     assert (ending.status, ending.voided) == ("model", False)
 
 
-def test_the_cli_limits_are_limits_not_failures():
-    assert classify_error(_result_error(subtype="error_max_budget_usd", is_error=True)).status == "limit:spending"
+def test_the_cli_turns_limit_is_a_limit_not_a_failure():
     assert classify_error(_result_error(subtype="error_max_turns", is_error=True)).status == "limit:turns"
 
 
