@@ -10,7 +10,11 @@ server call back into:
   refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason.
 - ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): logs the FSM tools' calls.
 - ``on_stop`` (Stop hook): logs every stop; blocks with the continuation message while accounts
-  are left, when the condition has a stop gate and the workflow's stop gate refuses.
+  are left, when the condition has a stop gate and the workflow's stop gate refuses. It counts
+  consecutive blocks as Claude Code does (a tool call in between, or a new ``query()`` call,
+  starts the count again): the CLI overrides the block that comes after ``stop_block_cap``
+  consecutive ones (``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``) and ends the turn, so that stop is
+  logged ``ended`` (with ``block_cap_reached: true``).
 - ``on_fsm_event`` (the FSM tools' event sink): logs each transition request.
 - ``pre_compact`` (PreCompact hook): logs the compaction.
 
@@ -59,7 +63,7 @@ def _text_of(response: Any) -> str:
 
 class SessionBridge:
     def __init__(self, log: EventLog, box: ToolBox, condition: Condition, *, fsm: Any = None,
-                 reminder: str | None = None):
+                 reminder: str | None = None, stop_block_cap: int | None = None):
         if condition.reminder and not reminder:
             raise ValueError(f"condition {condition.name} attaches a reminder, but no reminder text was given")
         self.log = log
@@ -69,6 +73,8 @@ class SessionBridge:
         self.reminder = reminder
         self.reminded: set[str] = set()
         self.last_decision_at = time.monotonic()
+        self.stop_block_cap = stop_block_cap
+        self.consecutive_blocks = 0
         self._call_ids: dict[str, list[str]] = {}
 
     # ----- state the session driver reads ------------------------------------------------------
@@ -84,6 +90,10 @@ class SessionBridge:
     @property
     def fsm_state(self) -> str | None:
         return self.fsm.state if self.fsm is not None else None
+
+    def new_call(self) -> None:
+        """A new ``query()`` call starts: the CLI counts consecutive stop blocks afresh."""
+        self.consecutive_blocks = 0
 
     # ----- the SOP-Bench tools -----------------------------------------------------------------
 
@@ -113,7 +123,9 @@ class SessionBridge:
     # ----- hooks -------------------------------------------------------------------------------
 
     async def pre_tool_use(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        """PreToolUse: remember the call's id; apply the tool-call gate where the condition has one."""
+        """PreToolUse: remember the call's id; apply the tool-call gate where the condition has one.
+        Any tool call (refused or not) ends a run of consecutive stop blocks, as in the CLI."""
+        self.consecutive_blocks = 0
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
@@ -152,18 +164,29 @@ class SessionBridge:
         return {}
 
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        """Stop: log it; block with the continuation message where the stop gate applies."""
+        """Stop: log it; block with the continuation message where the stop gate applies.
+
+        The block after ``stop_block_cap`` consecutive ones is still returned (the CLI's own cap
+        then ends the turn and says so, which ``session.py`` turns into ``limit:stop_blocks``),
+        but logged as what it is: the stop that ended the turn."""
         left = self.accounts_left
+        active = bool(hook_input.get("stop_hook_active"))
         if left > 0 and self.condition.stop_gate and self.fsm is not None:
             gate = self.fsm.stop_gate()
             if not gate.allowed:
                 state = self.fsm_state if self.condition.state_in_message else None
                 message = continuation_message(left, self.box.next_undecided(), state)
-                self.log.emit("stop", accounts_left=left, outcome="blocked", reason=message,
-                              stop_hook_active=bool(hook_input.get("stop_hook_active")))
+                if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:
+                    self.log.emit("stop", accounts_left=left, outcome="ended", reason=None,
+                                  stop_hook_active=active, block_cap_reached=True)
+                    self.consecutive_blocks = 0
+                else:
+                    self.consecutive_blocks += 1
+                    self.log.emit("stop", accounts_left=left, outcome="blocked", reason=message,
+                                  stop_hook_active=active)
                 return {"decision": "block", "reason": message}
-        self.log.emit("stop", accounts_left=left, outcome="ended", reason=None,
-                      stop_hook_active=bool(hook_input.get("stop_hook_active")))
+        self.consecutive_blocks = 0
+        self.log.emit("stop", accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
         return {}
 
     def on_fsm_event(self, kind: str, fields: dict[str, Any]) -> None:

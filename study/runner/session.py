@@ -316,7 +316,8 @@ class _Session:
             base_url = model.base_url
             env = self._env(base_url)
         fsm = self._make_fsm(box.order)
-        bridge = SessionBridge(log, box, self.p.condition, fsm=fsm, reminder=self.p.reminder)
+        bridge = SessionBridge(log, box, self.p.condition, fsm=fsm, reminder=self.p.reminder,
+                               stop_block_cap=self.p.limits.stop_blocks)
         self.meta["cli_settings"] = self._recorded_settings(env)
         log.emit(
             "session_start", schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
@@ -386,6 +387,7 @@ class _Session:
         """One query() call under the watchdog of the spending and time limits."""
         self.meter = CallMeter(self.p.model.prices_per_mtok)
         self.cap_reached = asyncio.Event()
+        bridge.new_call()
         consumer = asyncio.create_task(self._consume(bridge, options, prompt))
         watchdog = asyncio.create_task(self._watch(bridge))
         done, _ = await asyncio.wait({consumer, watchdog}, return_when=asyncio.FIRST_COMPLETED)

@@ -55,11 +55,17 @@ def test_resumes_without_decision_limit(kit):
     assert [r["n"] for r in ran.kinds("resume")] == [1, 2, 3]
 
 
-def test_stop_blocks_limit(kit):
-    ran = kit.run("FSM", [("text", "Stop.")] * 6, limits={"stop_blocks": 2})
+def test_stop_blocks_limit_logs_the_stop_the_cli_lets_through_as_ended(kit):
+    # cap 2: two blocks, a tool call (which starts the CLI's count again), two more blocks, and the
+    # third consecutive stop, whose block the CLI overrides: it ends the turn
+    steps = [("text", "Stop.")] * 2 + [kit.tool("list_batch")] + [("text", "Stop.")] * 3 + [("text", "Never asked.")]
+    ran = kit.run("FSM", steps, limits={"stop_blocks": 2})
     assert ran.status == "limit:stop_blocks"
     assert ran.events[0]["cli_settings"]["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] == "2"
-    assert [s["outcome"] for s in ran.kinds("stop")] == ["blocked"] * 3  # the CLI lets the 3rd end the turn
+    stops = ran.kinds("stop")
+    assert [s["outcome"] for s in stops] == ["blocked"] * 4 + ["ended"]
+    assert stops[-1]["block_cap_reached"] is True and stops[-1]["reason"] is None
+    assert len(ran.requests) == 6  # the CLI asked the model nothing after the stop logged as ended
 
 
 def test_no_decision_limit(kit):
