@@ -75,7 +75,9 @@ def _with_common(fn):
 
 
 @click.command()
-@click.option("--condition", required=True, help=f"One of: {', '.join(CONDITION_NAMES)}.")
+@click.option("--condition", required=True,
+              help=f"One of: {', '.join(CONDITION_NAMES)}; or an exploratory condition of conditions.yaml "
+                   "(e.g. FSM-bound; its sessions are always exploratory).")
 @click.option("--seed", type=int, required=True, help="The seed whose account order the batch follows.")
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common

@@ -1,9 +1,11 @@
-"""The nine frozen conditions, read from ``preregistration/conditions.yaml``.
+"""The nine frozen conditions, read from ``preregistration/conditions.yaml``, and the exploratory
+conditions outside the preregistered set (its ``exploratory_conditions`` block).
 
 A condition is only its factors (where the SOP appears, the reminder, resumption and the
 workflow with its enforcement points); the runner derives everything else from them. The
 loader validates the file completely, so a typo in the frozen file stops a run before anything
-starts, with the file and the fix in the message.
+starts, with the file and the fix in the message. An exploratory condition has the same factors;
+``Condition.exploratory`` marks it, and every session of it is exploratory.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Condition:
     stop_gate: bool
     fsm_paragraph: bool
     state_in_message: bool
+    exploratory: bool = False     # from the exploratory_conditions block: outside the preregistered set
 
     @property
     def uses_fsm(self) -> bool:
@@ -61,23 +64,25 @@ class CliSettings:
 
 @dataclass(frozen=True)
 class ConditionsFile:
-    conditions: dict[str, Condition]
+    conditions: dict[str, Condition]      # the nine preregistered conditions, in order
     cli_settings: CliSettings
+    exploratory: dict[str, Condition]     # outside the preregistered set
 
     def get(self, name: str) -> Condition:
-        """The condition called ``name``; an unknown name is refused with the valid ones."""
-        try:
-            return self.conditions[name]
-        except KeyError:
-            raise ConditionError(
-                f"unknown condition {name!r}; valid conditions: {', '.join(self.conditions)}"
-            ) from None
+        """The condition called ``name`` (preregistered or exploratory); an unknown name is
+        refused with the valid ones, the exploratory ones named as such."""
+        found = self.conditions.get(name) or self.exploratory.get(name)
+        if found is None:
+            extra = (f"; exploratory (outside the preregistered set): {', '.join(self.exploratory)}"
+                     if self.exploratory else "")
+            raise ConditionError(f"unknown condition {name!r}; valid conditions: {', '.join(self.conditions)}{extra}")
+        return found
 
 
-_FACTORS = {f.name: f.type for f in fields(Condition) if f.name != "name"}
+_FACTORS = {f.name: f.type for f in fields(Condition) if f.name not in ("name", "exploratory")}
 
 
-def _check_condition(path: Path, name: str, raw: Any) -> Condition:
+def _check_condition(path: Path, name: str, raw: Any, *, exploratory: bool = False) -> Condition:
     if not isinstance(raw, dict):
         raise ConditionError(f"{path}: condition {name!r} must be a mapping of its factors {sorted(_FACTORS)}")
     missing = sorted(set(_FACTORS) - set(raw))
@@ -93,7 +98,7 @@ def _check_condition(path: Path, name: str, raw: Any) -> Condition:
                 raise ConditionError(f"{path}: condition {name!r}: workflow must be a .yaml file name or null, not {value!r}")
         elif not isinstance(value, bool):
             raise ConditionError(f"{path}: condition {name!r}: {key} must be true or false, not {value!r}")
-    cond = Condition(name=name, **raw)
+    cond = Condition(name=name, exploratory=exploratory, **raw)
     if cond.workflow is None and (cond.tool_gate or cond.stop_gate or cond.fsm_paragraph or cond.state_in_message):
         raise ConditionError(
             f"{path}: condition {name!r} uses a gate, the FSM paragraph or the state sentence without a workflow; "
@@ -118,6 +123,13 @@ def load_conditions(path: Path | None = None) -> ConditionsFile:
         raise ConditionError(
             f"{path}: the conditions must be exactly {list(CONDITION_NAMES)} in this order, found {list(conditions)}"
         )
+    block = raw.get("exploratory_conditions") or {}
+    if not isinstance(block, dict):
+        raise ConditionError(f"{path}: exploratory_conditions must be a mapping of condition names to factors")
+    clash = sorted(set(block) & set(conditions))
+    if clash:
+        raise ConditionError(f"{path}: exploratory conditions {clash} reuse preregistered names; give them other names")
+    exploratory = {name: _check_condition(path, name, body, exploratory=True) for name, body in block.items()}
     settings = raw.get("cli_settings") or {}
     token_reminder = settings.get("token_reminder", "default")
     if token_reminder not in TOKEN_REMINDER_VALUES:
@@ -125,7 +137,7 @@ def load_conditions(path: Path | None = None) -> ConditionsFile:
     traffic = settings.get("disable_nonessential_traffic", True)
     if not isinstance(traffic, bool):
         raise ConditionError(f"{path}: cli_settings.disable_nonessential_traffic must be true or false")
-    return ConditionsFile(conditions=conditions, cli_settings=CliSettings(token_reminder, traffic))
+    return ConditionsFile(conditions=conditions, cli_settings=CliSettings(token_reminder, traffic), exploratory=exploratory)
 
 
 def get_condition(name: str, path: Path | None = None) -> Condition:

@@ -111,6 +111,11 @@ class Prepared:
     workflow: Any | None          # the condition's study.fsm.Workflow, loaded and validated
     reminder: str | None          # the reminder text, for conditions that attach it
 
+    @property
+    def exploratory(self) -> bool:
+        """The spec makes the session exploratory, or its condition is outside the preregistered set."""
+        return self.spec.exploratory or self.condition.exploratory
+
 
 def prepare(spec: SessionSpec) -> Prepared:
     """Resolve and validate a spec (condition, model and key, limits, texts) without side effects.
@@ -138,7 +143,7 @@ def prepare(spec: SessionSpec) -> Prepared:
     reminder = reminder_text() if condition.reminder else None
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
     session_dir = session_dir_for(out_root, model.folder_name, condition.name, spec.seed,
-                                  exploratory=spec.exploratory, accounts=spec.accounts)
+                                  exploratory=spec.exploratory or condition.exploratory, accounts=spec.accounts)
     return Prepared(spec, condition, model, limits, conditions.cli_settings.token_reminder,
                     conditions.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder)
 
@@ -279,7 +284,7 @@ class _Session:
         spec, model = self.p.spec, self.p.model
         self.meta = {
             "model": model.name, "model_id": model.model_id, "condition": spec.condition, "seed": spec.seed,
-            "simulated": model.simulated, "exploratory": spec.exploratory, "accounts": None,
+            "simulated": model.simulated, "exploratory": self.p.exploratory, "accounts": None,
             "status": RUNNING, "voided": False, "void_reason": None, "cost_usd": 0.0, "cost_estimated_usd": 0.0, "turns": 0,
             "duration_s": 0.0, "resumes": 0, "decisions": 0,
             "manifest_sha256": spec.manifest_sha256 or UNCHECKED, "code_version": code_version(),
@@ -322,7 +327,7 @@ class _Session:
         log.emit(
             "session_start", schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
             model=model.name, model_id=model.model_id, simulated=model.simulated,
-            exploratory=spec.exploratory, manifest_sha256=self.meta["manifest_sha256"],
+            exploratory=self.p.exploratory, manifest_sha256=self.meta["manifest_sha256"],
             code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
             limits=self.p.limits.as_dict(), prices_per_mtok=model.prices_per_mtok, factors=self.p.condition.as_dict(),
             token_reminder=self.p.token_reminder, cli_settings=self.meta["cli_settings"],

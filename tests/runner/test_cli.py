@@ -94,3 +94,34 @@ def test_an_unknown_simulator_policy_is_refused_naming_the_policies(tmp_path, fr
                                        "--out", str(tmp_path / "s")])
     assert result.exit_code == 1 and "unknown simulator policy 'orcale'" in result.output and "oracle" in result.output
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.e2e
+def test_run_fsm_bound_refuses_the_decision_for_another_account_that_fsm_admits(tmp_path, frozen):
+    """sim:wrong-account records two accounts, then decides the first while the last record is the
+    second's: FSM admits it (the route the paper left open), the exploratory FSM-bound refuses it.
+    (The policy then keeps retrying the same refused decision, so a small spending cap ends it.)"""
+    from analysis.scoring import score_session_dir
+    from study.session_log import read_events
+
+    def run(condition: str, *limit: str) -> tuple[dict, list[dict], dict]:
+        result = CliRunner().invoke(main, ["run", "--condition", condition, "--seed", "2", "--model", "sim:wrong-account",
+                                           "--accounts", "2", "--out", str(tmp_path), *limit])
+        assert result.exit_code == 0, result.output
+        folder = tmp_path / "exploratory" / "sim-wrong-account" / condition / "seed-2-first-2"
+        meta = json.loads((folder / "meta.json").read_text())
+        return meta, read_events(folder / "events.jsonl"), score_session_dir(folder).routes
+
+    meta, events, routes = run("FSM")
+    decisions = [e for e in events if e["kind"] == "tool_call" and e["tool"] == "submit_decision"]
+    assert meta["status"] == "completed" and routes["another_account"] >= 1 and all(d["allowed"] for d in decisions)
+
+    meta, events, routes = run("FSM-bound", "--limit", "spending_usd=0.15")
+    assert (meta["condition"], meta["exploratory"], events[0]["exploratory"]) == ("FSM-bound", True, True)
+    assert events[0]["factors"]["workflow"] == "exploratory/fsm_bound.yaml"
+    refused = [e for e in events if e["kind"] == "tool_call" and e["tool"] == "submit_decision" and not e["allowed"]]
+    last_record = [e["account"] for e in events if e["kind"] == "tool_call" and e["tool"] == "record_analysis" and e["ok"]
+                   and e["seq"] < refused[0]["seq"]][-1]
+    assert refused[0]["state"] == "S_decide" and refused[0]["account"] != last_record
+    assert "must be" in refused[0]["error"] and last_record in refused[0]["error"]
+    assert routes["another_account"] == 0 and meta["decisions"] == 0 and meta["status"] == "limit:spending"

@@ -47,10 +47,38 @@ def test_every_workflow_a_condition_names_exists():
             assert (prereg_dir() / "workflows" / c.workflow).is_file(), c.workflow
 
 
-def test_unknown_condition_is_refused_with_the_valid_names():
+def test_unknown_condition_is_refused_with_the_valid_names_saying_which_are_exploratory():
     with pytest.raises(ConditionError) as err:
         get_condition("Remind-Loop")
     assert "Remind-loop" in str(err.value) and "Gates-only" in str(err.value)
+    assert "exploratory (outside the preregistered set): FSM-bound" in str(err.value)
+
+
+def test_fsm_bound_is_fsm_with_the_bound_workflow_and_outside_the_preregistered_set():
+    loaded = load_conditions()
+    bound, fsm = loaded.get("FSM-bound"), loaded.get("FSM")
+    assert "FSM-bound" not in loaded.conditions and list(loaded.exploratory) == ["FSM-bound"]
+    assert bound.exploratory and not any(c.exploratory for c in loaded.conditions.values())
+    assert bound.workflow == "exploratory/fsm_bound.yaml" and (prereg_dir() / "workflows" / bound.workflow).is_file()
+    same = {k: v for k, v in fsm.as_dict().items() if k not in ("name", "workflow", "exploratory")}
+    assert {k: v for k, v in bound.as_dict().items() if k in same} == same  # FSM paragraph, state sentence, gates
+
+
+def test_an_exploratory_condition_cannot_reuse_a_preregistered_name(tmp_path):
+    path = _write_conditions(tmp_path, lambda raw: raw["exploratory_conditions"].update(FSM=raw["conditions"]["FSM"]))
+    with pytest.raises(ConditionError, match=r"exploratory conditions \['FSM'\] reuse preregistered names"):
+        load_conditions(path)
+
+
+def test_sessions_of_an_exploratory_condition_are_always_exploratory(tmp_path):
+    from study.runner.session import SessionSpec, prepare
+
+    checked = "c0ffee" * 10 + "c0ff"  # a checked manifest, the whole batch, no overrides
+    bound = prepare(SessionSpec(condition="FSM-bound", seed=2, model="sim:oracle", manifest_sha256=checked, out_root=tmp_path))
+    fsm = prepare(SessionSpec(condition="FSM", seed=2, model="sim:oracle", manifest_sha256=checked, out_root=tmp_path))
+    assert bound.exploratory and bound.session_dir == tmp_path / "exploratory" / "sim-oracle" / "FSM-bound" / "seed-2"
+    assert not fsm.exploratory and fsm.session_dir == tmp_path / "sim-oracle" / "FSM" / "seed-2"
+    assert bound.workflow.name == "ReferralAbusePerAccountBound"
 
 
 def _write_conditions(tmp_path: Path, mutate) -> Path:
