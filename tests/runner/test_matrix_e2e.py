@@ -114,10 +114,16 @@ def test_a_simulated_server_or_quota_error_voids_the_session(tmp_path, fault):
     assert row.voided and "VOIDED" in format_table([row])
 
 
-def test_a_compaction_is_logged_and_the_session_goes_on(tmp_path):
+@pytest.mark.parametrize("mode", ["http400", "usage"])
+def test_a_compaction_is_logged_and_the_session_goes_on(tmp_path, mode):
+    """Both of the simulator's ways to force a compaction work through the runner; the usage mode
+    needs the simulator's CLI environment (CLAUDE_CODE_AUTO_COMPACT_WINDOW), which is merged into
+    the CLI's and recorded."""
     session = run_session(SessionSpec(condition="FSM", seed=2, model="sim:oracle", accounts=3, out_root=tmp_path,
-                                      sim_options={"compact_after": 1}))
+                                      sim_options={"compact_after": 1, "compact_mode": mode}))
     events = read_events(session / "events.jsonl")
+    window = json.loads((session / "meta.json").read_text())["cli_settings"].get("CLAUDE_CODE_AUTO_COMPACT_WINDOW")
+    assert window == ("200000" if mode == "usage" else None) and events[0]["cli_settings"].get("CLAUDE_CODE_AUTO_COMPACT_WINDOW") == window
     compactions = [e for e in events if e["kind"] == "compaction"]
     assert [c["trigger"] for c in compactions] == ["auto"]
     decisions_before = sum(1 for e in events[:compactions[0]["seq"]] if e["kind"] == "tool_call"
