@@ -44,6 +44,7 @@ from claude_agent_sdk import (
     query,
 )
 from claude_agent_sdk._cli_version import __cli_version__
+from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 
 from sopbench_tools.dataset import load_task
 from sopbench_tools.sdk_server import make_sdk_server
@@ -183,6 +184,18 @@ def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) 
     loop.default_exception_handler(context)
 
 
+class _Transport(SubprocessCLITransport):
+    """The SDK's CLI transport, plus a way to end the CLI at once when a limit is reached mid-call.
+    (Cancelling ``query()`` alone closes the CLI's stdin and gives it seconds to exit, during which
+    it goes on asking the model, with every tool call refused.)"""
+
+    def terminate(self) -> None:
+        process = self._process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+
+
 @dataclass
 class _CallEnd:
     """How one query() call ended."""
@@ -202,8 +215,9 @@ class _Session:
         self.cost_usd = 0.0
         self.cost_complete = True
         self.cost_estimated_usd = 0.0   # the part of cost_usd priced by the runner (calls ended before reporting)
-        self.meter = CallMeter(prepared.model.prices_per_mtok)
-        self.cap_reached = asyncio.Event()
+        self.meter = CallMeter(prepared.model.prices_per_mtok)   # the running call's price so far
+        self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
+        self.transport: _Transport | None = None                  # the running call's CLI
         self._last_total = 0.0
         self.turns = 0
         self.resumes = 0
@@ -392,11 +406,14 @@ class _Session:
         """One query() call under the watchdog of the spending and time limits."""
         self.meter = CallMeter(self.p.model.prices_per_mtok)
         self.cap_reached = asyncio.Event()
+        self.transport = None
         bridge.new_call()
         consumer = asyncio.create_task(self._consume(bridge, options, prompt))
         watchdog = asyncio.create_task(self._watch(bridge))
         done, _ = await asyncio.wait({consumer, watchdog}, return_when=asyncio.FIRST_COMPLETED)
         if consumer not in done:
+            if self.transport is not None:
+                self.transport.terminate()
             consumer.cancel()
             with contextlib.suppress(BaseException):
                 await consumer
@@ -430,7 +447,8 @@ class _Session:
                 await asyncio.wait_for(self.cap_reached.wait(), timeout=min(wall_left, idle_left, 1.0))
 
     async def _consume(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> None:
-        async for message in query(prompt=prompt, options=options):
+        self.transport = _Transport(prompt=prompt, options=options)
+        async for message in query(prompt=prompt, options=options, transport=self.transport):
             if isinstance(message, AssistantMessage):
                 if message.error is None and message.model != "<synthetic>":
                     for block in message.content:

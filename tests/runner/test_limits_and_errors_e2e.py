@@ -26,6 +26,7 @@ def test_spending_cap_ends_the_call_while_the_response_that_reaches_it_streams(k
     ran = kit.run("Plain", kit.full_account(a), accounts=1, limits={"spending_usd": 0.0045})
     assert ran.status == "limit:spending" and ran.meta["voided"] is False
     assert len(ran.kinds("tool_call")) <= 4 and ran.meta["decisions"] == 0
+    assert len(ran.requests) <= 5  # the CLI is ended at once, not left to ask the model again
     assert not (ran.dir / "tools" / "decisions.jsonl").exists()  # nothing was decided after the end
     # the killed call reported no cost: the runner's price of its responses stands in for it
     assert ran.meta["cost_complete"] is False
