@@ -51,12 +51,12 @@ def demo(out: Path | None, policy: str, conditions: str, seeds: str, accounts: i
     from analysis.render import render
     from analysis.tables import build_tables, load_analysis
     from analysis.figures import write_figures
-    from study.runner.cli import _checked_manifest, _seeds, _split
+    from study.runner.cli import checked_manifest, parse_seeds, split_list
     from study.runner.matrix import format_summary, run_matrix
 
     out = out or sessions_dir() / "demo"
-    manifest = _checked_manifest()
-    specs = demo_specs(out, policy=policy, conditions=tuple(_split(conditions)), seeds=_seeds(seeds),
+    manifest = checked_manifest()
+    specs = demo_specs(out, policy=policy, conditions=tuple(split_list(conditions)), seeds=parse_seeds(seeds),
                        accounts=accounts, manifest_sha256=manifest)
     click.echo(f"SIMULATED demo: {len(specs)} real Claude Code sessions against the simulator "
                f"(policy {policy}, {accounts} accounts each) -> {out}")

@@ -23,7 +23,7 @@ from .texts import TextError
 _SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)  # WorkflowError is a ValueError
 
 
-def _checked_manifest() -> str:
+def checked_manifest() -> str:
     """The manifest hash of the frozen preregistration, or a ClickException saying what changed."""
     from study.prereg import PreregError, check_before_run
 
@@ -40,15 +40,15 @@ def _limits(values: tuple[str, ...]) -> dict[str, float]:
         raise click.BadParameter(str(exc), param_hint="--limit") from None
 
 
-def _split(text: str) -> list[str]:
+def split_list(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-def _seeds(text: str) -> list[int]:
+def parse_seeds(text: str) -> list[int]:
     """``2,3,4`` or ``2-9`` (or both mixed)."""
     seeds: list[int] = []
     try:
-        for part in _split(text):
+        for part in split_list(text):
             lo, sep, hi = part.partition("-")
             seeds += list(range(int(lo), int(hi) + 1)) if sep else [int(part)]
     except ValueError:
@@ -88,7 +88,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     Example: study run --condition FSM --seed 2 --model sim:oracle --accounts 5
     (exits with status 3 when the session is voided).
     """
-    manifest = _checked_manifest()
+    manifest = checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=out_root,
                        manifest_sha256=manifest, base_url=base_url, limit_overrides=_limits(limit))
     try:
@@ -120,12 +120,12 @@ def run_all(models: str | None, conditions: str, seeds: str, jobs: int, rerun_vo
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
     Exits with status 3 when a session was voided or a worker failed.
     """
-    manifest = _checked_manifest()
+    manifest = checked_manifest()
     overrides = _limits(limit)
     specs = [
         SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=out_root, manifest_sha256=manifest,
                     base_url=base_url, limit_overrides=overrides)
-        for m in (_split(models) if models else [None]) for c in _split(conditions) for s in _seeds(seeds)
+        for m in (split_list(models) if models else [None]) for c in split_list(conditions) for s in parse_seeds(seeds)
     ]
     try:
         result = run_matrix(specs, jobs=jobs, rerun_voided=rerun_voided, root=out_root)
