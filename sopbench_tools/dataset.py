@@ -70,12 +70,6 @@ def read_checked(name: str, task_dir: Path | None = None) -> bytes:
     return data
 
 
-def verify_all(task_dir: Path | None = None) -> None:
-    """Check every vendored file; raise TaskDataError on the first mismatch."""
-    for name in EXPECTED_SHA256:
-        read_checked(name, task_dir)
-
-
 @dataclass(frozen=True)
 class Task:
     """The loaded task: the SOP text, the tool specs and the 200 account rows."""

@@ -33,9 +33,6 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "session_end": ("status", "cost_usd", "turns", "duration_s"),
 }
 
-#: Statuses a session can end with (``limit:<name>`` for each limit of limits.yaml).
-END_STATUSES = ("completed", "ended_with_accounts_left", "infrastructure_failure")
-
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
