@@ -43,8 +43,6 @@ from claude_agent_sdk import (
     TextBlock,
     query,
 )
-from claude_agent_sdk._cli_version import __cli_version__
-from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 
 from sopbench_tools.dataset import load_task
 from sopbench_tools.sdk_server import make_sdk_server
@@ -57,6 +55,7 @@ from .conditions import Condition, load_conditions
 from .limits import Limits, load_limits
 from .meta import EVENTS_NAME, RUNNING, read_meta, runner_identity, session_dir_for, write_meta
 from .models import ModelError, ResolvedModel, resolve_model
+from .sdk import SubprocessCLITransport, bundled_cli_version
 from .spending import CallMeter
 from .texts import continuation_message, first_message, reminder_text, system_prompt_append
 from .voiding import INFRASTRUCTURE_FAILURE, classify_error
@@ -211,7 +210,7 @@ class _Session:
         self.home = self.dir / "home"
         self.work = self.dir / "work"
         self.session_id: str | None = None
-        self.cli_version = __cli_version__
+        self.cli_version = bundled_cli_version()
         self.cost_usd = 0.0
         self.cost_complete = True
         self.cost_estimated_usd = 0.0   # the part of cost_usd priced by the runner (calls ended before reporting)
