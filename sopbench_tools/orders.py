@@ -3,6 +3,13 @@
 The order of seed ``s`` is the 200 account ids sorted by ``sha256(f"{s}:{account_id}")``: the
 same on every platform and library version, and checkable by hand. Every condition of a seed
 processes the accounts in this order.
+
+The orders of the planned seeds are frozen in ``preregistration/orders/seed-<s>.txt``: those files,
+not a fresh computation, are the registered orders, so a session of a planned seed follows its file
+(``order_for_seed``; ``computed_order`` is the formula itself, which ``study orders --write`` uses and a
+test checks the files against). A seed without a frozen order is unplanned: it may run only
+exploratory sessions (``study.runner.preflight``); a replacement seed gets its order frozen by an
+amendment (plan, section 7).
 """
 
 from __future__ import annotations
@@ -23,14 +30,72 @@ def order_key(seed: int, account_id: str) -> str:
     return hashlib.sha256(f"{seed}:{account_id}".encode("utf-8")).hexdigest()
 
 
-def order_for_seed(seed: int, account_ids: list[str] | None = None) -> list[str]:
-    """The account ids in the order of ``seed``."""
+class OrderError(ValueError):
+    """A frozen order file that is not an order of the batch's accounts."""
+
+
+def computed_order(seed: int, account_ids: list[str] | None = None) -> list[str]:
+    """The account ids sorted by ``sha256(f"{seed}:{account_id}")`` (the formula of the contract)."""
     ids = list(account_ids) if account_ids is not None else load_task().account_ids
     return sorted(ids, key=lambda a: order_key(seed, a))
 
 
+def order_for_seed(seed: int, account_ids: list[str] | None = None) -> list[str]:
+    """The account ids in the order of ``seed``: its frozen order when the seed has one (and no other
+    ids are given), else the computed one."""
+    if account_ids is None:
+        frozen = frozen_order(seed)
+        if frozen is not None:
+            return frozen
+    return computed_order(seed, account_ids)
+
+
 def order_file_name(seed: int) -> str:
     return f"seed-{seed}.txt"
+
+
+def orders_dir() -> Path:
+    """``preregistration/orders/`` of the project in use (``STUDY_ROOT`` respected)."""
+    from study.paths import prereg_dir
+
+    return prereg_dir() / "orders"
+
+
+def frozen_seeds(directory: Path | None = None) -> tuple[int, ...]:
+    """The seeds with a frozen order (``seed-<s>.txt`` in ``directory``, default ``orders_dir()``), sorted."""
+    directory = Path(directory) if directory is not None else orders_dir()
+    seeds = []
+    for path in directory.glob("seed-*.txt"):
+        number = path.stem.removeprefix("seed-")
+        if number.isdigit() and path.name == order_file_name(int(number)):
+            seeds.append(int(number))
+    return tuple(sorted(seeds))
+
+
+def frozen_order(seed: int, directory: Path | None = None) -> list[str] | None:
+    """The frozen order of ``seed``, or None when the seed has no order file. Raises OrderError when
+    the file is not an order of the task's accounts (each id exactly once)."""
+    directory = Path(directory) if directory is not None else orders_dir()
+    path = directory / order_file_name(seed)
+    if not path.is_file():
+        return None
+    order = read_order_file(path)
+    ids = load_task().account_ids
+    if sorted(order) != sorted(ids):
+        raise OrderError(f"{path} is not an order of the {len(ids)} accounts (each id once); "
+                         "restore it from the repository (git checkout -- <file>)")
+    return order
+
+
+def describe_seeds(seeds: tuple[int, ...]) -> str:
+    """``(1, 2, 3, 5, 13, 14)`` -> ``1-3, 5, 13-14``."""
+    runs: list[list[int]] = []
+    for seed in seeds:
+        if runs and seed == runs[-1][-1] + 1:
+            runs[-1].append(seed)
+        else:
+            runs.append([seed])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs) or "none"
 
 
 def write_orders(out_dir: Path, seeds: tuple[int, ...] = STUDY_SEEDS) -> list[Path]:
@@ -39,7 +104,7 @@ def write_orders(out_dir: Path, seeds: tuple[int, ...] = STUDY_SEEDS) -> list[Pa
     paths = []
     for seed in seeds:
         path = out_dir / order_file_name(seed)
-        path.write_text("\n".join(order_for_seed(seed)) + "\n", encoding="utf-8")
+        path.write_text("\n".join(computed_order(seed)) + "\n", encoding="utf-8")
         paths.append(path)
     return paths
 

@@ -1,6 +1,12 @@
 """The external limits of a session, read from ``preregistration/limits.yaml``.
 
-Each limit ends the session with status ``limit:<name>``, ``<name>`` being one of ``LIMIT_NAMES``.
+Each limit ends the session with status ``limit:<name>``. The names come from one place,
+``study.session_io.vocabulary.Limit``: ``Limit.X.value`` is the name a status carries,
+``Limit.X.yaml_key`` the key in limits.yaml, ``Limit.X.field`` the attribute of ``Limits`` and the
+``--limit NAME=VALUE`` override key. Every value, from the file or an override, must be a finite
+positive number (a whole number for the counted limits): ``nan`` would switch a cap off and ``0``
+or ``-1`` would end the session at once.
+
 Tests and development runs pass overrides (tiny values) instead of editing the frozen file; the
 effective values are recorded in the session's ``session_start`` event, and a session with
 overrides is exploratory.
@@ -8,22 +14,20 @@ overrides is exploratory.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+import math
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from study.paths import prereg_dir
-
-#: Limit names as they appear in statuses (``limit:<name>``).
-LIMIT_NAMES = (
-    "spending", "turns", "no_decision", "stop_blocks", "resumes", "resumes_without_decision", "wall_time",
-)
+from study.session_io.vocabulary import Limit
 
 
 class LimitsError(ValueError):
-    """limits.yaml is malformed, or an override names an unknown limit."""
+    """limits.yaml is malformed, or an override names an unknown limit or a value that is not a
+    finite positive number."""
 
 
 @dataclass(frozen=True)
@@ -42,11 +46,28 @@ class Limits:
         return asdict(self)
 
 
-#: Override keys, for ``load_limits(overrides=...)`` and ``--limit name=value``.
-OVERRIDE_KEYS = tuple(f.name for f in fields(Limits))
+#: Override keys, for ``load_limits(overrides=...)`` and ``--limit name=value`` (the ``Limits`` fields).
+OVERRIDE_KEYS = tuple(limit.field for limit in Limit)
+
+#: limits.yaml gives these in minutes or hours; ``Limits`` holds seconds.
+_SECONDS_PER_UNIT = {Limit.NO_DECISION: 60, Limit.WALL_TIME: 3600}
+#: Counted limits: whole numbers.
+_COUNTED = frozenset({Limit.TURNS, Limit.STOP_BLOCKS, Limit.RESUMES, Limit.RESUMES_WITHOUT_DECISION})
+_BY_FIELD = {limit.field: limit for limit in Limit}
 
 
-def _per_model(path: Path, raw: dict, key: str, model: str) -> float:
+def _checked(limit: Limit, value: object, where: str) -> float:
+    """``value`` as a finite positive number (whole for counted limits), else LimitsError naming ``where``."""
+    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise LimitsError(f"{where} must be a finite number > 0, not {value!r}")
+    if limit in _COUNTED and number != int(number):
+        raise LimitsError(f"{where} is a count: give a whole number >= 1, not {value!r}")
+    return float(number)
+
+
+def _per_model(path: Path, raw: dict, limit: Limit, model: str) -> float:
+    key = limit.yaml_key
     value = raw.get(key)
     if isinstance(value, dict):
         if model in value:
@@ -55,9 +76,11 @@ def _per_model(path: Path, raw: dict, key: str, model: str) -> float:
             value = value["default"]
         else:
             raise LimitsError(f"{path}: {key} has no entry for model {model!r} and no 'default'")
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-        raise LimitsError(f"{path}: {key} must be a positive number (or a mapping of model -> number), not {value!r}")
-    return float(value)
+    return _checked(limit, value, f"{path}: {key} (for {model})")
+
+
+def _typed(limit: Limit, value: float) -> int | float:
+    return int(value) if limit in _COUNTED else float(value)
 
 
 def load_limits(model: str, overrides: dict[str, float] | None = None, path: Path | None = None) -> Limits:
@@ -67,33 +90,29 @@ def load_limits(model: str, overrides: dict[str, float] | None = None, path: Pat
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LimitsError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
+    except yaml.YAMLError as exc:
+        raise LimitsError(f"{path} is not valid YAML ({str(exc).splitlines()[0]}); restore it from the repository") from None
     if not isinstance(raw, dict):
         raise LimitsError(f"{path}: expected a mapping of limits")
-    limits = Limits(
-        spending_usd=_per_model(path, raw, "spending", model),
-        turns=int(_per_model(path, raw, "turns", model)),
-        no_decision_s=60 * _per_model(path, raw, "no_decision_minutes", model),
-        stop_blocks=int(_per_model(path, raw, "stop_blocks", model)),
-        resumes=int(_per_model(path, raw, "resumes", model)),
-        resumes_without_decision=int(_per_model(path, raw, "resumes_without_decision", model)),
-        wall_time_s=3600 * _per_model(path, raw, "wall_time_hours", model),
-    )
-    if overrides:
-        unknown = sorted(set(overrides) - set(OVERRIDE_KEYS))
-        if unknown:
-            raise LimitsError(f"unknown limit override(s) {unknown}; valid: {list(OVERRIDE_KEYS)}")
-        typed = {k: (int(v) if k in ("turns", "stop_blocks", "resumes", "resumes_without_decision") else float(v))
-                 for k, v in overrides.items()}
-        limits = replace(limits, **typed)
-    return limits
+    values = {limit.field: _typed(limit, _per_model(path, raw, limit, model) * _SECONDS_PER_UNIT.get(limit, 1))
+              for limit in Limit}
+    for name, value in (overrides or {}).items():
+        limit = _BY_FIELD.get(name)
+        if limit is None:
+            raise LimitsError(f"unknown limit override {name!r}; valid: {list(OVERRIDE_KEYS)}")
+        values[name] = _typed(limit, _checked(limit, value, f"--limit {name}"))
+    return Limits(**values)
 
 
 def parse_override(text: str) -> tuple[str, float]:
-    """``name=value`` from the command line, e.g. ``no_decision_s=30``."""
+    """``name=value`` from the command line, e.g. ``no_decision_s=30``: a known name and a finite
+    positive number (whole for counted limits)."""
     name, sep, value = text.partition("=")
-    if not sep or name not in OVERRIDE_KEYS:
+    name, value = name.strip(), value.strip()
+    if not sep or name not in _BY_FIELD:
         raise LimitsError(f"--limit expects name=value with name one of {list(OVERRIDE_KEYS)}, got {text!r}")
     try:
-        return name, float(value)
+        number = float(value)
     except ValueError:
-        raise LimitsError(f"--limit {name}: {value!r} is not a number") from None
+        raise LimitsError(f"--limit {name}: {value!r} is not a number; give a finite number > 0") from None
+    return name, _checked(_BY_FIELD[name], number, f"--limit {name}")
