@@ -1,0 +1,177 @@
+"""The typed events of ``events.jsonl`` (docs/contracts.md, "Session log"), one definition per kind.
+
+Each kind is a ``TypedDict`` of the fields its line carries besides ``seq``, ``t`` and ``kind``:
+required keys must be present, ``NotRequired`` ones may be; every present field of the
+definition must have its annotated JSON type; further fields are allowed (the contract says
+"more fields are allowed") and unchecked. The same definitions are used by the writer
+(``EventLog.emit`` refuses an unknown kind, a missing field or a wrongly typed one) and by the
+validator (``reader.validate_log``), so a log the writer accepts is one the reader accepts.
+
+Schema 2 adds the kind ``usage`` (the running cost after each streamed model response) and the
+status ``interrupted``; ``call_end`` is part of the schema (schema 1 logs carry it too). Readers
+accept schemas 1 and 2 (``READABLE_SCHEMAS``); ``usage`` in a schema 1 log is an error.
+"""
+
+import typing
+from typing import Any, Mapping, NotRequired, TypedDict
+
+from .jsontypes import Check, checker, describe, shown
+from .vocabulary import EventKind, SessionStatus
+
+#: The schema the writer writes (``session_start.schema``).
+SCHEMA_VERSION = 2
+#: The schemas this package reads.
+READABLE_SCHEMAS = (1, 2)
+#: Kinds that a log of an earlier schema cannot hold: kind -> first schema with it.
+SINCE_SCHEMA = {EventKind.USAGE: 2}
+
+
+class SessionStart(TypedDict):
+    schema: int
+    condition: str
+    seed: int
+    model: str
+    simulated: bool
+    manifest_sha256: str | None
+    code_version: str | None
+    cli_version: str | None
+    order: list[str]                      # the batch, in processing order
+    limits: dict
+    exploratory: NotRequired[bool]
+    model_id: NotRequired[str | None]
+
+
+class ToolCall(TypedDict):
+    tool: str                             # bare name
+    args: dict
+    account: str | None                   # the account_id argument (a non-empty string) or null
+    allowed: bool                         # false: refused by the tool-call gate
+    ok: bool                              # returned without error (false when refused)
+    state: str | None                     # FSM state or null
+    server: NotRequired[str]              # "sopbench" (default) or "fsm"
+    result: NotRequired[str | None]
+    error: NotRequired[str | None]
+    call_id: NotRequired[str | None]
+    reminder_attached: NotRequired[bool]
+
+
+Transition = TypedDict("Transition", {"from": str | None, "to": str | None, "ok": bool, "reason": str | None})
+
+
+class Stop(TypedDict):
+    accounts_left: int
+    outcome: typing.Literal["ended", "blocked"]
+    reason: NotRequired[str | None]
+    block_cap_reached: NotRequired[bool]
+    stop_hook_active: NotRequired[bool]
+
+
+class Resume(TypedDict):
+    n: int                                # 1, 2, ...
+    accounts_left: NotRequired[int]
+
+
+class Compaction(TypedDict):
+    trigger: str                          # "auto" or "manual"
+
+
+class AssistantText(TypedDict):
+    text: str
+
+
+class CallEnd(TypedDict):
+    """One per ``query()`` call that reported a result (readers may ignore it)."""
+
+    n: int                                # 0 = first call, then the resume number
+    cost_usd: float                       # this call
+    session_cost_usd: float               # the session so far
+    subtype: NotRequired[str | None]
+    is_error: NotRequired[bool | None]
+    turns: NotRequired[int | None]
+    priced_usd: NotRequired[float | None]  # the runner's list price of the call's streamed usage
+    decisions: NotRequired[int | None]
+    accounts_left: NotRequired[int | None]
+
+
+class Usage(TypedDict):
+    """Schema 2: the running cost after each streamed model response of the main thread."""
+
+    call: int                             # the call's resume index n (0 = first call)
+    priced_usd: float | None              # this call so far, at models.yaml list prices
+    session_cost_usd: float               # the session so far, this call included
+
+
+class SessionEnd(TypedDict):
+    status: SessionStatus
+    cost_usd: float | None
+    turns: int
+    duration_s: float
+    error: NotRequired[str | None]
+    cost_complete: NotRequired[bool]
+    cost_estimated_usd: NotRequired[float | None]
+    resumes: NotRequired[int]
+    decisions: NotRequired[int | None]
+    accounts_left: NotRequired[int | None]
+
+
+#: The definition of each kind.
+EVENT_TYPES: dict[EventKind, type] = {
+    EventKind.SESSION_START: SessionStart,
+    EventKind.TOOL_CALL: ToolCall,
+    EventKind.TRANSITION: Transition,
+    EventKind.STOP: Stop,
+    EventKind.RESUME: Resume,
+    EventKind.COMPACTION: Compaction,
+    EventKind.ASSISTANT_TEXT: AssistantText,
+    EventKind.CALL_END: CallEnd,
+    EventKind.USAGE: Usage,
+    EventKind.SESSION_END: SessionEnd,
+}
+assert set(EVENT_TYPES) == set(EventKind), "every EventKind needs a definition"
+
+#: The fields every kind must have beyond seq, t and kind (derived from the definitions).
+REQUIRED_FIELDS: dict[EventKind, tuple[str, ...]] = {
+    kind: tuple(k for k in typing.get_type_hints(td) if k in td.__required_keys__)
+    for kind, td in EVENT_TYPES.items()
+}
+
+
+def _field_checks(td: type) -> tuple[tuple[str, bool, Any, Check], ...]:
+    hints = typing.get_type_hints(td)
+    return tuple((name, name in td.__required_keys__, hint, checker(hint)) for name, hint in hints.items())
+
+
+_CHECKS = {kind: _field_checks(td) for kind, td in EVENT_TYPES.items()}
+_ENVELOPE = (("seq", int), ("t", str))
+
+
+def field_problems(kind: Any, fields: Mapping[str, Any]) -> list[str]:
+    """What is wrong with an event's fields for its kind (empty if nothing): an unknown kind, a
+    missing field, a field of the wrong type. ``fields`` may include ``seq``, ``t``, ``kind``."""
+    try:
+        kind = EventKind(kind)
+    except ValueError:
+        return [f"unknown event kind {kind!r} (kinds: {', '.join(EventKind)})"]
+    problems = []
+    for name, required, hint, ok in _CHECKS[kind]:
+        if name not in fields:
+            if required:
+                problems.append(f"{kind} lacks required field {name!r}")
+        elif not ok(fields[name]):
+            problems.append(f"{kind} field {name!r} must be {describe(hint)}, not {shown(fields[name])}")
+    return problems
+
+
+def event_problems(event: Any) -> list[str]:
+    """``field_problems`` for a whole line read back (also checks ``seq`` and ``t``)."""
+    if not isinstance(event, dict):
+        return [f"an event must be a JSON object, not {shown(event)}"]
+    problems = []
+    for name, typ in _ENVELOPE:
+        if name not in event:
+            problems.append(f"event lacks {name!r}")
+        elif not checker(typ)(event[name]):
+            problems.append(f"event field {name!r} must be {describe(typ)}, not {shown(event[name])}")
+    if "kind" not in event:
+        return problems + ["event lacks 'kind'"]
+    return problems + field_problems(event["kind"], event)

@@ -1,0 +1,72 @@
+"""Where sessions live, and the one rule for finding them (status, audit and analysis use it).
+
+``sessions/<model>/<condition>/seed-<n>/`` holds one session; exploratory ones go under
+``sessions/exploratory/…`` (``seed-<n>-first-<N>`` for a prefix of the order). The rule:
+
+- a session is a folder holding ``events.jsonl`` or ``meta.json`` (a folder with only
+  ``meta.json`` is a session whose log is missing: readers list it, never drop it silently);
+- ``attempt-<k>/`` folders inside a session are its earlier attempts (moved aside by
+  ``--rerun-voided``), never sessions of their own, and nothing below them is one;
+- a session below an ``exploratory/`` folder, or below the demo's output folder ``demo/`` at the
+  top of the scanned folder, is exploratory by its location.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+EVENTS_NAME = "events.jsonl"
+META_NAME = "meta.json"
+ATTEMPT_PREFIX = "attempt-"
+EXPLORATORY_FOLDER = "exploratory"
+#: ``study demo`` writes its sessions, tables and figures to ``sessions/demo`` by default.
+DEMO_FOLDER = "demo"
+
+
+def session_dir_for(out_root: Path, model_folder: str, condition: str, seed: int, *,
+                    exploratory: bool, accounts: int | None) -> Path:
+    """Where a session's files go."""
+    base = Path(out_root) / EXPLORATORY_FOLDER if exploratory else Path(out_root)
+    leaf = f"seed-{seed}" if accounts is None else f"seed-{seed}-first-{accounts}"
+    return base / model_folder / condition / leaf
+
+
+def is_attempt(name: str) -> bool:
+    return name.startswith(ATTEMPT_PREFIX)
+
+
+def find_sessions(root: Path) -> list[Path]:
+    """Every session folder under ``root`` (``root`` itself included), sorted; never an
+    ``attempt-*`` folder or anything below one. Unreadable subfolders are skipped."""
+    root = Path(root)
+    found = []
+    for folder, dirs, files in os.walk(root, onerror=lambda _: None):
+        dirs[:] = sorted(d for d in dirs if not is_attempt(d))
+        if EVENTS_NAME in files or META_NAME in files:
+            found.append(Path(folder))
+    return sorted(found)
+
+
+def attempts(session_dir: Path) -> list[Path]:
+    """The earlier attempts kept inside a session folder, in order."""
+    try:
+        return sorted(p for p in Path(session_dir).iterdir() if is_attempt(p.name) and p.is_dir())
+    except OSError:
+        return []
+
+
+def relative_parts(folder: Path, root: Path | None) -> tuple[str, ...]:
+    if root is None:
+        return ()
+    try:
+        return Path(folder).resolve().relative_to(Path(root).resolve()).parts
+    except ValueError:
+        return ()
+
+
+def exploratory_by_location(folder: Path, root: Path | None) -> bool:
+    """The session at ``folder`` is exploratory because of where it is below ``root``: inside an
+    ``exploratory/`` folder, or inside the demo output ``demo/`` at the top of ``root``."""
+    parts = relative_parts(folder, root)
+    return EXPLORATORY_FOLDER in parts or (len(parts) > 1 and parts[0] == DEMO_FOLDER)

@@ -1,0 +1,67 @@
+"""What can be wrong with a session's records: one ``Issue`` (rule, file, line, message), and the
+errors strict readers raise with it.
+
+Strict readers (the analysis) raise ``LogError`` (``MetaError`` for ``meta.json``) carrying the
+first error issue; reporting readers (status, audit) never raise and return every issue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+
+class Rule(StrEnum):
+    """The rule an issue breaks (docs/contracts.md, "Validation of a log")."""
+
+    NO_LOG = "no-log"                 # a session folder without events.jsonl
+    EMPTY = "empty"                   # events.jsonl holds no event
+    ENCODING = "encoding"             # a line that is not UTF-8
+    JSON = "json"                     # a line that is not one JSON object
+    TORN = "torn"                     # the last line cut short by a crash (a warning)
+    EVENT = "event"                   # unknown kind, missing field, wrong type
+    SEQ = "seq"                       # seq must be 0, 1, 2, ... in file order
+    START = "start"                   # exactly one session_start, the first line
+    END = "end"                       # at most one session_end, the last line
+    SCHEMA = "schema"                 # a schema this package reads (1 or 2)
+    BATCH = "batch"                   # a successful tool call's account must be in the batch
+    META_FILE = "meta-file"           # meta.json unreadable: not UTF-8, not JSON, not an object
+    META_FIELD = "meta-field"         # a meta.json field of the wrong type ("false" for false)
+    META_LOG = "meta-log"             # meta.json disagrees with the log
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One thing wrong with a session's records. ``line`` counts from 1 (None: the whole file)."""
+
+    rule: Rule
+    file: Path
+    line: int | None
+    message: str
+    warning: bool = False             # tolerated (a torn last line): reported, not an error
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else f"{self.file}"
+        return f"{where}: {self.message} [rule {self.rule}]"
+
+
+class LogError(ValueError):
+    """A session's records that cannot be analysed; the message names the file, the line and the
+    rule, and says what to do. ``issue`` is the first error found (None for a missing folder)."""
+
+    def __init__(self, message: str, issue: Issue | None = None):
+        super().__init__(message)
+        self.issue = issue
+
+    @classmethod
+    def of(cls, issue: Issue, advice: str = "") -> "LogError":
+        return cls(f"{issue}{'. ' + advice if advice else ''}", issue)
+
+
+class MetaError(LogError):
+    """A ``meta.json`` that cannot be read as a session's summary."""
+
+
+def first_error(issues: list[Issue]) -> Issue | None:
+    return next((i for i in issues if not i.warning), None)

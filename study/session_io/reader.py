@@ -1,0 +1,259 @@
+"""Reading and validating a session's ``events.jsonl`` (with its ``meta.json``).
+
+Two modes, one set of rules (docs/contracts.md, "Validation of a log"):
+
+- strict (the analysis): ``read_log(path)`` / ``read_session(dir)`` raise ``LogError`` (or
+  ``MetaError``) naming the file, the line and the rule of the first error;
+- reporting (status, audit): ``read_log(path, strict=False)`` / ``read_session(dir,
+  strict=False)`` never raise; every issue is returned, and the events that could be read.
+
+The rules: every line one JSON object in UTF-8 (a torn last line, cut short by a crash and
+without its newline, is the one tolerated defect: a warning, skipped); every event of a known
+kind with its required fields of the right types (``events``); ``seq`` 0, 1, 2, … in file
+order; exactly one ``session_start``, first, of a schema this package reads; at most one
+``session_end``, last; every successful ``sopbench`` tool call's account in
+``session_start.order`` or null; and ``meta.json`` consistent with the log (model, condition,
+seed, simulated, exploratory, and its status once the log has ended).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .events import READABLE_SCHEMAS, SINCE_SCHEMA, event_problems
+from .folders import EVENTS_NAME
+from .issues import Issue, LogError, Rule, first_error
+from .meta import SessionMeta, read_meta
+from .vocabulary import EventKind, SessionStatus
+
+_ADVICE = ("The log was damaged after it was written; it is never scored. Restore it from the "
+           "published session archive; do not edit it by hand")
+
+
+@dataclass
+class LogRead:
+    """The events of one log that could be read, in file order, and what was found on the way."""
+
+    path: Path
+    events: list[dict[str, Any]]
+    issues: list[Issue] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)      # the file line of each event
+
+    @property
+    def warnings(self) -> list[str]:
+        return [str(i) if i.rule != Rule.TORN else i.message for i in self.issues if i.warning]
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [i for i in self.issues if not i.warning]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    @property
+    def start(self) -> dict[str, Any]:
+        """The ``session_start`` event (first line of a valid log), or an empty dict."""
+        return next((e for e in self.events if e.get("kind") == EventKind.SESSION_START), {})
+
+    @property
+    def end(self) -> dict[str, Any] | None:
+        """The ``session_end`` event, or None while the session runs or after a crash."""
+        last = self.events[-1] if self.events else {}
+        return last if last.get("kind") == EventKind.SESSION_END else None
+
+
+def read_log(path: Path, *, strict: bool = True, meta: SessionMeta | None = None) -> LogRead:
+    """Read and validate ``events.jsonl`` (and its consistency with ``meta`` if given)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        issue = Issue(Rule.NO_LOG, path, None, "no session log here" if isinstance(exc, FileNotFoundError)
+                      else f"the session log cannot be read ({exc.strerror})")
+        if strict:
+            raise LogError(f"{issue}. Point the command at a session folder "
+                           "(sessions/<model>/<condition>/seed-<n>/) that holds events.jsonl.", issue) from None
+        return LogRead(path, [], [issue])
+    log = _parse(path, data)
+    log.issues += validate_log(log, meta)
+    if strict and (error := first_error(log.issues)):
+        raise LogError.of(error, _ADVICE if error.rule not in (Rule.SCHEMA, Rule.EMPTY) else "")
+    return log
+
+
+def _parse(path: Path, data: bytes) -> LogRead:
+    """All lines as events; a fast path for a clean file, line by line otherwise."""
+    try:
+        events = orjson.loads(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
+        if all(type(e) is dict for e in events) and data.count(b"\n") == len(events) and b"\n\n" not in data:
+            return LogRead(path, events, [], list(range(1, len(events) + 1)))
+    except orjson.JSONDecodeError:
+        pass
+    log = LogRead(path, [])
+    lines = data.split(b"\n")
+    torn_possible = not data.endswith(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            if torn_possible and number == len(lines):
+                log.issues.append(Issue(Rule.TORN, path, number, f"{path}:{number}: truncated last line "
+                                        f"skipped (a crash while it was written): {raw[:80]!r}", warning=True))
+                continue
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                log.issues.append(Issue(Rule.ENCODING, path, number,
+                                        f"line is not UTF-8 (byte {exc.start}): {raw[:80]!r}"))
+                continue
+            log.issues.append(Issue(Rule.JSON, path, number, f"malformed event line {raw[:120]!r}: every "
+                                    "line must be one JSON object with 'seq' and 'kind'"))
+            continue
+        if type(obj) is not dict:
+            log.issues.append(Issue(Rule.JSON, path, number, f"malformed event line {raw[:120]!r}: "
+                                    "every line must be one JSON object with 'seq' and 'kind'"))
+            continue
+        log.events.append(obj)
+        log.lines.append(number)
+    return log
+
+
+def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
+    """The issues of a parsed log by the rules of the module docstring (parse issues excluded)."""
+    path, issues = log.path, []
+
+    def add(rule: Rule, line: int | None, message: str) -> None:
+        issues.append(Issue(rule, path, line, message))
+
+    if not log.events:
+        if not log.issues:
+            add(Rule.EMPTY, None, "the log holds no events; the session never started. Rerun it or remove the folder")
+        return issues
+    start = log.events[0]
+    schema = start.get("schema")
+    if start.get("kind") != EventKind.SESSION_START:
+        add(Rule.START, log.lines[0], f"the first event is {start.get('kind')!r}, not 'session_start'; "
+                                      "this is not a complete session log")
+    elif schema not in READABLE_SCHEMAS or isinstance(schema, bool):
+        add(Rule.SCHEMA, log.lines[0],
+            f"session log schema {schema!r}, but this analysis reads schema "
+            f"{' or '.join(map(str, READABLE_SCHEMAS))}. Use the version of the package that wrote the "
+            f"log (its code_version is {start.get('code_version')!r})")
+    order = start.get("order") if isinstance(start.get("order"), list) else []
+    batch = frozenset(a for a in order if isinstance(a, str))
+    if len(batch) != len(order) and start.get("kind") == EventKind.SESSION_START:
+        add(Rule.BATCH, log.lines[0], "session_start.order lists an account more than once")
+    end_line: int | None = None
+    for index, (event, line) in enumerate(zip(log.events, log.lines)):
+        for problem in event_problems(event):
+            add(Rule.EVENT, line, problem)
+        kind = event.get("kind") if isinstance(event.get("kind"), str) else None
+        seq = event.get("seq")
+        if seq != index or isinstance(seq, bool):
+            add(Rule.SEQ, line, f"seq {seq!r} where {index} was due: seq must be 0, 1, 2, … in file order "
+                                "(a duplicated, moved or renumbered line)")
+        if kind == EventKind.SESSION_START and index > 0:
+            add(Rule.START, line, f"a second session_start (the first is on line {log.lines[0]}); "
+                                  "two runs wrote into one session folder")
+        if end_line is not None:
+            add(Rule.END, line, f"an event after session_end (line {end_line})")
+        if kind == EventKind.SESSION_END and end_line is None:
+            end_line = line
+        since = SINCE_SCHEMA.get(kind)
+        if since is not None and isinstance(schema, int) and schema < since:
+            add(Rule.SCHEMA, line, f"a {kind} event in a schema {schema} log (it exists from schema {since})")
+        if (kind == EventKind.TOOL_CALL and event.get("ok") is True and event.get("allowed", True) is True
+                and event.get("server", "sopbench") == "sopbench" and isinstance(event.get("account"), str)
+                and event.get("account") not in batch):
+            add(Rule.BATCH, line, f"a successful {event.get('tool')} call for account "
+                                  f"{event.get('account')!r}, which is not in session_start.order")
+    if meta is not None:
+        issues += _meta_issues(log, meta)
+    return _capped(issues)
+
+
+#: At most this many issues of one rule are listed; the rest are counted.
+_PER_RULE = 3
+
+
+def _capped(issues: list[Issue]) -> list[Issue]:
+    """The first ``_PER_RULE`` issues of each rule, then one line counting the rest (a log with
+    every line doubled breaks the seq rule on every line)."""
+    out, seen = [], {}
+    for issue in issues:
+        seen[issue.rule] = seen.get(issue.rule, 0) + 1
+        if seen[issue.rule] <= _PER_RULE:
+            out.append(issue)
+    for rule, count in seen.items():
+        if count > _PER_RULE:
+            first = next(i for i in issues if i.rule == rule)
+            out.append(Issue(rule, first.file, None, f"{count - _PER_RULE} more line(s) break the {rule} rule"))
+    return out
+
+
+#: meta.json fields that must equal the session_start field of the same name when both are set.
+_SAME_AS_START = ("model", "condition", "seed", "simulated", "exploratory")
+
+
+def _meta_issues(log: LogRead, meta: SessionMeta) -> list[Issue]:
+    issues = []
+    start, end = log.start, log.end
+    where = meta.problems[0].file if meta.problems else log.path.with_name("meta.json")
+    for name in _SAME_AS_START:
+        ours, theirs = getattr(meta, name), start.get(name)
+        if ours is not None and theirs is not None and ours != theirs:
+            issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says {name} {ours!r} but the log's "
+                                f"session_start says {theirs!r}"))
+    if end is not None and meta.status is not None and meta.status != end.get("status"):
+        if meta.status == SessionStatus.RUNNING:
+            message = ("meta.json still says running although the log has ended (the runner stopped "
+                       "before writing its final meta.json)")
+        else:
+            message = f"meta.json says status {meta.status!r} but the log's session_end says {end.get('status')!r}"
+        issues.append(Issue(Rule.META_LOG, where, None, message))
+    if end is None and meta.status is not None and meta.status.final and not meta.voided:
+        issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says status {meta.status!r} but the log "
+                            "has no session_end"))
+    return issues
+
+
+@dataclass
+class SessionRead:
+    """One session folder read: its meta (None without meta.json), its log (None without
+    events.jsonl) and every issue of both."""
+
+    path: Path
+    meta: SessionMeta | None
+    log: LogRead | None
+    issues: list[Issue]
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [i for i in self.issues if not i.warning]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
+def read_session(session_dir: Path, *, strict: bool = True) -> SessionRead:
+    """Read and validate a session folder's meta.json and events.jsonl together.
+
+    strict: raises ``MetaError``/``LogError`` for the first error (a missing events.jsonl
+    included); otherwise never raises."""
+    session_dir = Path(session_dir)
+    meta = read_meta(session_dir, strict=strict)
+    log = read_log(session_dir / EVENTS_NAME, strict=strict, meta=meta)
+    issues = list(meta.problems if meta else []) + log.issues
+    if log.issues and log.issues[0].rule == Rule.NO_LOG:
+        return SessionRead(session_dir, meta, None, issues)
+    return SessionRead(session_dir, meta, log, issues)

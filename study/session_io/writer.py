@@ -1,0 +1,76 @@
+"""The only writer of ``events.jsonl``: one JSON object a line, appended and flushed per event.
+
+Every event has ``seq`` (0, 1, 2, … in file order), ``t`` (UTC ISO 8601 with microseconds) and
+``kind``; its other fields are checked against the kind's typed definition in ``events`` before
+anything is written (``ValueError`` for an unknown kind, a missing field or a wrongly typed one),
+so the writer never writes a line the reader would reject. A crash loses at most the event being
+written; reopening a log continues its ``seq``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .events import field_problems
+from .vocabulary import EventKind
+
+
+def utc_now() -> str:
+    """The current UTC time as the log writes it (``2026-11-30T21:12:13.614624Z``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+class EventLog:
+    """Append-only writer of one session's ``events.jsonl``. Thread-safe."""
+
+    def __init__(self, path: Path, *, fsync: bool = False):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._seq = self._next_seq(self.path)
+        self._fsync = fsync
+        self._lock = threading.Lock()
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    @staticmethod
+    def _next_seq(path: Path) -> int:
+        if not path.exists():
+            return 0
+        last = -1
+        with open(path, "rb") as fh:
+            for line in fh:
+                try:
+                    last = int(json.loads(line)["seq"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line from a crash
+        return last + 1
+
+    def emit(self, kind: EventKind | str, **fields: Any) -> dict[str, Any]:
+        """Check the event against its kind's definition, write it and flush; return it as written."""
+        problems = field_problems(kind, fields)
+        if problems:
+            raise ValueError(f"refusing to write an invalid event to {self.path}: " + "; ".join(problems))
+        kind = EventKind(kind)
+        with self._lock:
+            event = {"seq": self._seq, "t": utc_now(), "kind": kind.value, **fields}
+            self._fh.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+            self._fh.flush()
+            if self._fsync:
+                os.fsync(self._fh.fileno())
+            self._seq += 1
+        return event
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.close()
+
+    def __enter__(self) -> "EventLog":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
