@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from study.paths import project_root
-from study.session_log import utc_now
+from study.session_io.writer import utc_now
 
 from .errors import PreregError
 from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, MANIFEST, is_frozen_path, sha256_file

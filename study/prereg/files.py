@@ -4,8 +4,12 @@ The frozen set is every file under ``preregistration/`` except the three files t
 freeze itself (``MANIFEST.sha256``, ``freeze.json``, ``amendments.jsonl``), plus every Python
 source of the code that decides what a session is and how it is scored: ``analysis/`` (the
 metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards),
-``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules) and
-``sopbench_tools/`` (the tools the agent sees). As in the paper, no run starts once any of it
+``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules),
+``study/session_io/`` (how session logs are written and read for the analysis),
+``study/escape_routes.py`` (the registry of escape routes the scorer counts) and
+``sopbench_tools/`` (the tools the agent sees). ``preregistration/runtime.json`` (the Claude Code
+CLI, claude-agent-sdk, lock file and Python the study runs on) is frozen like any other file under
+``preregistration/``. As in the paper, no run starts once any of it
 changed without a recorded amendment. A path is written POSIX-style relative to the project root, so that
 ``sha256sum -c preregistration/MANIFEST.sha256`` run from the root checks the manifest with
 nothing of ours installed.
@@ -22,7 +26,13 @@ from .errors import PreregError
 PREREG_DIR = "preregistration"
 ANALYSIS_DIR = "analysis"
 #: Folders whose Python sources are frozen (root-relative, POSIX).
-FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/runner", "sopbench_tools")
+FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/runner", "study/session_io", "sopbench_tools")
+#: Single Python files outside those folders that are frozen too.
+FROZEN_CODE_FILES = ("study/escape_routes.py",)
+#: The top-level packages the frozen code belongs to (what ``import`` loads it from).
+CODE_PACKAGES = ("analysis", "study", "sopbench_tools")
+#: The frozen runtime (see ``runtime.py``): a frozen file like any other under preregistration/.
+RUNTIME = "preregistration/runtime.json"
 MANIFEST = "preregistration/MANIFEST.sha256"
 FREEZE_RECORD = "preregistration/freeze.json"
 AMENDMENTS = "preregistration/amendments.jsonl"
@@ -53,28 +63,43 @@ def is_frozen_path(rel: str) -> bool:
         return False
     if parts[0] == PREREG_DIR and len(parts) > 1:
         return True
+    if rel in FROZEN_CODE_FILES:
+        return True
     return rel.endswith(".py") and any(rel.startswith(top + "/") for top in FROZEN_CODE_DIRS)
+
+
+def is_code_path(rel: str) -> bool:
+    """True for a frozen path that is code (imported), not preregistration data."""
+    return is_frozen_path(rel) and not rel.startswith(PREREG_DIR + "/")
 
 
 def frozen_paths(root: Path) -> list[str]:
     """The frozen files now on disk under ``root``, sorted, as root-relative POSIX paths."""
-    found = []
+    found = [rel for rel in FROZEN_CODE_FILES if (root / rel).is_file()]
     for top in (PREREG_DIR, *FROZEN_CODE_DIRS):
-        base = root / top
-        if not base.is_dir():
-            continue
-        for path in base.rglob("*"):
-            if not path.is_file():
-                continue
-            rel = path.relative_to(root).as_posix()
-            if is_frozen_path(rel):
-                if "\n" in rel or "\\" in rel:
-                    raise PreregError(
-                        f"{rel!r}: a frozen file's name may not contain a newline or a backslash "
-                        "(sha256sum would escape it); rename the file."
-                    )
-                found.append(rel)
+        found += files_under(root, top)
     return sorted(found)
+
+
+def files_under(base: Path, top: str) -> list[str]:
+    """The frozen files under ``base / top`` as POSIX paths relative to ``base`` (the project
+    root, or the folder an imported package lives in)."""
+    found = []
+    folder = base / top
+    if not folder.is_dir():
+        return found
+    for path in folder.rglob("*"):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(base).as_posix()
+        if is_frozen_path(rel):
+            if "\n" in rel or "\\" in rel:
+                raise PreregError(
+                    f"{rel!r}: a frozen file's name may not contain a newline or a backslash "
+                    "(sha256sum would escape it); rename the file."
+                )
+            found.append(rel)
+    return found
 
 
 def hash_tree(root: Path) -> dict[str, str]:

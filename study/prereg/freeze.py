@@ -12,7 +12,7 @@ from typing import Any
 
 from study import __version__
 from study.paths import project_root
-from study.session_log import utc_now
+from study.session_io.writer import utc_now
 
 from .errors import PreregError
 from .files import (

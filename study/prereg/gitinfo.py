@@ -1,15 +1,23 @@
-"""What git says about the checkout: the commit and whether the tree is dirty."""
+"""What git says about the checkout: the commit, whether the tree is dirty, and the history of a
+file. Every function returns None (or an empty answer) outside a git checkout or when git fails,
+so the callers can say "not checked" instead of failing."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from pathlib import Path
 
 
 def _git(root: Path, *args: str) -> str | None:
+    done = _git_bytes(root, *args)
+    return None if done is None else done.decode("utf-8", errors="replace")
+
+
+def _git_bytes(root: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60, check=False
+            ["git", "-C", str(root), *args], input=stdin, capture_output=True, timeout=60, check=False
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -36,13 +44,73 @@ def dirty_paths(root: Path, ignore: tuple[str, ...] = ()) -> list[str] | None:
     return [p for p in paths if p not in ignore]
 
 
-def committed_bytes(root: Path, rel: str) -> bytes | None:
-    """The content of ``rel`` (relative to ``root``) in the HEAD commit, or None if it is not
-    committed (or ``root`` is not a git checkout)."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "show", f"HEAD:./{rel}"], capture_output=True, timeout=60, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
+def tracked_changes(root: Path) -> bool:
+    """True if a tracked file differs from HEAD (what ``git describe --dirty`` calls dirty)."""
+    out = _git(root, "status", "--porcelain=v1", "--untracked-files=no")
+    return bool(out and out.strip())
+
+
+def is_shallow(root: Path) -> bool:
+    return (_git(root, "rev-parse", "--is-shallow-repository") or "").strip() == "true"
+
+
+def committed_bytes(root: Path, rel: str, commit: str = "HEAD") -> bytes | None:
+    """The content of ``rel`` (relative to ``root``) at ``commit`` (default HEAD), or None if it
+    is not there (or ``root`` is not a git checkout)."""
+    return _git_bytes(root, "show", f"{commit}:./{rel}")
+
+
+def is_commit(root: Path, name: str) -> str | None:
+    """The full hash of commit ``name`` if this repository has it, else None."""
+    out = _git(root, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
+    return out.strip() if out and out.strip() else None
+
+
+def file_history(root: Path, rel: str) -> list[tuple[str, bytes | None]]:
+    """Every committed version of ``rel``, oldest first: ``(commit, content or None if the
+    commit deleted it)``; [] outside git or if it was never committed."""
+    out = _git(root, "log", "--reverse", "--format=%H", "--full-history", "--", rel)
+    if not out:
+        return []
+    return [(commit, committed_bytes(root, rel, commit)) for commit in out.split()]
+
+
+def git_blob_id(data: bytes) -> str:
+    """The id git gives a file with content ``data`` (what ``git hash-object`` prints)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def tree_blobs(root: Path, commit: str, tops: tuple[str, ...]) -> dict[str, str] | None:
+    """``path -> blob id`` of every file under ``tops`` at ``commit`` (paths relative to ``root``),
+    or None if git cannot list it."""
+    out = _git_bytes(root, "ls-tree", "-r", "-z", commit, "--", *tops)
+    if out is None:
         return None
-    return done.stdout if done.returncode == 0 else None
+    blobs = {}
+    for item in out.split(b"\0"):
+        if not item:
+            continue
+        info, _, path = item.partition(b"\t")
+        mode, kind, blob = info.decode().split()
+        if kind == "blob":
+            blobs[path.decode("utf-8", errors="surrogateescape")] = blob
+    return blobs
+
+
+def blob_sha256(root: Path, blobs: list[str]) -> dict[str, str]:
+    """The sha256 of each git blob's content (``git cat-file --batch``): blob id -> sha256."""
+    if not blobs:
+        return {}
+    out = _git_bytes(root, "cat-file", "--batch", stdin="".join(b + "\n" for b in blobs).encode())
+    digests: dict[str, str] = {}
+    position = 0
+    while out is not None and position < len(out):
+        end = out.index(b"\n", position)
+        header = out[position:end].decode().split()
+        position = end + 1
+        if len(header) < 3 or header[1] == "missing":
+            continue
+        size = int(header[2])
+        digests[header[0]] = hashlib.sha256(out[position:position + size]).hexdigest()
+        position += size + 1
+    return digests

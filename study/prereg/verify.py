@@ -22,9 +22,6 @@ from .files import AMENDMENTS, FREEZE_RECORD, MANIFEST, PREREG_DIR, hash_tree, p
 from .gitinfo import committed_bytes
 from .records import amendment_lines, seal_intact
 
-STATUSES = ("ok", "changed", "missing", "added")
-
-
 @dataclass(frozen=True)
 class Link:
     """One record of the chain: the freeze or an amendment, when it was made, and its hash."""
