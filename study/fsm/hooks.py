@@ -2,8 +2,10 @@
 
 They call the runtime and never change the state themselves: PreToolUse asks the tool-call gate,
 Stop asks the stop gate, PostToolUse / PostToolUseFailure append the completed call to the
-history (``observe``). The command ``study fsm hook EVENT`` wraps them for
-``.claude/settings.json``; the study's runner may call them from claude-agent-sdk hooks.
+history (``observe``). These functions are the only place where a hook decision is made: the
+command ``study fsm hook EVENT`` wraps them for ``.claude/settings.json``, and the study's runner
+(``study.runner.bridge``) calls the same functions from claude-agent-sdk hooks, adding only its
+logging.
 
 Tool names: Claude Code names an MCP tool ``mcp__<server>__<tool>``. Calls of the FSM's own
 server (``fsm_server``) are never gated or recorded. With ``tool_prefix`` (e.g.
@@ -16,9 +18,20 @@ permission that Claude Code's own permission settings would not.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from .runtime import FsmRuntime
+from .runtime import Decision, FsmRuntime
+
+#: The FSM tools' MCP server name the hooks assume unless told otherwise.
+FSM_SERVER = "fsm"
+
+
+def split_tool_name(claude_tool: str) -> tuple[str | None, str]:
+    """``mcp__sopbench__submit_decision`` -> (``sopbench``, ``submit_decision``); ``Bash`` -> (None, ``Bash``)."""
+    if claude_tool.startswith("mcp__"):
+        server, _, tool = claude_tool[len("mcp__"):].partition("__")
+        return server, tool
+    return None, claude_tool
 
 
 def workflow_tool_name(claude_tool: str, tool_prefix: str | None) -> str:
@@ -45,14 +58,36 @@ def block_stop(reason: str) -> dict[str, Any]:
     return {"decision": "block", "reason": reason}
 
 
+def refusal(output: dict[str, Any]) -> str | None:
+    """The reason of a deny or block output (as made by :func:`deny_tool` / :func:`block_stop`),
+    or None when the output admits the call or lets the turn end."""
+    if output.get("decision") == "block":
+        return str(output.get("reason", ""))
+    specific = output.get("hookSpecificOutput") or {}
+    if specific.get("permissionDecision") == "deny":
+        return str(specific.get("permissionDecisionReason", ""))
+    return None
+
+
+def tool_call_ok(hook_input: dict[str, Any]) -> bool:
+    """Whether a completed call succeeded: PostToolUseFailure, or a response flagged ``isError``,
+    is a failed call. Claude Code (verified with CLI 2.1.332) fires PostToolUseFailure, not
+    PostToolUse, when an MCP tool answers with ``isError``."""
+    if hook_input.get("hook_event_name") == "PostToolUseFailure":
+        return False
+    response = hook_input.get("tool_response")
+    return not (isinstance(response, dict) and response.get("isError"))
+
+
 def _tool_and_args(hook_input: dict[str, Any]) -> tuple[str, Any]:
     tool = hook_input.get("tool_name")
     if not isinstance(tool, str) or not tool:
         raise ValueError("the hook input has no 'tool_name'")
-    return tool, hook_input.get("tool_input", {})
+    args = hook_input.get("tool_input")
+    return tool, args if args is not None else {}
 
 
-def pre_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, tool_prefix: str | None = None, fsm_server: str | None = "fsm") -> dict[str, Any]:
+def pre_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, tool_prefix: str | None = None, fsm_server: str | None = FSM_SERVER) -> dict[str, Any]:
     """The tool-call gate: {} to admit, a deny output with the reason to refuse."""
     tool, args = _tool_and_args(hook_input)
     if is_fsm_tool(tool, fsm_server):
@@ -61,19 +96,20 @@ def pre_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, tool_prefix: str
     return {} if decision.allowed else deny_tool(decision.reason)
 
 
-def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool, tool_prefix: str | None = None, fsm_server: str | None = "fsm") -> dict[str, Any]:
-    """Record the completed call: ``ok`` is True for PostToolUse, False for PostToolUseFailure.
-
-    Claude Code (verified with CLI 2.1.332) fires PostToolUseFailure, not PostToolUse, when an
-    MCP tool answers with ``isError``.
-    """
+def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None = None, tool_prefix: str | None = None, fsm_server: str | None = FSM_SERVER) -> dict[str, Any]:
+    """Record the completed call in the history the guards read. ``ok``: True for PostToolUse,
+    False for PostToolUseFailure; None reads it from the hook input (:func:`tool_call_ok`)."""
     tool, args = _tool_and_args(hook_input)
     if not is_fsm_tool(tool, fsm_server):
-        rt.observe(workflow_tool_name(tool, tool_prefix), args, ok)
+        rt.observe(workflow_tool_name(tool, tool_prefix), args, tool_call_ok(hook_input) if ok is None else ok)
     return {}
 
 
-def stop(rt: FsmRuntime, hook_input: dict[str, Any]) -> dict[str, Any]:
-    """The stop gate: {} to let the turn end, a block output naming the state otherwise."""
+def stop(rt: FsmRuntime, hook_input: dict[str, Any], *, reason: Callable[[Decision], str] | None = None) -> dict[str, Any]:
+    """The stop gate: {} to let the turn end, a block output otherwise. The block's reason is the
+    gate's (naming the state and its transitions), or ``reason(decision)`` when given (the
+    study's runner shows its continuation message instead)."""
     decision = rt.stop_gate()
-    return {} if decision.allowed else block_stop(decision.reason)
+    if decision.allowed:
+        return {}
+    return block_stop(reason(decision) if reason is not None else decision.reason)

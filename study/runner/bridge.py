@@ -3,20 +3,28 @@
 One ``SessionBridge`` lives for one session. It is what the CLI's hooks and the in-process tool
 server call back into:
 
-- ``after_call`` (the SOP-Bench server's wrapper): logs every completed call, tells the FSM
-  runtime (``observe``), counts decisions, and attaches the reminder once per account to the
-  first successful data-tool result for that account (conditions with ``reminder``).
+- ``after_call`` (the SOP-Bench server's wrapper): logs every completed call, counts decisions,
+  and attaches the reminder once per account to the first successful data-tool result for that
+  account (conditions with ``reminder``).
 - ``pre_tool_use`` (PreToolUse hook): the tool-call gate for conditions with ``tool_gate``; a
   refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason.
-- ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): logs the FSM tools' calls.
+- ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): tells the FSM runtime about every
+  completed call (``observe``) and logs the FSM tools' calls.
 - ``on_stop`` (Stop hook): logs every stop; blocks with the continuation message while accounts
   are left, when the condition has a stop gate and the workflow's stop gate refuses. It counts
   consecutive blocks as Claude Code does (a tool call in between, or a new ``query()`` call,
   starts the count again): the CLI overrides the block that comes after ``stop_block_cap``
   consecutive ones (``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``) and ends the turn, so that stop is
-  logged ``ended`` (with ``block_cap_reached: true``).
+  logged ``ended`` (with ``block_cap_reached: true``) and ``stop_cap_reached`` is set: the one
+  place that decides the session's ``limit:stop_blocks``.
 - ``on_fsm_event`` (the FSM tools' event sink): logs each transition request.
 - ``pre_compact`` (PreCompact hook): logs the compaction.
+
+Every FSM decision (the gate, the record of a completed call, the stop gate), the tool-name
+parsing and the deny/block outputs come from ``study.fsm.hooks``, the same functions the
+``study fsm hook`` commands of ``.claude/settings.json`` run (docs/fsm.md): the enforcement the
+study measures is the one the package offers. The bridge adds only logging, the reminder and
+the count of stop blocks.
 
 It knows nothing about processes or limits other than what the log needs; ``session.py`` drives
 the calls and reads ``decisions``/``last_decision_at`` to enforce the limits.
@@ -29,21 +37,18 @@ import time
 from typing import Any
 
 from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, ToolBox, ToolResult
-from study.session_log import EventLog
+from study.fsm import hooks as fsm_hooks
+from study.fsm.hooks import FSM_SERVER, split_tool_name
+from study.session_io.writer import EventLog
 
 from .conditions import Condition
 from .texts import continuation_message
 
 SOPBENCH_SERVER = "sopbench"
-FSM_SERVER = "fsm"
+#: Removed from the SOP-Bench tools' Claude Code names, so the workflows use bare tool names.
+SOPBENCH_PREFIX = f"mcp__{SOPBENCH_SERVER}__"
 
-
-def split_tool_name(full: str) -> tuple[str | None, str]:
-    """``mcp__sopbench__submit_decision`` -> (``sopbench``, ``submit_decision``)."""
-    if full.startswith("mcp__"):
-        server, _, tool = full[len("mcp__"):].partition("__")
-        return server, tool
-    return None, full
+__all__ = ["FSM_SERVER", "SOPBENCH_PREFIX", "SOPBENCH_SERVER", "SessionBridge"]
 
 
 def _args_key(tool: str, args: Any) -> str:
@@ -75,6 +80,8 @@ class SessionBridge:
         self.last_decision_at = time.monotonic()
         self.stop_block_cap = stop_block_cap
         self.consecutive_blocks = 0
+        #: The running call's turn was ended by the CLI's stop-hook block cap (reset by ``new_call``).
+        self.stop_cap_reached = False
         self._call_ids: dict[str, list[str]] = {}
 
     # ----- state the session driver reads ------------------------------------------------------
@@ -94,14 +101,13 @@ class SessionBridge:
     def new_call(self) -> None:
         """A new ``query()`` call starts: the CLI counts consecutive stop blocks afresh."""
         self.consecutive_blocks = 0
+        self.stop_cap_reached = False
 
     # ----- the SOP-Bench tools -----------------------------------------------------------------
 
     def after_call(self, name: str, args: dict, result: ToolResult) -> list[str]:
         """Log a completed SOP-Bench call, tell the FSM, attach the reminder if due."""
         decided_before = self.decisions
-        if self.fsm is not None:
-            self.fsm.observe(name, args, result.ok)
         attach = (self.condition.reminder and result.ok and name in DATA_TOOLS and bool(result.account)
                   and result.account not in self.reminded)
         if attach:
@@ -129,34 +135,34 @@ class SessionBridge:
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
-        if server == SOPBENCH_SERVER and self.condition.tool_gate and self.fsm is not None:
-            decision = self.fsm.gate(tool, args)
-            if not decision.allowed:
+        if self.condition.tool_gate and self.fsm is not None:
+            output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER)
+            reason = fsm_hooks.refusal(output)
+            if reason is not None:
                 account = args.get("account_id") if isinstance(args, dict) else None
                 self.log.emit(
                     "tool_call", server=server, tool=tool, args=args,
                     account=account if isinstance(account, str) else None,
-                    allowed=False, ok=False, state=self.fsm_state, error=decision.reason, call_id=call_id,
+                    allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
                 )
-                return {"hookSpecificOutput": {
-                    "hookEventName": "PreToolUse", "permissionDecision": "deny",
-                    "permissionDecisionReason": decision.reason,
-                }}
+                return output
         if server is not None and call_id:
             self._call_ids.setdefault(_args_key(tool, args), []).append(call_id)
         return {}
 
     async def post_tool_use(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        """PostToolUse / PostToolUseFailure: log the FSM server's calls (SOP-Bench ones are logged
+        """PostToolUse / PostToolUseFailure: record the completed call in the FSM's history (the
+        FSM's own tools are not recorded); log the FSM server's calls (SOP-Bench ones are logged
         by ``after_call``, which sees the typed result)."""
+        if self.fsm is not None:
+            fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         if server != FSM_SERVER:
             return {}
         args = hook_input.get("tool_input") or {}
         failed = hook_input.get("hook_event_name") == "PostToolUseFailure"
-        response = hook_input.get("error") if failed else hook_input.get("tool_response")
-        text = _text_of(response)
-        ok = not failed and not (isinstance(response, dict) and response.get("isError"))
+        text = _text_of(hook_input.get("error") if failed else hook_input.get("tool_response"))
+        ok = fsm_hooks.tool_call_ok(hook_input)
         self._pop_call_id(tool, args)
         fields = {"result": text} if ok else {"error": text}
         self.log.emit("tool_call", server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
@@ -166,25 +172,27 @@ class SessionBridge:
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
         """Stop: log it; block with the continuation message where the stop gate applies.
 
-        The block after ``stop_block_cap`` consecutive ones is still returned (the CLI's own cap
-        then ends the turn and says so, which ``session.py`` turns into ``limit:stop_blocks``),
-        but logged as what it is: the stop that ended the turn."""
+        The block after ``stop_block_cap`` consecutive ones is still returned, but the CLI's own
+        cap then overrides it and ends the turn: that stop is logged as what it is, the stop that
+        ended the turn, and ``stop_cap_reached`` tells the session driver."""
         left = self.accounts_left
         active = bool(hook_input.get("stop_hook_active"))
         if left > 0 and self.condition.stop_gate and self.fsm is not None:
-            gate = self.fsm.stop_gate()
-            if not gate.allowed:
-                state = self.fsm_state if self.condition.state_in_message else None
-                message = continuation_message(left, self.box.next_undecided(), state)
+            state = self.fsm_state if self.condition.state_in_message else None
+            output = fsm_hooks.stop(self.fsm, hook_input,
+                                    reason=lambda _: continuation_message(left, self.box.next_undecided(), state))
+            message = fsm_hooks.refusal(output)
+            if message is not None:
                 if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:
                     self.log.emit("stop", accounts_left=left, outcome="ended", reason=None,
                                   stop_hook_active=active, block_cap_reached=True)
                     self.consecutive_blocks = 0
+                    self.stop_cap_reached = True
                 else:
                     self.consecutive_blocks += 1
                     self.log.emit("stop", accounts_left=left, outcome="blocked", reason=message,
                                   stop_hook_active=active)
-                return {"decision": "block", "reason": message}
+                return output
         self.consecutive_blocks = 0
         self.log.emit("stop", accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
         return {}
