@@ -132,7 +132,7 @@ def _classify_user_text(raw: str, seen_assistant: bool) -> UserText | None:
     return UserText("resume" if seen_assistant else "first", shown)
 
 
-def read_events(messages: list[dict]) -> list[Event]:
+def read_conversation(messages: list[dict]) -> list[Event]:
     """The conversation as events, in order. Tool results whose call is not in the conversation
     (cut away by compaction) are skipped."""
     events: list[Event] = []

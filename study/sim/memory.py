@@ -1,7 +1,7 @@
 """What the simulated model knows: a fold over the conversation it is sent.
 
 A policy never keeps anything between requests. On every request the server rebuilds a
-:class:`Memory` from the conversation (``conversation.read_events``): the batch (from
+:class:`Memory` from the conversation (``conversation.read_conversation``): the batch (from
 ``list_batch``), which data each account has, the records and decisions, the FSM state (from
 ``status`` and the transitions), the tokens ``self_check`` issued, what the harness said (stop
 blocks, resume messages, reminders) and which tricks the policy has already tried. The memory

@@ -1,7 +1,7 @@
 """Which route each account takes: the plan of a segmented policy, from (policy, seed, batch).
 
 A plan cuts the batch order into segments, each handled by one route (``follow``, ``blind``,
-``partial``, ``batch``, ``interleave``, ``wrong-account``, ``stop``; see ``policies.Planned``).
+``partial``, ``batch``, ``interleave``, ``wrong-account``, ``stop``; see ``policies.PlannedRoutes``).
 It is a pure function of the policy, the seed, the order and which accounts' data came with the
 harness's reminder, all of which the model can read from its conversation, so the same plan
 comes out on every request, after a resume and after a compaction.

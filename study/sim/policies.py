@@ -2,12 +2,14 @@
 
 Every policy is deterministic given its name, seed and parameters, and reads nothing but the
 memory folded from the conversation it is sent, so it continues correctly after a resume, a
-compaction or a refused call. The shared skeleton (:class:`Policy.reply`) lists the batch,
+compaction or a refused call. A policy is any object with ``reply(memory, tools) -> Reply``
+(:class:`Policy`). The oracle (:class:`Oracle`) is also the shared skeleton
+(:meth:`Oracle.reply`) the other policies extend: it lists the batch,
 reads the FSM's status when there is an FSM, re-reads the decisions after a compaction, moves
 back to ``S_investigate`` after a decision and leaves the workflow at the end. In between, each
 policy chooses how to handle the accounts:
 
-* ``oracle``: the procedure, one account at a time (:meth:`Policy.procedure_step`).
+* ``oracle``: the procedure, one account at a time (:meth:`Oracle.procedure_step`).
 * ``early-stop``: the procedure, but ends its turn after ``k`` decisions since the start or
   since the harness last made it go on, citing its token budget.
 * ``batcher``, ``interleaver``, ``blind``, ``partial``, ``wrong-account``: one escape route on
@@ -21,6 +23,8 @@ is retrieved again; a stop block or resume message starts a new stretch of work.
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 from sopbench_tools.reference import reference_analysis
 from sopbench_tools.toolbox import DATA_TOOLS
@@ -60,8 +64,20 @@ def budget_text(memory: Memory) -> str:
             "token budget I will stop here; the other accounts can be handled in a later run.")
 
 
-class Policy:
-    """The skeleton every policy shares; subclasses override :meth:`account_step`."""
+class Policy(Protocol):
+    """What :class:`study.sim.SimServer` asks of a policy object.
+
+    ``reply`` gets the memory folded from the conversation and the full names of the offered
+    tools. A policy may also define ``see_request(body)``, called with each main-loop request's
+    body just before ``reply`` (a scripted test model records what the model was sent).
+    """
+
+    def reply(self, memory: Memory, tools: set[str]) -> Reply: ...
+
+
+class Oracle:
+    """The oracle policy, and the skeleton every other policy shares: subclasses override
+    :meth:`account_step`."""
 
     name = "oracle"
 
@@ -138,7 +154,7 @@ class Policy:
         return end_turn(f"All {len(m.order)} accounts of the batch have a decision.")
 
 
-class EarlyStop(Policy):
+class EarlyStop(Oracle):
     """The procedure, but ends its turn after ``k`` decisions (default 3) since it last started."""
 
     name = "early-stop"
@@ -152,7 +168,7 @@ class EarlyStop(Policy):
         return self.procedure_step(m, account, fsm_main)
 
 
-class Planned(Policy):
+class PlannedRoutes(Oracle):
     """A policy that handles the batch in segments, each taken by one route (see plans.py)."""
 
     def account_step(self, m: Memory, fsm_main: bool) -> Reply:
@@ -236,7 +252,7 @@ class Planned(Policy):
         return self.procedure_step(m, account, fsm_main)
 
 
-class Adversarial(Policy):
+class Adversarial(Oracle):
     """Tries every way around the FSM once, as soon as each applies, then the procedure.
 
     The tricks (names as :class:`Memory` notes them when it sees the call): deciding without
@@ -280,38 +296,38 @@ class Adversarial(Policy):
         return self.procedure_step(m, account, fsm_main)
 
 
-class Blind(Planned):
+class Blind(PlannedRoutes):
     name = "blind"
 
 
-class Partial(Planned):
+class Partial(PlannedRoutes):
     name = "partial"
 
 
-class Batcher(Planned):
+class Batcher(PlannedRoutes):
     name = "batcher"
 
 
-class Interleaver(Planned):
+class Interleaver(PlannedRoutes):
     name = "interleaver"
 
 
-class WrongAccount(Planned):
+class WrongAccount(PlannedRoutes):
     name = "wrong-account"
 
 
-class Drifting(Planned):
+class Drifting(PlannedRoutes):
     name = "drifting"
 
 
 #: Every policy by name (``--model sim:<name>``).
-POLICIES: dict[str, type[Policy]] = {
+POLICIES: dict[str, type[Oracle]] = {
     cls.name: cls
-    for cls in (Policy, EarlyStop, Batcher, Interleaver, Blind, Partial, WrongAccount, Drifting, Adversarial)
+    for cls in (Oracle, EarlyStop, Batcher, Interleaver, Blind, Partial, WrongAccount, Drifting, Adversarial)
 }
 
 
-def make_policy(name: str, seed: int = 0, **params) -> Policy:
+def make_policy(name: str, seed: int = 0, **params) -> Oracle:
     """The policy ``name`` with its seed and parameters; a clear error for an unknown name."""
     try:
         cls = POLICIES[name]

@@ -27,21 +27,6 @@ class ToolUse:
     input: dict[str, Any]
 
 
-@dataclass
-class Reply:
-    """What the model says in one response: optional text, then zero or more tool calls.
-
-    With no tool call the response ends the turn (``stop_reason`` ``end_turn``).
-    """
-
-    text: str = ""
-    tool_uses: list[ToolUse] = field(default_factory=list)
-
-    @property
-    def stop_reason(self) -> str:
-        return "tool_use" if self.tool_uses else "end_turn"
-
-
 @dataclass(frozen=True)
 class Usage:
     """Token usage reported for one response."""
@@ -58,6 +43,37 @@ class Usage:
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": self.cache_read_input_tokens,
         }
+
+
+@dataclass(frozen=True)
+class ApiError:
+    """An API error the server answers instead of a message (HTTP ``status``; ``type`` defaults
+    to the one the Messages API uses for that status)."""
+
+    status: int
+    message: str
+    type: str | None = None
+
+
+@dataclass
+class Reply:
+    """What the model says in one response: optional text, then zero or more tool calls.
+
+    With no tool call the response ends the turn (``stop_reason`` ``end_turn``). A scripted
+    policy may also set ``usage`` (reported instead of the server's estimate), ``delay_s`` (the
+    server answers that many seconds later, without holding up other requests) or ``error``
+    (the server answers with that API error instead of a message).
+    """
+
+    text: str = ""
+    tool_uses: list[ToolUse] = field(default_factory=list)
+    usage: Usage | None = None
+    delay_s: float = 0.0
+    error: ApiError | None = None
+
+    @property
+    def stop_reason(self) -> str:
+        return "tool_use" if self.tool_uses else "end_turn"
 
 
 def estimate_tokens(obj: Any) -> int:
@@ -131,8 +147,9 @@ def sse_events(message_id: str, model: str, blocks: list[dict], stop_reason: str
     yield _sse("message_stop", {"type": "message_stop"})
 
 
-def error_json(status: int, message: str) -> dict:
-    """The Messages API error body for an HTTP error status."""
+def error_json(status: int, message: str, error_type: str | None = None) -> dict:
+    """The Messages API error body for an HTTP error status (``error_type`` defaults to the
+    API's type for that status)."""
     kinds = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
              404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
-    return {"type": "error", "error": {"type": kinds.get(status, "api_error"), "message": message}}
+    return {"type": "error", "error": {"type": error_type or kinds.get(status, "api_error"), "message": message}}

@@ -8,8 +8,9 @@ environment). Each request is one of three kinds:
 * the CLI's **compaction request** (its last user message asks for a detailed summary): the
   model answers ``<summary>`` holding its memory, so it can go on after the compaction;
 * a **main-loop request** (beta header ``claude-code-20250219``, or tools offered): the policy
-  reads the conversation (``conversation.read_events`` -> ``memory.remember``) and answers with
-  text and/or one tool call; the ledger notes what ran and writes the ground truth;
+  reads the conversation (``conversation.read_conversation`` -> ``memory.remember``) and answers with
+  text and/or one tool call (or, for a scripted policy, an API error, or an answer after a
+  delay); the ledger notes what ran and writes the ground truth;
 * any other **side request** (e.g. a title): a short text.
 
 Every response carries its own message id and token usage (input and cached-input tokens
@@ -34,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .conversation import is_compaction_request, read_events, tool_names
+from .conversation import is_compaction_request, read_conversation, tool_names
 from .faults import (AUTO_COMPACT_WINDOW, PROMPT_TOO_LONG, QUOTA_MESSAGE, SERVER_ERROR_MESSAGE,
                      USAGE_COMPACT_INPUT, ForcedEvents)
 from .memory import remember, summary_text
@@ -54,18 +55,22 @@ DEFAULT_MODEL_ID = "claude-haiku-4-5"
 
 
 class _Answer:
-    """What the HTTP handler sends: a reply with usage, an HTTP error, or a dropped connection."""
+    """What the HTTP handler sends: a reply with usage, an HTTP error, or a dropped connection,
+    ``delay_s`` seconds after the request (the handler waits, not the server's lock)."""
 
     def __init__(self, reply: Reply | None = None, blocks: list[dict] | None = None, usage: Usage | None = None,
-                 status: int = 200, error: str | None = None, drop: bool = False):
+                 status: int = 200, error: str | None = None, drop: bool = False,
+                 error_type: str | None = None, delay_s: float = 0.0):
         self.reply, self.blocks, self.usage = reply, blocks or [], usage
-        self.status, self.error, self.drop = status, error, drop
+        self.status, self.error, self.drop, self.error_type = status, error, drop, error_type
+        self.delay_s = delay_s
 
 
 class SimServer:
     """A scripted model server for one session. A context manager; ``base_url`` once started.
 
-    ``policy``: a policy name (``study.sim.policies.POLICIES``) or a Policy instance;
+    ``policy``: a policy name (``study.sim.policies.POLICIES``) or a policy object
+    (``study.sim.policies.Policy``: ``reply(memory, tools)``, optionally ``see_request(body)``);
     ``seed``: the policy's seed; ``truth_path``: where to write ``sim_truth.jsonl`` (None: no
     file). Options: ``compact_after``, ``compact_mode``, ``fault``, ``fault_at`` (see
     ``faults.py``), ``context_window`` (estimated prompt tokens above which a request is refused
@@ -79,7 +84,7 @@ class SimServer:
                  fault: str | None = None, fault_at: int = 1,
                  context_window: int = CONTEXT_WINDOW, request_log: Path | None = None, port: int = 0,
                  **policy_params: Any):
-        self.policy = policy if isinstance(policy, Policy) else make_policy(policy, seed, **policy_params)
+        self.policy: Policy = make_policy(policy, seed, **policy_params) if isinstance(policy, str) else policy
         self.forced = ForcedEvents(compact_after, compact_mode, fault, fault_at)
         self.ledger = Ledger(truth_path)
         self.context_window = int(context_window)
@@ -163,7 +168,7 @@ class SimServer:
             self.summaries += 1
             self.ledger.observe(messages)
             self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
-            return self._reply(Reply(text=summary_text(remember(read_events(messages)))), body, size)
+            return self._reply(Reply(text=summary_text(remember(read_conversation(messages)))), body, size)
         if MAIN_LOOP_BETA not in headers.get("anthropic-beta", "") and not body.get("tools"):
             return self._reply(Reply(text="Simulated batch session"), body, size)
         return self._main_loop(body, messages, size)
@@ -191,7 +196,13 @@ class SimServer:
             self.ledger.write("forced_compaction", mode=self.forced.compact_mode, decided=len(self.ledger.decided))
             if self.forced.compact_mode == "http400":
                 return _Answer(status=400, error=PROMPT_TOO_LONG)
-        reply = self.policy.reply(remember(read_events(messages)), tool_names(body))
+        see_request = getattr(self.policy, "see_request", None)
+        if see_request is not None:
+            see_request(body)
+        reply = self.policy.reply(remember(read_conversation(messages)), tool_names(body))
+        if reply.error is not None:
+            return _Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
+                           delay_s=reply.delay_s)
         answer = self._reply(reply, body, size, input_tokens=USAGE_COMPACT_INPUT if compact_now else None)
         if reply.text:
             self.ledger.said(reply.text)
@@ -215,9 +226,9 @@ class SimServer:
         new = estimate_tokens(messages[-1:]) if messages else 1
         if input_tokens is not None:
             new, total = input_tokens, input_tokens
-        usage = Usage(input_tokens=min(new, total), output_tokens=estimate_tokens(blocks),
-                      cache_read_input_tokens=max(0, total - new))
-        return _Answer(reply=reply, blocks=blocks, usage=usage)
+        usage = reply.usage or Usage(input_tokens=min(new, total), output_tokens=estimate_tokens(blocks),
+                                     cache_read_input_tokens=max(0, total - new))
+        return _Answer(reply=reply, blocks=blocks, usage=usage, delay_s=reply.delay_s)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -258,10 +269,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, error_json(404, f"unknown endpoint {path}; the simulator serves POST /v1/messages"))
             return
         answer = self.sim.answer(body, {k.lower(): v for k, v in self.headers.items()}, size=len(raw))
+        if answer.delay_s > 0:
+            time.sleep(answer.delay_s)
         if answer.drop:
             self._drop(streaming=bool(body.get("stream")))
         elif answer.error is not None:
-            self._send_json(answer.status, error_json(answer.status, answer.error))
+            self._send_json(answer.status, error_json(answer.status, answer.error, answer.error_type))
         elif body.get("stream"):
             self._stream(body, answer)
         else:

@@ -1,9 +1,9 @@
 """Fixtures for the runner's tests.
 
-``ScriptedModel`` is a tiny Anthropic Messages API on 127.0.0.1 that plays a fixed list of
-steps, one per main-loop request, so a test knows exactly what the model does and can inspect
-every request the real Claude Code CLI sent (what the model *received*: tool results, denial
-reasons, stop-hook feedback, the system prompt). Steps:
+``ScriptedModel`` is the study's simulator (``study.sim.SimServer``) playing a fixed list of
+steps as its policy, one step per main-loop request, so a test knows exactly what the model does
+and can inspect every request the real Claude Code CLI sent (what the model *received*: tool
+results, denial reasons, stop-hook feedback, the system prompt). Steps:
 
 - ``("tool", name, input)``: one tool_use block (name without the ``mcp__`` prefix, e.g.
   ``"sopbench__investigate_account"``);
@@ -13,19 +13,17 @@ reasons, stop-hook feedback, the system prompt). Steps:
 - ``("call", fn)``: ``fn(request_body)`` returns the step, for answers that depend on what the
   model received (``transition_to`` reads the token of the last self_check).
 
-After the last step it keeps ending the turn. Requests that are not main-loop requests (the
-title query) get a short text. The study's own simulator (``study.sim``) is the other model the
-tests use; this one exists to make single mechanics (errors, limits) exact.
+After the last step it keeps ending the turn. Every response reports 1,000 input and 50 output
+tokens (the spending tests price them). Requests that are not main-loop requests (the title
+query) get the simulator's short text, and a compaction request its summary. The simulator's own
+policies (``--model sim:<policy>``) are the other model the tests use; the script exists to make
+single mechanics (errors, limits) exact.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,109 +31,60 @@ import pytest
 
 from sopbench_tools.orders import order_for_seed
 from sopbench_tools.toolbox import DATA_TOOLS
-from study.session_log import REQUIRED_FIELDS, read_events
+from study.session_io.events import REQUIRED_FIELDS
+from study.session_io.reader import log_events
+from study.sim import SimServer
+from study.sim.memory import Memory
+from study.sim.protocol import ApiError, Reply, ToolUse, Usage
 
-MAIN_BETA = "claude-code-20250219"
+#: What every scripted response reports: $0.00125 at Claude Haiku 4.5 list prices.
+SCRIPTED_USAGE = Usage(input_tokens=1000, output_tokens=50)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _json(self, status: int, obj: dict) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_HEAD(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def do_GET(self) -> None:
-        self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "no"}})
-
-    def do_POST(self) -> None:
-        model: ScriptedModel = self.server.model  # type: ignore[attr-defined]
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        if "count_tokens" in self.path:
-            self._json(200, {"input_tokens": 100})
-            return
-        main = MAIN_BETA in (self.headers.get("anthropic-beta") or "")
-        step = model.next_step(body) if main else ("text", "Title")
-        if step[0] == "error":
-            _, status, etype, message = step
-            self._json(status, {"type": "error", "error": {"type": etype, "message": message}})
-            return
-        if step[0] == "sleep":
-            time.sleep(step[1])
-            step = ("text", "Still thinking.")
-        self._stream(body, step)
-
-    def _stream(self, body: dict, step: tuple) -> None:
-        model: ScriptedModel = self.server.model  # type: ignore[attr-defined]
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-
-        def event(name: str, obj: dict) -> None:
-            self.wfile.write(f"event: {name}\ndata: {json.dumps(obj)}\n\n".encode())
-
-        event("message_start", {"type": "message_start", "message": {
-            "id": f"msg_{next(model.ids)}", "type": "message", "role": "assistant", "model": body.get("model"),
-            "content": [], "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": 1000, "output_tokens": 1}}})
-        if step[0] == "tool":
-            _, name, args = step
-            block = {"type": "tool_use", "id": f"toolu_{next(model.ids)}", "name": f"mcp__{name}", "input": {}}
-            event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
-            event("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                          "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)}})
-            stop = "tool_use"
-        else:
-            event("content_block_start", {"type": "content_block_start", "index": 0,
-                                          "content_block": {"type": "text", "text": ""}})
-            event("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                          "delta": {"type": "text_delta", "text": step[1]}})
-            stop = "end_turn"
-        event("content_block_stop", {"type": "content_block_stop", "index": 0})
-        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                "usage": {"output_tokens": 50}})
-        event("message_stop", {"type": "message_stop"})
-        self.wfile.flush()
+def scripted_reply(step: tuple) -> Reply:
+    """The simulator's reply for one step (not ``call``, which the policy resolves first)."""
+    kind = step[0]
+    if kind == "tool":
+        _, name, args = step
+        return Reply(tool_uses=[ToolUse(f"mcp__{name}", args)], usage=SCRIPTED_USAGE)
+    if kind == "text":
+        return Reply(text=step[1], usage=SCRIPTED_USAGE)
+    if kind == "error":
+        _, status, error_type, message = step
+        return Reply(error=ApiError(status, message, error_type))
+    if kind == "sleep":
+        return Reply(text="Still thinking.", usage=SCRIPTED_USAGE, delay_s=float(step[1]))
+    raise ValueError(f"unknown scripted step {step!r}: use tool, text, error, sleep or call")
 
 
 class ScriptedModel:
-    """A scripted Messages API server (a context manager); ``.base_url``, ``.requests``."""
+    """A fixed script as the simulator's policy, served by ``SimServer`` (a context manager);
+    ``.base_url``, ``.requests`` (every main-loop request body, in order)."""
 
     def __init__(self, steps: list[tuple]):
         self.steps = list(steps)
         self.requests: list[dict] = []
-        self.ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._server.model = self  # type: ignore[attr-defined]
-        self.base_url = f"http://127.0.0.1:{self._server.server_port}"
+        self._server = SimServer(self)
 
-    def next_step(self, body: dict) -> tuple:
-        with self._lock:
-            self.requests.append(body)
-            step = self.steps.pop(0) if self.steps else ("text", "I am done.")
-        return step[1](body) if step[0] == "call" else step
+    def see_request(self, body: dict) -> None:
+        self.requests.append(body)
+
+    def reply(self, memory: Memory, tools: set[str]) -> Reply:
+        step = self.steps.pop(0) if self.steps else ("text", "I am done.")
+        if step[0] == "call":
+            step = step[1](self.requests[-1])
+        return scripted_reply(step)
+
+    @property
+    def base_url(self) -> str:
+        return self._server.base_url
 
     def __enter__(self) -> "ScriptedModel":
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop()
 
 
 def tool(name: str, **args: Any) -> tuple:
@@ -247,7 +196,7 @@ class Ran:
 
     def __init__(self, session_dir: Path, requests: list[dict]):
         self.dir = session_dir
-        self.events = read_events(session_dir / "events.jsonl")
+        self.events = log_events(session_dir / "events.jsonl")
         self.meta = json.loads((session_dir / "meta.json").read_text())
         self.requests = requests
 

@@ -1,6 +1,6 @@
 """Reading the conversation: every kind of thing the CLI tells the model is recognised."""
 
-from study.sim.conversation import (Said, ToolCall, ToolOutcome, UserText, is_compaction_request, read_events,
+from study.sim.conversation import (Said, ToolCall, ToolOutcome, UserText, is_compaction_request, read_conversation,
                                     split_tool_name, visible_text)
 
 
@@ -24,7 +24,7 @@ def test_results_denials_stop_blocks_and_resumes_are_told_apart(conv):
         conv.assistant(conv.text("Stopping again.")),
         conv.user_text("RESUME: 1 account left."),
     ]
-    events = read_events(messages)
+    events = read_conversation(messages)
     kinds = [type(e).__name__ for e in events]
     assert kinds == ["UserText", "Said", "ToolCall", "ToolOutcome", "ToolCall", "ToolOutcome", "ToolCall",
                      "ToolOutcome", "Said", "UserText", "Said", "UserText"]
@@ -50,7 +50,7 @@ def test_a_compacted_conversation_starts_with_the_summary_and_skips_orphan_resul
                "If you need specific details from before compaction, read the full transcript at: /x.jsonl")
     messages = [conv.user_text(summary), conv.ok_result("gone", {"account_id": "ACC100001"}),
                 conv.assistant(conv.use("t9", "mcp__fsm__status")), conv.ok_result("t9", {"state": "S_decide"})]
-    events = read_events(messages)
+    events = read_conversation(messages)
     assert events[0].kind == "summary" and events[0].text.startswith("MY SUMMARY <sim-memory>{}</sim-memory>")
     assert [type(e).__name__ for e in events] == ["UserText", "ToolCall", "ToolOutcome"]
 
@@ -63,7 +63,7 @@ def test_the_compaction_request_is_recognised_and_its_instruction_is_not_read_as
     body = {"messages": [conv.user_text("FIRST"), conv.assistant(conv.use("t1", "mcp__sopbench__list_batch")), last]}
     assert is_compaction_request(body)
     assert not is_compaction_request({"messages": [conv.user_text("FIRST")]})
-    assert [type(e).__name__ for e in read_events(body["messages"])] == ["UserText", "ToolCall", "ToolOutcome"]
+    assert [type(e).__name__ for e in read_conversation(body["messages"])] == ["UserText", "ToolCall", "ToolOutcome"]
 
 
 def test_visible_text_drops_system_reminders():
