@@ -14,7 +14,6 @@ naming both lines.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -114,7 +113,3 @@ def load_yaml_with_lines(text: str) -> Any:
         raise YamlError(f"malformed YAML: {exc}", None) from None
     finally:
         loader.dispose()
-
-
-def load_yaml_file(path: Path) -> Any:
-    return load_yaml_with_lines(Path(path).read_text(encoding="utf-8"))
