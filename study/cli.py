@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "predictions": ("analysis.cli:predictions", "Evaluate the preregistered predictions."),
     "prereg": ("study.prereg.cli:prereg", "Freeze, verify and amend the preregistration."),
     "audit": ("study.prereg.cli:audit", "Check every session against the manifest it ran under."),
+    "doctor": ("study.doctor:doctor", "Check this install: runtime, lock, and one short session of the bundled CLI."),
+    "claude": ("study.claude_cmd:claude", "Run the Claude Code CLI bundled with claude-agent-sdk."),
 }
 
 

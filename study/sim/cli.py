@@ -1,4 +1,4 @@
-"""``study sim``: run the simulator standalone, e.g. to point a plain ``claude`` at it."""
+"""``study sim``: run the simulator standalone, e.g. to point plain Claude Code (``study claude``) at it."""
 
 from __future__ import annotations
 
@@ -31,7 +31,13 @@ def sim() -> None:
 @click.option("--fault-at", type=int, default=1, show_default=True, help="Main-loop request number of the first fault.")
 def serve(policy: str, seed: int, port: int, truth_path: Path | None, compact_after: int | None,
           compact_mode: str, fault: str | None, fault_at: int) -> None:
-    """Serve the Anthropic Messages API on 127.0.0.1 until Ctrl-C."""
+    """Serve the Anthropic Messages API on 127.0.0.1 until Ctrl-C, and print the `study claude -p`
+    command that runs the bundled Claude Code CLI against it with the SOP-Bench tools.
+
+    \b
+    Example:
+      study sim serve --policy drifting --seed 2 --truth /tmp/sim_truth.jsonl
+    """
     try:
         server = SimServer(policy, seed, truth_path, port=port, compact_after=compact_after,
                            compact_mode=compact_mode, fault=fault, fault_at=fault_at)
@@ -42,9 +48,10 @@ def serve(policy: str, seed: int, port: int, truth_path: Path | None, compact_af
     tools = json.dumps({"mcpServers": {"sopbench": {"command": "study", "args": ["tools", "serve", "--seed", str(seed),
                                                                                "--accounts", "5"]}}})
     click.echo(f"Simulator (policy {policy}, seed {seed}) listening on {server.base_url}. SIMULATED: not a real model.")
-    click.echo("Point plain Claude Code at it, with the SOP-Bench tools of the same seed (here 5 accounts):")
+    click.echo("Point plain Claude Code (the bundled CLI, `study claude`) at it, with the SOP-Bench tools of the "
+               "same seed (here 5 accounts):")
     click.echo("  " + " ".join(f"{k}={v}" for k, v in env.items()) + " \\")
-    click.echo(f"  claude -p 'Process the batch one account at a time.' --model {DEFAULT_MODEL_ID} \\")
+    click.echo(f"  study claude -p 'Process the batch one account at a time.' --model {DEFAULT_MODEL_ID} \\")
     click.echo(f"    --mcp-config '{tools}' --allowedTools mcp__sopbench --tools ''")
     click.echo("Press Ctrl-C to stop.")
     try:
