@@ -42,22 +42,25 @@ def demo_specs(out: Path, *, policy: str, conditions: tuple[str, ...], seeds: li
               help="Simulator policy (see `study sim serve --help`).")
 @click.option("--conditions", default=",".join(DEFAULT_CONDITIONS), show_default=True,
               help="Comma-separated conditions.")
-@click.option("--seeds", default="2,3", show_default=True, help="Comma-separated seeds.")
-@click.option("--accounts", type=int, default=10, show_default=True,
-              help="Accounts per session (a prefix of the seed's order).")
-@click.option("--jobs", type=int, default=2, show_default=True, help="Sessions run in parallel.")
+@click.option("--seeds", default="2,3", show_default=True, help="Seeds, e.g. 2,3 or 2-4 (each once).")
+@click.option("--accounts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Accounts per session (a prefix of the seed's order, 1-200).")
+@click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Sessions run in parallel (at least 1).")
 def demo(out: Path | None, policy: str, conditions: str, seeds: str, accounts: int, jobs: int) -> None:
     """Run a small offline matrix on the simulator and print its tables (all titled SIMULATED)."""
     from analysis.render import render
     from analysis.tables import build_tables, load_analysis
     from analysis.figures import write_figures
-    from study.runner.cli import checked_manifest, parse_seeds, split_list
+    from study.runner.cli import checked_manifest, parse_names, parse_seeds, preflight
     from study.runner.matrix import format_summary, run_matrix
 
     out = out or sessions_dir() / "demo"
+    seed_list, condition_list = parse_seeds(seeds), tuple(parse_names(conditions, "--conditions", "Plain,FSM"))
     manifest = checked_manifest()
-    specs = demo_specs(out, policy=policy, conditions=tuple(split_list(conditions)), seeds=parse_seeds(seeds),
+    specs = demo_specs(out, policy=policy, conditions=condition_list, seeds=seed_list,
                        accounts=accounts, manifest_sha256=manifest)
+    preflight(specs)   # nothing is created on a bad input (exit code 2)
     click.echo(f"SIMULATED demo: {len(specs)} real Claude Code sessions against the simulator "
                f"(policy {policy}, {accounts} accounts each) -> {out}")
     result = run_matrix(specs, jobs=jobs)

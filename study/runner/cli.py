@@ -1,8 +1,10 @@
 """``study run``, ``study run-all`` and ``study status``.
 
 ``run`` and ``run-all`` first call the preregistration check (``study.prereg.check_before_run``)
-and refuse when it fails; then every session is checked (condition, model and API key, limits,
-texts) before anything starts.
+and refuse when it fails; then every session is checked before anything is created
+(``preflight.py``: seed and its frozen order, accounts, condition, model with the form of its API
+key and base URL, limits, output folder, and one TCP connection to each real endpoint). A bad
+input is one line saying what to do, with exit code 2.
 """
 
 from __future__ import annotations
@@ -13,14 +15,35 @@ from pathlib import Path
 import click
 
 from .conditions import CONDITION_NAMES, ConditionError
-from .limits import LimitsError, parse_override
+from .limits import OVERRIDE_KEYS, LimitsError, parse_override
 from .matrix import format_summary, run_matrix
 from .models import ModelError
+from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_session
 from .status import format_table, scan
 from .texts import TextError
 
 _SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)  # WorkflowError is a ValueError
+#: Errors of a bad input (an option, the environment, a frozen file's value): exit code 2.
+_INPUT_ERRORS = (PreflightError, ConditionError, ModelError, LimitsError)
+
+
+class BadInput(click.ClickException):
+    """A bad input found before anything was created: one line (``Error: ...``), exit code 2."""
+
+    exit_code = 2
+
+
+def preflight(specs: list[SessionSpec], *, probe: bool = True) -> list[Checked]:
+    """Check every session before anything is created (``preflight.validate_specs``, then one TCP
+    connection to each real endpoint unless ``probe`` is false); BadInput on the first bad input."""
+    try:
+        checked = validate_specs(specs)
+        if probe:
+            probe_endpoints(checked)
+    except _INPUT_ERRORS as exc:
+        raise BadInput(str(exc)) from None
+    return checked
 
 
 def checked_manifest() -> str:
@@ -44,27 +67,39 @@ def split_list(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
+def parse_names(text: str, option: str, example: str) -> list[str]:
+    """A comma-separated option (``--models``, ``--conditions``) that must name at least one thing."""
+    names = split_list(text)
+    if not names:
+        raise click.BadParameter(f"{text!r} names nothing; give e.g. {example}", param_hint=option)
+    return names
+
+
 def parse_seeds(text: str) -> list[int]:
-    """``2,3,4`` or ``2-9`` (or both mixed)."""
-    seeds: list[int] = []
+    """``2,3,4`` or ``2-9`` (or both mixed); BadParameter (exit code 2) for no seed, a reversed
+    range, a seed below 1 or one given twice (``preflight.check_seeds``)."""
     try:
-        for part in split_list(text):
-            lo, sep, hi = part.partition("-")
-            seeds += list(range(int(lo), int(hi) + 1)) if sep else [int(part)]
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: give seeds as 2,3,4 or 2-9", param_hint="--seeds") from None
-    return seeds
+        return check_seeds(text)
+    except PreflightError as exc:
+        raise click.BadParameter(str(exc), param_hint="--seeds") from None
+
+
+_SEED_HELP = ("Each needs a frozen order in preregistration/orders/ (planned seeds), "
+              "unless the session is exploratory (--accounts).")
 
 
 _common = [
     click.option("--accounts", type=int, default=None,
-                 help="Only the first N accounts of each seed's order (development; the session is exploratory)."),
+                 help="Only the first N accounts (1-200) of each seed's order (development; the session is exploratory, "
+                      "so any seed may be used)."),
     click.option("--base-url", default=None,
-                 help="Any Anthropic-compatible endpoint (a relay, a local server); default: the model's, or ANTHROPIC_BASE_URL."),
+                 help="Any Anthropic-compatible endpoint (a relay, a local server), http(s)://host[:port]; default: "
+                      "the model's, or ANTHROPIC_BASE_URL. It must accept a TCP connection before anything starts."),
     click.option("--out", "out_root", type=click.Path(path_type=Path), default=None,
-                 help="Sessions folder (default: sessions/ of the project)."),
+                 help="Sessions folder, writable, created if missing (default: sessions/ of the project)."),
     click.option("--limit", "limit", multiple=True, metavar="NAME=VALUE",
-                 help="Override a limit of limits.yaml, e.g. no_decision_s=60 (the session is exploratory)."),
+                 help=f"Override a limit of limits.yaml by name ({', '.join(OVERRIDE_KEYS)}) with a finite number > 0, "
+                      "e.g. no_decision_s=60 (the session is exploratory)."),
 ]
 
 
@@ -78,7 +113,7 @@ def _with_common(fn):
 @click.option("--condition", required=True,
               help=f"One of: {', '.join(CONDITION_NAMES)}; or an exploratory condition of conditions.yaml "
                    "(e.g. FSM-bound; its sessions are always exploratory).")
-@click.option("--seed", type=int, required=True, help="The seed whose account order the batch follows.")
+@click.option("--seed", type=int, required=True, help=f"The seed whose account order the batch follows. {_SEED_HELP}")
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
 def run(condition: str, seed: int, model: str | None, accounts: int | None, base_url: str | None,
@@ -86,11 +121,14 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     """Run one session: one real Claude Code process over one batch, to its end.
 
     Example: study run --condition FSM --seed 2 --model sim:oracle --accounts 5
-    (exits with status 3 when the session is voided).
+    (exits with status 2 on a bad input, before anything is created, and with status 3 when the
+    session is voided).
     """
+    overrides = _limits(limit)
     manifest = checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=out_root,
-                       manifest_sha256=manifest, base_url=base_url, limit_overrides=_limits(limit))
+                       manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides)
+    preflight([spec])
     try:
         prepared = prepare(spec)
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
@@ -108,8 +146,9 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
 @click.command("run-all")
 @click.option("--models", default=None, help="Comma-separated model aliases or sim:<policy> (default: the table's default model).")
 @click.option("--conditions", default=",".join(CONDITION_NAMES), show_default=True, help="Comma-separated conditions.")
-@click.option("--seeds", required=True, help="Seeds, e.g. 2-9 or 2,3,4.")
-@click.option("--jobs", type=int, default=2, show_default=True, help="Sessions run in parallel (worker processes).")
+@click.option("--seeds", required=True, help=f"Seeds, e.g. 2-9 or 2,3,4 (each once). {_SEED_HELP}")
+@click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Sessions run in parallel (worker processes, at least 1).")
 @click.option("--rerun-voided", is_flag=True,
               help="Rerun voided sessions and sessions left unfinished by a killed runner, from scratch (the earlier attempt is kept).")
 @_with_common
@@ -118,15 +157,20 @@ def run_all(models: str | None, conditions: str, seeds: str, jobs: int, rerun_vo
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
-    Exits with status 3 when a session was voided or a worker failed.
+    Exits with status 2 on a bad input (nothing is created), with status 3 when a session was
+    voided or a worker failed.
     """
-    manifest = checked_manifest()
     overrides = _limits(limit)
+    seed_list = parse_seeds(seeds)
+    model_list = parse_names(models, "--models", "haiku-4.5,sim:oracle") if models is not None else [None]
+    condition_list = parse_names(conditions, "--conditions", "Plain,FSM")
+    manifest = checked_manifest()
     specs = [
         SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=out_root, manifest_sha256=manifest,
                     base_url=base_url, limit_overrides=overrides)
-        for m in (split_list(models) if models else [None]) for c in split_list(conditions) for s in parse_seeds(seeds)
+        for m in model_list for c in condition_list for s in seed_list
     ]
+    preflight(specs)
     try:
         result = run_matrix(specs, jobs=jobs, rerun_voided=rerun_voided, root=out_root)
     except _SETUP_ERRORS as exc:

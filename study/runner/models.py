@@ -3,8 +3,11 @@
 A model is an alias of the table (API model id, endpoint, list prices, the environment variable
 holding the key) or ``sim:<policy>``, the built-in simulator, which needs neither key nor
 network (the table gives its model id and the list prices the CLI charges it at). The list
-prices are what the runner's spending cap is priced with (``spending.py``). Any Anthropic-compatible endpoint can replace the table's one via ``--base-url`` or
-``ANTHROPIC_BASE_URL``. A real model without an API key stops before anything starts.
+prices are what the runner's spending cap is priced with (``spending.py``). Any
+Anthropic-compatible endpoint can replace the table's one via ``--base-url`` or
+``ANTHROPIC_BASE_URL``. A real model without an API key stops before anything starts; the form
+of the key and of the URL (and whether the endpoint answers at all) is checked by
+``preflight.py``.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class ResolvedModel:
     simulated: bool
     policy: str | None        # the simulator policy, or None
     prices_per_mtok: dict[str, float] | None
+    api_key_env: str | None = None      # the variable the key came from (None for the simulator)
+    base_url_source: str | None = None  # where base_url came from: --base-url, ANTHROPIC_BASE_URL or models.yaml
 
     @property
     def folder_name(self) -> str:
@@ -118,7 +123,12 @@ def resolve_model(name: str | None, base_url: str | None = None, environ: Mappin
             f"unknown model {name!r}; models of preregistration/models.yaml: {', '.join(table.models)}; "
             "or sim:<policy> for the offline simulator (e.g. sim:oracle)"
         )
-    url = base_url or env.get("ANTHROPIC_BASE_URL") or entry.endpoint
+    if base_url:
+        url, source = base_url, "--base-url"
+    elif env.get("ANTHROPIC_BASE_URL"):
+        url, source = env["ANTHROPIC_BASE_URL"], "ANTHROPIC_BASE_URL"
+    else:
+        url, source = entry.endpoint, f"the endpoint of {name} in preregistration/models.yaml"
     if not url:
         raise ModelError(
             f"model {name!r} has no default endpoint: give --base-url URL or set ANTHROPIC_BASE_URL to an "
@@ -132,4 +142,5 @@ def resolve_model(name: str | None, base_url: str | None = None, environ: Mappin
             "(or `study demo`)."
         )
     return ResolvedModel(name=name, model_id=entry.model_id, base_url=url, api_key=key, simulated=False,
-                         policy=None, prices_per_mtok=entry.prices_per_mtok)
+                         policy=None, prices_per_mtok=entry.prices_per_mtok, api_key_env=entry.api_key_env,
+                         base_url_source=source)

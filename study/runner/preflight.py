@@ -1,0 +1,224 @@
+"""Checks of everything a session needs, made before anything is created.
+
+A bad input must never become a session (a voided one in the confirmatory folder, a session whose
+spending cap is ``nan``, a confirmatory session of a seed nobody planned) nor a traceback: each
+check raises ``PreflightError`` with one line saying what is wrong and what to do, and the CLI
+turns it into exit code 2.
+
+- ``validate_spec(spec)``: the seed (positive; a confirmatory session needs a seed whose order is
+  frozen in ``preregistration/orders/``), the account count, the condition, the model with the
+  form of its API key and base URL, the limits (finite, positive) and the output folder
+  (a writable folder, not a file). It has no side effects; ``session.prepare()`` calls it first.
+- ``validate_specs(specs)``: every spec, and no session twice.
+- ``probe_endpoints(specs)``: one TCP connection (seconds) to each distinct endpoint of a real
+  model (through the proxy the CLI would use, if one is set), so that a dead endpoint is refused
+  as ``cannot reach <url>: ...`` instead of voiding a session minutes later. The simulator needs
+  no probe. The CLI calls it after ``validate_specs``.
+- ``check_seeds(text)``, ``check_api_key``, ``check_base_url``, ``check_out_root``: the single
+  checks, for the CLI and for tests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sopbench_tools.orders import describe_seeds, frozen_order, frozen_seeds, order_file_name
+
+from .conditions import load_conditions
+from .limits import Limits, load_limits
+from .models import ResolvedModel, resolve_model
+
+#: Seconds a TCP connection to the model endpoint may take before the endpoint counts as unreachable.
+PROBE_TIMEOUT_S = 5.0
+
+
+class PreflightError(ValueError):
+    """A bad input, found before anything was created; the message is one line saying what to do."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What ``validate_spec`` resolved on the way (nothing is created)."""
+
+    model: ResolvedModel
+    limits: Limits
+    exploratory: bool
+    out_root: Path
+
+
+# ----- seeds -------------------------------------------------------------------------------------
+
+def check_seed(seed: int, *, exploratory: bool) -> None:
+    """A seed is a whole number >= 1; a confirmatory session needs a seed with a frozen order."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 1:
+        raise PreflightError(f"seed {seed!r} is not a seed: seeds are whole numbers from 1 "
+                             f"(planned: {describe_seeds(frozen_seeds())})")
+    try:
+        frozen = frozen_order(seed)
+    except ValueError as exc:  # OrderError: a damaged order file
+        raise PreflightError(str(exc)) from None
+    if frozen is None and not exploratory:
+        raise PreflightError(
+            f"seed {seed} has no frozen order in preregistration/orders/ (planned seeds: "
+            f"{describe_seeds(frozen_seeds())}), so it cannot make a confirmatory session: add a replacement "
+            f"seed (numbered from 10 upward, plan section 7) by an amendment that freezes its order "
+            f"(study orders --seed {seed} > preregistration/orders/{order_file_name(seed)}, then study prereg amend "
+            f"preregistration/orders/{order_file_name(seed)} --reason \"...\"), or run it exploratory with --accounts N"
+        )
+
+
+def check_seeds(text: str) -> list[int]:
+    """``2,3,4`` or ``2-9`` (or both mixed) as a list of seeds; refuses an empty list, a reversed or
+    malformed range, a seed below 1 and a seed given twice."""
+    seeds: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            first, last = (int(lo), int(hi)) if sep else (int(part), int(part))
+        except ValueError:
+            raise PreflightError(f"{part!r} is not a seed or a range: give seeds as 2,3,4 or 2-9") from None
+        if first < 1:
+            raise PreflightError(f"{part!r}: seeds are whole numbers from 1 (give seeds as 2,3,4 or 2-9)")
+        if last < first:
+            raise PreflightError(f"{part!r} is an empty range: write the lower seed first ({last}-{first})")
+        seeds += range(first, last + 1)
+    if not seeds:
+        raise PreflightError(f"{text!r} names no seed: give seeds as 2,3,4 or 2-9")
+    twice = sorted({s for s in seeds if seeds.count(s) > 1})
+    if twice:
+        raise PreflightError(f"{text!r} names seed(s) {', '.join(map(str, twice))} more than once: give each seed once")
+    return seeds
+
+
+# ----- the model's key and endpoint ---------------------------------------------------------------
+
+def check_api_key(key: str, env_name: str) -> None:
+    """The key's form: not empty, printable ASCII, no whitespace or control character. The key
+    itself is never shown."""
+    if not key or not key.strip():
+        raise PreflightError(f"{env_name} is empty or blank: set it to your API key (export {env_name}=...)")
+    bad = next((c for c in key if c.isspace() or not c.isprintable() or not c.isascii()), None)
+    if bad is not None:
+        what = "whitespace" if bad.isspace() else ("a control character" if not bad.isprintable() else "a non-ASCII character")
+        raise PreflightError(f"{env_name} contains {what} (U+{ord(bad):04X}; copied with quotes or a line break?): "
+                             f"set it to the key alone (export {env_name}=...)")
+
+
+def check_base_url(url: str, source: str = "--base-url") -> tuple[str, int]:
+    """``url`` is http(s)://host[:port][/path]; returns (host, port)."""
+    hint = f"give an http:// or https:// URL with a host, e.g. https://api.anthropic.com or http://127.0.0.1:8080 ({source})"
+    if not url or not url.strip() or any(c.isspace() or not c.isprintable() for c in url):
+        raise PreflightError(f"base URL {url!r} is empty or contains whitespace: {hint}")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PreflightError(f"base URL {url!r} is not a URL with scheme http or https and a host: {hint}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise PreflightError(f"base URL {url!r} has an invalid port: {hint}") from None
+    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def _proxy_for(url: str) -> str | None:
+    """The proxy the CLI would go through for ``url`` (HTTPS_PROXY/HTTP_PROXY, unless NO_PROXY covers it)."""
+    parts = urlsplit(url)
+    proxy = urllib.request.getproxies_environment().get(parts.scheme)
+    if not proxy or urllib.request.proxy_bypass_environment(parts.hostname or ""):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"
+
+
+def probe_endpoint(url: str, timeout: float = PROBE_TIMEOUT_S) -> None:
+    """Open (and close) one TCP connection to ``url``'s host and port, or to the proxy in use;
+    raise PreflightError ``cannot reach <url>: ...`` if that fails. Sends nothing."""
+    proxy = _proxy_for(url)
+    host, port = check_base_url(proxy, "HTTPS_PROXY/HTTP_PROXY") if proxy else check_base_url(url)
+    via = f" through the proxy {host}:{port}" if proxy else ""   # never the proxy's credentials
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except socket.gaierror:
+        reason = f"the host name {host!r} does not resolve"
+    except TimeoutError:
+        reason = f"no TCP connection to {host}:{port} within {timeout:g} s"
+    except OSError as exc:
+        reason = f"{exc.strerror or exc} ({host}:{port})"
+    else:
+        return
+    raise PreflightError(f"cannot reach {url}{via}: {reason}; check the address (--base-url, ANTHROPIC_BASE_URL "
+                         "or models.yaml) and that the server is running; nothing was created")
+
+
+def probe_endpoints(checked: list[Checked], timeout: float = PROBE_TIMEOUT_S) -> None:
+    """Probe each distinct endpoint of the real models once (the simulator needs none)."""
+    for url in dict.fromkeys(c.model.base_url for c in checked if not c.model.simulated and c.model.base_url):
+        probe_endpoint(url, timeout)
+
+
+# ----- the output folder ---------------------------------------------------------------------------
+
+def check_out_root(root: Path, label: str = "--out") -> None:
+    """``root`` is a folder, or can be created as one: no file in the way, the nearest existing
+    folder writable (permissions, and not on a read-only filesystem). Creates nothing."""
+    path = Path(root).expanduser().absolute()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        where = "is a file" if existing == path else f"cannot be created: {existing} is a file"
+        raise PreflightError(f"{label} {path} {where}; give a folder (it is created if missing)")
+    if not os.access(existing, os.W_OK | os.X_OK) or os.statvfs(existing).f_flag & os.ST_RDONLY:
+        raise PreflightError(f"{label} {path}: {existing} is not writable; give a folder you can write to")
+
+
+# ----- the whole spec ------------------------------------------------------------------------------
+
+def validate_spec(spec) -> Checked:
+    """Every check of one ``SessionSpec`` that needs no network; raises PreflightError (or the
+    ConditionError, ModelError, LimitsError of the loaders), each one line saying what to do."""
+    from study.paths import sessions_dir
+    from sopbench_tools.dataset import load_task
+
+    condition = load_conditions().get(spec.condition)
+    exploratory = spec.exploratory or condition.exploratory
+    check_seed(spec.seed, exploratory=exploratory)
+    n_accounts = len(load_task().account_ids)
+    if spec.accounts is not None and (isinstance(spec.accounts, bool) or not 1 <= spec.accounts <= n_accounts):
+        raise PreflightError(f"--accounts must be between 1 and {n_accounts} (a prefix of the seed's order), "
+                             f"got {spec.accounts}")
+    if spec.base_url is not None:
+        check_base_url(spec.base_url)
+    model = resolve_model(spec.model, spec.base_url)
+    if model.simulated:
+        from study.sim.policies import POLICIES
+
+        if model.policy not in POLICIES:
+            raise PreflightError(f"unknown simulator policy {model.policy!r}; policies: {', '.join(POLICIES)}")
+    else:
+        check_api_key(model.api_key, model.api_key_env or "the API key")
+        check_base_url(model.base_url or "", model.base_url_source or "--base-url")
+    limits = load_limits(model.name, spec.limit_overrides)
+    out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
+    check_out_root(out_root, "--out" if spec.out_root is not None else "the sessions folder (give --out)")
+    return Checked(model, limits, exploratory, out_root)
+
+
+def validate_specs(specs: list) -> list[Checked]:
+    """``validate_spec`` for each spec, and no session (model, condition, seed, accounts) twice."""
+    checked, seen = [], set()
+    for spec in specs:
+        result = validate_spec(spec)
+        key = (result.model.name, spec.condition, spec.seed, spec.accounts)
+        if key in seen:
+            raise PreflightError(f"the session {result.model.name} / {spec.condition} / seed {spec.seed} is listed twice: "
+                                 "give each model, condition and seed once")
+        seen.add(key)
+        checked.append(result)
+    return checked
