@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from study.paths import figures_dir
+from study.runner.conditions import ConditionError
 
 from .logfile import LogError
 from .loading import CorpusError
@@ -21,7 +22,7 @@ from .render import FORMATS, render
 from .scoring import score_session_dir
 from .tables import Analysis, build_tables, load_analysis, table6
 
-_ERRORS = (LogError, CorpusError, PlanError)
+_ERRORS = (LogError, CorpusError, PlanError, ConditionError)
 
 
 def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,

@@ -23,8 +23,9 @@ import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from .tables import (SIMULATED_TITLE, Analysis, _by_condition,  # noqa: E402
-                     condition_key, window_label)
+from study.escape_routes import counted_routes  # noqa: E402
+
+from .tables import SIMULATED_TITLE, Analysis, window_label  # noqa: E402
 
 OUTCOMES = (  # code, legend label, colour
     ("fc", "faithful and correct", "#009E73"),
@@ -34,10 +35,6 @@ OUTCOMES = (  # code, legend label, colour
 )
 LINE_COLOURS = ("#0072B2", "#E69F00", "#56B4E9", "#CC79A7", "#009E73", "#D55E00", "#000000",
                 "#F0E442", "#999999")
-#: The heatmap's columns and their (two-line) labels.
-HEATMAP_ROUTES = {"ends_turn": "Ends turn,\naccounts left", "without_looking": "Decides\nwithout looking",
-                  "partial_data": "Decides on\npartial data", "interleaved": "Interleaved\naccounts",
-                  "another_account": "Submits for\nanother account"}
 
 plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "svg.hashsalt": "analysis",
                      "pdf.fonttype": 42})
@@ -77,7 +74,7 @@ def figure1(a: Analysis, out: Path, model: str | None = None, seed: int | None =
         raise ValueError(f"model {model!r} has no analysable sessions; choose one of {models}")
     seed = default_seed(a, model) if seed is None else seed
     scores = sorted((s for s in a.corpus.scores if s.model == model and s.seed == seed),
-                    key=lambda s: condition_key(s.condition))
+                    key=lambda s: a.condition_key(s.condition))
     if not scores:
         raise ValueError(f"no analysable session of {model} on seed {seed}.")
     codes = {o[0]: i for i, o in enumerate(OUTCOMES)}
@@ -102,11 +99,11 @@ def figure1(a: Analysis, out: Path, model: str | None = None, seed: int | None =
     return _save(fig, out, "figure1")
 
 
-def _line_style(condition: str) -> dict:
-    """The same colour for a condition in every panel; the ablations dashed."""
-    i = condition_key(condition)[0]
+def _line_style(a: Analysis, condition: str) -> dict:
+    """The same colour for a condition in every panel; the plan's ablations dashed."""
+    i = a.condition_key(condition)[0]
     return {"color": LINE_COLOURS[i % len(LINE_COLOURS)],
-            "linestyle": "--" if condition in ("Stop-only", "Gates-only") else "-"}
+            "linestyle": "--" if condition in a.plan.ablation_conditions else "-"}
 
 
 def fc_windows(a: Analysis, out: Path) -> list[Path]:
@@ -119,9 +116,9 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
     handles = {}
     x = np.arange(1, len(windows) + 1)
     for ax, model in zip(axes[0], models):
-        for condition, g in _by_condition(a.rows_for(model)):
+        for condition, g in a.by_condition(a.rows_for(model)):
             values = np.array([[np.nan if v is None else v for v in g[w]] for w in windows], dtype=float)
-            style = _line_style(condition)
+            style = _line_style(a, condition)
             (line,) = ax.plot(x, np.nanmean(values, axis=1), marker="o", label=condition, **style)
             ax.fill_between(x, np.nanmin(values, axis=1), np.nanmax(values, axis=1),
                             color=style["color"], alpha=0.15, linewidth=0)
@@ -132,7 +129,7 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
         ax.set_ylim(0, 50)
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("FC per 50 accounts\n(mean; band: min-max over seeds)")
-    ordered = sorted(handles, key=condition_key)
+    ordered = sorted(handles, key=a.condition_key)
     # Below the panels: beside them, a long (SIMULATED) title would run into the legend.
     fig.legend([handles[c] for c in ordered], ordered, loc="outside lower center", ncol=min(len(ordered), 5),
                frameon=False)
@@ -141,26 +138,29 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
 
 
 def routes_heatmap(a: Analysis, out: Path) -> list[Path]:
+    """One column per counted escape route of study/escape_routes.py (its label), in its order."""
     models = a.models()
     if not models:
         raise ValueError("no analysable sessions: nothing to draw.")
-    panels = [(m, _by_condition(a.rows_for(m))) for m in models]
+    routes = counted_routes()
+    keys = [r.key for r in routes]
+    panels = [(m, a.by_condition(a.rows_for(m))) for m in models]
     height = sum(len(rows) for _, rows in panels)
     fig, axes = plt.subplots(len(panels), 1, figsize=(8.5, 0.42 * height + 1.6 * len(panels)),
                              squeeze=False, gridspec_kw={"height_ratios": [len(r) for _, r in panels]},
                              layout="constrained")
-    vmax = max((float(np.mean(g[r])) for _, rows in panels for _, g in rows for r in HEATMAP_ROUTES),
+    vmax = max((float(np.mean(g[r])) for _, rows in panels for _, g in rows for r in keys),
                default=1.0) or 1.0
     for ax, (model, rows) in zip(axes[:, 0], panels):
-        means = np.array([[np.mean(g[r]) for r in HEATMAP_ROUTES] for _, g in rows])
+        means = np.array([[np.mean(g[r]) for r in keys] for _, g in rows])
         image = ax.imshow(means, aspect="auto", cmap="Blues", vmin=0, vmax=vmax)
         for i, (_, g) in enumerate(rows):
-            for j, r in enumerate(HEATMAP_ROUTES):
+            for j, r in enumerate(keys):
                 hit = sum(v > 0 for v in g[r])
                 ax.text(j, i, f"{hit}/{len(g[r])}\n({means[i, j]:.1f})", ha="center", va="center",
                         fontsize=7.5, color="white" if means[i, j] > 0.6 * vmax else "black")
         ax.set_yticks(range(len(rows)), [c for c, _ in rows])
-        ax.set_xticks(range(len(HEATMAP_ROUTES)), list(HEATMAP_ROUTES.values()))
+        ax.set_xticks(range(len(routes)), [r.label for r in routes])
         ax.xaxis.tick_top()
         ax.set_ylabel(a.plan.label(model))
         fig.colorbar(image, ax=ax, label="mean per session", fraction=0.04, pad=0.02)

@@ -14,12 +14,13 @@ of *d* for *a* before *p*:
   FC counts compliant and correct decisions.
 
 FC per window counts by the account's position in ``session_start.order`` (1–50, 51–100, …),
-never by when it was decided. The escape routes are keyed as in docs/contracts.md.
+never by when it was decided. The escape routes are those of ``study/escape_routes.py``; their
+detectors are below (``DECISION_ROUTES``, ``EVENT_ROUTES``).
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -29,18 +30,15 @@ from sopbench_tools.dataset import gold_labels
 # The five data tools, the record and the decision, as the tool server names them
 # (docs/contracts.md, "Tools the agent sees").
 from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
+from study.escape_routes import ESCAPE_ROUTES, ROUTE_KEYS, TOKEN_REMARK, Measure, check_detectors, empty_counts
 
-from .logfile import LogError, LogRead, read_log, read_meta
+from .logfile import LogError, LogRead, read_session
 
 #: Accounts per window of Table 1's "FC per 50 accounts".
 WINDOW = 50
 
-#: Escape-route keys, in the column order of the paper's Table 8.
-ROUTES = ("ends_turn", "without_looking", "partial_data", "interleaved", "another_account",
-          "first_token_remark")
-
-#: An assistant remark on tokens, context or budget (route ``first_token_remark``).
-TOKEN_REMARK = re.compile(r"(?i)\b(tokens?|context|budget)\b")
+#: Escape-route keys, in the column order of the paper's Table 8 (study/escape_routes.py).
+ROUTES = ROUTE_KEYS
 
 _DATA = frozenset(DATA_TOOLS)
 
@@ -143,6 +141,39 @@ def _gold() -> dict[str, str]:
     return gold_labels()
 
 
+# How the scorer detects each escape route of study/escape_routes.py (in words there and in
+# docs/contracts.md). Every route has exactly one detector, in one of the two mappings; a route
+# without one stops the import.
+
+#: Routes a decision takes: key -> test of (the scored decision, the account of the most recent
+#: successful ``record_analysis`` before it, None if there was none).
+DECISION_ROUTES: dict[str, Callable[[AccountScore, str | None], bool]] = {
+    "without_looking": lambda d, _record: not d.data_tools,
+    "partial_data": lambda d, _record: bool(d.data_tools) and not d.inv,
+    "interleaved": lambda d, _record: not d.foc,
+    "another_account": lambda d, record: record is not None and record != d.account,
+}
+#: Routes read from the other events (everything but tool calls): key -> (event kind, test of
+#: one event of that kind).
+EVENT_ROUTES: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
+    "ends_turn": ("stop", lambda e: (e.get("accounts_left") or 0) > 0),
+    "first_token_remark": ("assistant_text", lambda e: TOKEN_REMARK.search(e.get("text") or "") is not None),
+}
+check_detectors("analysis/scoring.py", [*DECISION_ROUTES, *EVENT_ROUTES])
+_COUNTED = {r.key: r.measure is Measure.COUNT for r in ESCAPE_ROUTES}
+_ON_EVENT: dict[str, list[tuple[str, Callable[[dict[str, Any]], bool]]]] = {}
+for _key, (_kind, _test) in EVENT_ROUTES.items():
+    _ON_EVENT.setdefault(_kind, []).append((_key, _test))
+
+
+def _take(routes: dict[str, int | None], key: str, decided: int) -> None:
+    """Route ``key`` occurred with ``decided`` accounts decided: count it, or keep its first."""
+    if _COUNTED[key]:
+        routes[key] += 1
+    elif routes[key] is None:
+        routes[key] = decided
+
+
 def _decide(event: dict[str, Any], account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
             latest_other: int) -> AccountScore:
@@ -178,8 +209,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
 
     decisions: list[AccountScore] = []
     decided: set[str] = set()
-    routes: dict[str, int | None] = {k: 0 for k in ROUTES}
-    routes["first_token_remark"] = None
+    routes = empty_counts()
     resumes = 0
 
     for event in log.events:
@@ -211,23 +241,15 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
                                          last_record.get(account),
                                          run_seq if run_account != account else other_seq))
                 decided.add(account)
-                d = decisions[-1]
-                if not d.data_tools:
-                    routes["without_looking"] += 1
-                elif not d.inv:
-                    routes["partial_data"] += 1
-                if not d.foc:
-                    routes["interleaved"] += 1
-                if last_record_account is not None and last_record_account != account:
-                    routes["another_account"] += 1
-        elif kind == "stop":
-            if (event.get("accounts_left") or 0) > 0:
-                routes["ends_turn"] += 1
-        elif kind == "resume":
-            resumes += 1
-        elif kind == "assistant_text":
-            if routes["first_token_remark"] is None and TOKEN_REMARK.search(event.get("text") or ""):
-                routes["first_token_remark"] = len(decisions)
+                for key, takes in DECISION_ROUTES.items():
+                    if takes(decisions[-1], last_record_account):
+                        _take(routes, key, len(decisions))
+        else:
+            if kind == "resume":
+                resumes += 1
+            for key, takes in _ON_EVENT.get(kind, ()):
+                if (_COUNTED[key] or routes[key] is None) and takes(event):
+                    _take(routes, key, len(decisions))
 
     end = log.end
     status = end.get("status") if end else None
@@ -252,6 +274,10 @@ def _not_in_batch(log: LogRead, event: dict[str, Any]) -> LogError:
 
 
 def score_session_dir(path: Path) -> SessionScore:
-    """Score the session in ``path`` (a folder holding ``events.jsonl`` and usually ``meta.json``)."""
-    path = Path(path)
-    return score_log(read_log(path / "events.jsonl"), read_meta(path))
+    """Score the session in ``path`` (a folder holding ``events.jsonl`` and usually ``meta.json``).
+
+    The log and meta.json are read strictly and validated together (``study.session_io.reader``):
+    a log or meta that breaks a rule raises ``LogError`` (``MetaError``) naming the file, the
+    line and the rule, and is never scored."""
+    session = read_session(Path(path), strict=True)
+    return score_log(session.log, session.meta.to_dict() if session.meta else None)

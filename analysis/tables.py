@@ -20,29 +20,26 @@ from pathlib import Path
 
 import polars as pl
 
+from study.escape_routes import ESCAPE_ROUTES, EscapeRoute, Measure
 from study.paths import prereg_dir, sessions_dir
+from study.runner.conditions import load_conditions
 
 from .comparisons import Comparison, compute_comparisons
 from .loading import Corpus, load_corpus
 from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
-from .scoring import ROUTES, WINDOW
+from .scoring import WINDOW
 
-#: The conditions in the paper's order; others follow alphabetically.
-CONDITION_ORDER = ("Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop", "FSM",
-                   "Stop-only", "Gates-only")
-ROUTE_HEADERS = {
-    "ends_turn": "Ends turn, accounts left", "without_looking": "Decides without looking",
-    "partial_data": "Decides on partial data", "interleaved": "Interleaved accounts",
-    "another_account": "Submits for another account", "first_token_remark": "First token remark",
-}
 SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
 
 
-def condition_key(condition: str) -> tuple[int, str]:
-    return (CONDITION_ORDER.index(condition) if condition in CONDITION_ORDER else len(CONDITION_ORDER),
-            condition)
+def condition_order(path: Path | None = None) -> tuple[str, ...]:
+    """The conditions in the order of the frozen ``conditions.yaml`` (default: the preregistration
+    of the project in use): the preregistered ones, then the exploratory ones. Rows and figures
+    follow this order; conditions it does not name follow alphabetically."""
+    loaded = load_conditions(path)
+    return (*loaded.conditions, *loaded.exploratory)
 
 
 def read_amendments(prereg: Path) -> list[str]:
@@ -73,12 +70,29 @@ class Analysis:
     comparisons: list[Comparison]
     outcomes: list[Outcome]
     amendments: list[str]
+    conditions: tuple[str, ...]      # the order of rows (condition_order())
 
     @classmethod
-    def build(cls, corpus: Corpus, plan: Plan, prereg: Path) -> "Analysis":
+    def build(cls, corpus: Corpus, plan: Plan, prereg: Path,
+              conditions: tuple[str, ...] | None = None) -> "Analysis":
+        """``conditions``: the row order (default: :func:`condition_order` of the project)."""
         comparisons = compute_comparisons(corpus.sessions, plan)
         return cls(corpus, plan, comparisons, evaluate(plan, corpus.sessions, comparisons),
-                   read_amendments(prereg))
+                   read_amendments(prereg), condition_order() if conditions is None else tuple(conditions))
+
+    def condition_key(self, condition: str) -> tuple[int, str]:
+        """Sort key: the position in ``conditions``, then (for the others) the name."""
+        order = self.conditions
+        return (order.index(condition) if condition in order else len(order), condition)
+
+    def by_condition(self, frame: pl.DataFrame) -> list[tuple[str, dict[str, list]]]:
+        """``frame``'s rows grouped by condition (each column a list, by seed), in row order."""
+        groups: dict[str, dict[str, list]] = {}
+        for r in frame.sort("seed").iter_rows(named=True):
+            g = groups.setdefault(r["condition"], {k: [] for k in r})
+            for k, v in r.items():
+                g[k].append(v)
+        return sorted(groups.items(), key=lambda kv: self.condition_key(kv[0]))
 
     def title(self, text: str) -> str:
         extra = " (including exploratory sessions)" if self.corpus.exploratory else ""
@@ -125,15 +139,6 @@ def _sd(values: list) -> float | None:
     return (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
 
 
-def _by_condition(frame: pl.DataFrame) -> list[tuple[str, dict[str, list]]]:
-    groups: dict[str, dict[str, list]] = {}
-    for r in frame.sort("seed").iter_rows(named=True):
-        g = groups.setdefault(r["condition"], {k: [] for k in r})
-        for k, v in r.items():
-            g[k].append(v)
-    return sorted(groups.items(), key=lambda kv: condition_key(kv[0]))
-
-
 def _pct(x: float | None) -> Cell:
     if x is None:
         return Cell("-", ("",), None)
@@ -163,7 +168,7 @@ def table1(a: Analysis) -> Table:
         if frame.is_empty():
             continue
         label = f"{a.plan.label(model)} ({frame['seed'].n_unique()} seeds)"
-        for condition, g in _by_condition(frame):
+        for condition, g in a.by_condition(frame):
             fc, sd = _mean(g["fc"]), _sd(g["fc"])
             fc_cell = Cell(f"{fc:.1f} ± {sd:.1f}" if sd is not None else f"{fc:.1f}",
                            (csv_number(fc), csv_number(sd)), round(fc, 1))
@@ -198,7 +203,7 @@ def table2(a: Analysis) -> Table:
         if frame.filter(pl.col("condition").is_in(list(a.plan.ablation_conditions))).is_empty():
             continue
         label = f"{a.plan.label(model)} (seeds {', '.join(map(str, sorted(seeds)))})"
-        for condition, g in sorted(_by_condition(frame), key=lambda kv: conditions.index(kv[0])):
+        for condition, g in sorted(a.by_condition(frame), key=lambda kv: conditions.index(kv[0])):
             gates, stop = switches[condition]
             t.rows.append((label, [Cell(condition), Cell("on" if gates else "off"),
                                    Cell("on" if stop else "off"), _ranked(num(_mean(g["fc"]))),
@@ -248,21 +253,28 @@ def _route_cell(values: list[int]) -> Cell:
     return Cell(text, (hit, n, csv_number(mean)))
 
 
+def _median(values: list[int | None]) -> float | None:
+    present = sorted(v for v in values if v is not None)
+    return (None if not present else
+            (present[len(present) // 2] + present[(len(present) - 1) // 2]) / 2)
+
+
+def _route_column(r: EscapeRoute) -> Column:
+    if r.measure is Measure.COUNT:
+        return Column(r.header, (f"{r.key} sessions", f"{r.key} of", f"{r.key} mean"))
+    return Column(r.header + " (median decided)", (f"{r.key} median",))
+
+
 def table8(a: Analysis) -> Table:
-    routes = [r for r in ROUTES if r != "first_token_remark"]
-    cols = [Column("Condition")] + [
-        Column(ROUTE_HEADERS[r], (f"{r} sessions", f"{r} of", f"{r} mean")) for r in routes]
-    cols.append(Column(ROUTE_HEADERS["first_token_remark"] + " (median decided)",
-                       ("first_token_remark median",)))
+    """One column per escape route of study/escape_routes.py, in its order."""
+    cols = [Column("Condition")] + [_route_column(r) for r in ESCAPE_ROUTES]
     t = Table(8, a.title("How each condition left the procedure"), "Model", cols)
     for model in a.models():
         frame = a.rows_for(model)
-        for condition, g in _by_condition(frame):
-            remarks = sorted(v for v in g["first_token_remark"] if v is not None)
-            median = (None if not remarks else
-                      (remarks[len(remarks) // 2] + remarks[(len(remarks) - 1) // 2]) / 2)
-            t.rows.append((a.plan.label(model), [Cell(condition)]
-                           + [_route_cell(g[r]) for r in routes] + [num(median)]))
+        for condition, g in a.by_condition(frame):
+            t.rows.append((a.plan.label(model), [Cell(condition)] + [
+                _route_cell(g[r.key]) if r.measure is Measure.COUNT else num(_median(g[r.key]))
+                for r in ESCAPE_ROUTES]))
     t.notes = ["Each cell: sessions with the route / sessions (mean occurrences per session)."] + a.notes()
     return t
 

@@ -144,7 +144,8 @@ def contract_table() -> str:
         truth = {TruthLine.DECISION: f"`decision` lines listing `{r.truth_key}`",
                  TruthLine.STOP: "`stop` lines with `accounts_left > 0`",
                  TruthLine.REMARK: "the first `remark` line's `decided`"}[r.truth]
-        rows.append(f"| `{r.key}` | {r.header} | {r.detection} | {truth} |")
+        detection = r.detection.replace("|", "\\|")    # a bare | would split the cell
+        rows.append(f"| `{r.key}` | {r.header} | {detection} | {truth} |")
     return "\n".join(rows) + "\n"
 
 

@@ -70,6 +70,7 @@ def test_amendments_are_listed_under_the_tables(tmp_path):
                   seed=2, episodes=["fc"] * 5, accounts=5)
     (root / "preregistration").mkdir()
     shutil.copy(load_plan().path, root / "preregistration" / "predictions.yaml")
+    shutil.copy(load_plan().path.with_name("conditions.yaml"), root / "preregistration")  # the row order
     (root / "preregistration" / "amendments.jsonl").write_text(json.dumps(
         {"n": 1, "time": "2026-01-02T03:04:05Z", "reason": "count decisions for another account",
          "files": [{"path": "analysis/scoring.py", "old_sha256": "a", "new_sha256": "b"}]}) + "\n")
