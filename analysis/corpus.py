@@ -1,7 +1,7 @@
 """A generator of simulated session trees with known metrics, for tests, notebooks and benchmarks.
 
 Nothing here runs Claude Code: the generator writes ``events.jsonl`` (through
-``study.session_log.EventLog``, the format's only writer) and ``meta.json`` in the session
+``study.session_io.writer.EventLog``, the format's only writer) and ``meta.json`` in the session
 directory layout of docs/contracts.md, always marked ``simulated: true``. A session is a
 sequence of *episodes*, each a self-contained block of tool calls whose per-account outcome is
 known by construction (e.g. ``swap``: investigate and record a, then b, then decide a and b:
@@ -20,7 +20,8 @@ from typing import Any
 
 from sopbench_tools.dataset import ACTIONS, gold_labels
 from sopbench_tools.orders import order_for_seed
-from study.session_log import SCHEMA_VERSION, EventLog
+from study.session_io.events import SCHEMA_VERSION
+from study.session_io.writer import EventLog
 
 from .scoring import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL, ROUTES, WINDOW
 

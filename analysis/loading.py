@@ -4,10 +4,15 @@
 
 - ``sessions``: one row per included session (identity, metrics, FC per window, routes);
 - ``accounts``: one row per decided account of those sessions (position, inv/rec/foc, …);
-- ``excluded``: (path, reason) of every session left out: voided (``meta.json`` voided, or
-  ``session_end`` status ``infrastructure_failure``), incomplete (no ``session_end``), or
-  exploratory or on the development seed 1 (unless ``include_exploratory``);
+- ``excluded``: (path, reason) of every session left out: a log or meta.json that breaks a
+  rule of ``study.session_io.reader`` (the reason names the file, the line and the rule), a
+  session folder without ``events.jsonl``, voided (``meta.json`` voided, or ``session_end``
+  status ``infrastructure_failure``), incomplete (no ``session_end``), or exploratory or on the
+  development seed 1 (unless ``include_exploratory``);
 - ``warnings``: torn last lines that were skipped.
+
+Sessions are found by the one rule of ``study.session_io.folders`` (``attempt-*`` folders are
+earlier attempts, never sessions; ``exploratory/`` and the demo output are exploratory).
 
 Simulated and real sessions are never mixed: a corpus holding both raises ``CorpusError``
 unless ``allow_simulated`` is set, and any corpus with a simulated session is ``simulated``
@@ -25,8 +30,10 @@ from typing import Any
 import polars as pl
 
 from sopbench_tools.orders import DEVELOPMENT_SEED
+from study.session_io.folders import EVENTS_NAME, exploratory_by_location, find_sessions
+from study.session_io.issues import Issue, Rule
 
-from .logfile import read_log
+from .logfile import LogError, read_log
 from .scoring import ROUTES, WINDOW, SessionScore, score_session_dir
 
 #: Below this many sessions, scoring stays in this process (workers cost more than they save).
@@ -52,25 +59,53 @@ class Corpus:
 
 
 def find_session_dirs(root: Path) -> list[Path]:
-    """Every folder below ``root`` (or ``root`` itself) that holds an ``events.jsonl``, sorted."""
+    """Every session folder below ``root`` (or ``root`` itself), sorted (``study.session_io.folders``)."""
     root = Path(root)
     if not root.is_dir():
         raise CorpusError(f"{root}: no such folder. Pass the sessions folder with --sessions "
                           "(default: sessions/ of the project).")
-    return sorted(p.parent for p in root.rglob("events.jsonl"))
+    return find_sessions(root)
 
 
-def score_dirs(dirs: list[Path], workers: int | None = None) -> list[SessionScore]:
+#: A session that cannot be scored: its folder and the reason (``Issue`` of the broken rule).
+Unscorable = tuple[str, Issue]
+
+
+def score_or_reason(path: Path) -> SessionScore | Unscorable:
+    """Score one session folder, or say why it cannot be scored (no log, a broken rule)."""
+    path = Path(path)
+    if not (path / EVENTS_NAME).is_file():
+        return str(path), Issue(Rule.NO_LOG, path / EVENTS_NAME, None,
+                                "no events.jsonl (meta.json only: the log was deleted, or the session never started)")
+    try:
+        return score_session_dir(path)
+    except LogError as exc:
+        return str(path), exc.issue or Issue(Rule.NO_LOG, path / EVENTS_NAME, None, str(exc))
+
+
+def score_dirs(dirs: list[Path], workers: int | None = None) -> list[SessionScore | Unscorable]:
     """Score session folders, in worker processes when there are many; same order as ``dirs``."""
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers < 2 or len(dirs) < _PARALLEL_FROM:
-        return [score_session_dir(d) for d in dirs]
+        return [score_or_reason(d) for d in dirs]
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(score_session_dir, dirs, chunksize=max(1, len(dirs) // (8 * workers))))
+        return list(pool.map(score_or_reason, dirs, chunksize=max(1, len(dirs) // (8 * workers))))
 
 
 def _is_exploratory(score: SessionScore, root: Path) -> bool:
-    return score.exploratory or "exploratory" in Path(score.path).relative_to(root).parts
+    return score.exploratory or exploratory_by_location(Path(score.path), root)
+
+
+def _invalid(issue: Issue, root: Path) -> str:
+    """The exclusion reason of a session whose records break a rule: file, line, rule, message."""
+    try:
+        where = issue.file.relative_to(root).as_posix()
+    except ValueError:
+        where = str(issue.file)
+    line = f":{issue.line}" if issue.line is not None else ""
+    if issue.rule == Rule.NO_LOG:
+        return f"{issue.message}"
+    return f"invalid records: {where}{line}: {issue.message} (rule {issue.rule}); never scored"
 
 
 def session_row(s: SessionScore, windows: int) -> dict[str, Any]:
@@ -131,6 +166,9 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
     excluded: list[tuple[str, str]] = []
     warnings: list[str] = []
     for s in scores:
+        if isinstance(s, tuple):
+            excluded.append((Path(s[0]).relative_to(root).as_posix() or ".", _invalid(s[1], root)))
+            continue
         rel = Path(s.path).relative_to(root).as_posix() or "."
         warnings.extend(s.warnings)
         if s.voided:
@@ -175,7 +213,8 @@ def _refuse_duplicates(scores: list[SessionScore], root: Path) -> None:
 
 
 def load_events(root: Path) -> pl.DataFrame:
-    """Every event of every session under ``root`` (voided ones too), for exploration.
+    """Every event of every session under ``root`` (voided ones too), for exploration. Sessions
+    whose records break a rule (listed under ``load_corpus(...).excluded``) are left out.
 
     Columns: the session's path, model, condition and seed, and each event's seq, t, kind,
     server, tool, account, allowed, ok and state (null where the kind has no such field).
@@ -183,7 +222,9 @@ def load_events(root: Path) -> pl.DataFrame:
     root = Path(root).resolve()
     rows: list[dict[str, Any]] = []
     for d in find_session_dirs(root):
-        log = read_log(d / "events.jsonl")
+        log = read_log(d / EVENTS_NAME, strict=False)
+        if not log.valid:
+            continue
         start = log.start
         ident = {"path": Path(d).relative_to(root).as_posix(), "model": start["model"],
                  "condition": start["condition"], "seed": start["seed"]}

@@ -10,14 +10,18 @@ and not checked.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from study.session_log import read_events
+from study.session_io import folders
+from study.session_io.folders import EVENTS_NAME
+from study.session_io.issues import Issue, Rule
+from study.session_io.meta import read_meta
+from study.session_io.reader import read_log
 
+from .session_checks import SessionChecks
 from .verify import Link, Report
 
 
@@ -36,6 +40,8 @@ class SessionAudit:
     simulated: bool = False
     manifest: str | None = None
     problems: list[str] = field(default_factory=list)
+    #: What could not be checked (e.g. no sdk_version in an old log); does not fail the session.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -45,21 +51,25 @@ class SessionAudit:
 
 
 def find_sessions(directory: Path) -> list[Path]:
-    """Every folder under ``directory`` (itself included) that holds a session."""
-    marks = {p.parent for name in ("meta.json", "events.jsonl") for p in directory.rglob(name)}
-    return sorted(marks)
+    """Every folder under ``directory`` (itself included) that holds a session, by the one rule
+    of ``study.session_io.folders`` (``attempt-*`` folders are earlier attempts, not sessions)."""
+    return folders.find_sessions(directory)
 
 
 def audit_sessions(directory: Path, report: Report) -> list[SessionAudit]:
-    """Audit every session under ``directory`` against the chain of ``report`` (from ``verify``)."""
-    return [audit_session(path, report.links, directory) for path in find_sessions(directory)]
+    """Audit every session under ``directory`` against the chain of ``report`` (from ``verify``):
+    its manifest, and (``session_checks``) its runtime and code version against the project's
+    git history."""
+    checks = SessionChecks.for_root(report.root)
+    return [audit_session(path, report.links, directory, checks) for path in find_sessions(directory)]
 
 
-def audit_session(path: Path, links: list[Link], directory: Path | None = None) -> SessionAudit:
+def audit_session(path: Path, links: list[Link], directory: Path | None = None,
+                  checks: SessionChecks | None = None) -> SessionAudit:
     """Audit one session folder against the chain's records (the freeze, then amendments).
 
     ``directory`` is the folder being audited; a session below an ``exploratory`` folder of it
-    is exploratory.
+    is exploratory. With ``checks``, the runtime and the code version are checked too.
     """
     problems: list[str] = []
     meta = _read_meta(path, problems)
@@ -82,7 +92,11 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None) 
         problems.append("no start time (session_start event or meta.json 'started')")
     if len(recorded) == 1 and started is not None:
         result.manifest = recorded.pop()
-        _check_manifest(result, started, links)
+        in_effect = _check_manifest(result, started, links)
+        if checks is not None and in_effect is not None:
+            checks.check_runtime(in_effect, start, meta, problems, result.notes)
+            checks.check_code_version(in_effect, start.get("code_version") or meta.get("code_version"),
+                                      problems, result.notes)
     return result
 
 
@@ -100,14 +114,15 @@ def _exclusion(path: Path, directory: Path | None, meta: dict, start: dict, end:
     return None
 
 
-def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) -> None:
+def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) -> Link | None:
+    """Check the recorded manifest; return the record in effect when the session started."""
     in_effect = [link for link in links if (made := _parse_time(link.time)) is not None and made <= started]
     if not in_effect:
         result.problems.append(f"started at {started.isoformat()}, before the freeze")
-        return
+        return None
     expected = in_effect[-1]
     if result.manifest == expected.sha256:
-        return
+        return expected
     ran_under = next((link for link in links if link.sha256 == result.manifest), None)
     if ran_under is None:
         result.problems.append(
@@ -119,30 +134,41 @@ def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) 
             f"ran under {ran_under.label} ({ran_under.time}), but {expected.label} "
             f"({expected.time}) was in effect when it started"
         )
+    return expected
+
+
+def _issue_text(issue: Issue, path: Path) -> str:
+    """A problem line for one issue of ``study.session_io`` (file, line, what, which rule)."""
+    name = issue.file.name if issue.file.parent == path else str(issue.file)
+    where = f"{name}:{issue.line}: " if issue.line is not None else (
+        "" if issue.message.startswith(name) else f"{name}: ")
+    return f"{where}{issue.message} (rule {issue.rule})"
 
 
 def _read_meta(path: Path, problems: list[str]) -> dict[str, Any]:
-    meta_path = path / "meta.json"
-    if not meta_path.exists():
+    """meta.json's well-typed fields (read in reporting mode: a broken file or a wrongly typed
+    field is a problem, never a crash and never misread)."""
+    meta = read_meta(path)
+    if meta is None:
         problems.append("meta.json is missing")
         return {}
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        problems.append(f"meta.json is not valid JSON ({exc})")
-        return {}
-    if not isinstance(meta, dict):
-        problems.append("meta.json is not a JSON object")
-        return {}
-    return meta
+    problems.extend(_issue_text(issue, path) for issue in meta.problems)
+    return meta.to_dict()
 
 
 def _start_and_end(path: Path, problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    log = path / "events.jsonl"
-    if not log.exists():
+    """The log's session_start and session_end (empty if absent); every rule of
+    ``study.session_io.reader`` the log or its consistency with meta.json breaks is a problem."""
+    log_path = path / EVENTS_NAME
+    if not log_path.exists():
         problems.append("events.jsonl is missing")
         return {}, {}
-    events = read_events(log)
+    meta = read_meta(path)
+    if meta is not None and any(p.rule == Rule.META_FILE for p in meta.problems):
+        meta = None
+    log = read_log(log_path, strict=False, meta=meta)
+    problems.extend(_issue_text(issue, path) for issue in log.errors)
+    events = log.events
     start = next((e for e in events if e.get("kind") == "session_start"), None)
     end = next((e for e in reversed(events) if e.get("kind") == "session_end"), {})
     if start is None:

@@ -1,97 +1,35 @@
-"""The session folder layout and ``meta.json``.
+"""The runner's names for the session folder layout and ``meta.json`` (``study.session_io``).
 
-``sessions/<model>/<condition>/seed-<n>/`` holds one session; exploratory sessions (a prefix of
-the order via ``--accounts``, limit overrides, or no checked manifest) go under
-``sessions/exploratory/…``. ``meta.json`` is written atomically when the session starts (status
-``running``, with the runner's host and pid) and again when it ends, so a session whose runner
-was killed is recognisable as unfinished.
+``study.session_io.meta`` owns the format (``SessionMeta``), ``study.session_io.folders`` the
+layout; this module keeps the names the runner has always used. ``read_meta`` here returns the
+meta as a plain dict (None without a readable meta.json); new code should use
+``study.session_io.meta.read_meta``, which returns a typed ``SessionMeta`` with its problems.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import socket
 from pathlib import Path
 from typing import Any
 
-META_NAME = "meta.json"
-EVENTS_NAME = "events.jsonl"
-RUNNING = "running"
-UNFINISHED = "unfinished"
+from study.session_io import meta as _meta
+from study.session_io.folders import EVENTS_NAME, META_NAME, session_dir_for
+from study.session_io.issues import Rule
+from study.session_io.meta import CORE_FIELDS, effective_status, is_rerunnable, runner_identity, write_meta
+from study.session_io.vocabulary import SessionStatus
+
+RUNNING = SessionStatus.RUNNING
+UNFINISHED = SessionStatus.UNFINISHED
 
 #: meta.json fields every session has (docs/contracts.md, "Session directory").
-META_FIELDS = (
-    "model", "model_id", "condition", "seed", "simulated", "exploratory", "accounts", "status", "voided",
-    "void_reason", "cost_usd", "turns", "duration_s", "resumes", "decisions", "manifest_sha256",
-    "code_version", "cli_version", "token_reminder", "started", "ended", "session_id", "error",
-)
+META_FIELDS = CORE_FIELDS
 
-
-def session_dir_for(out_root: Path, model_folder: str, condition: str, seed: int, *,
-                    exploratory: bool, accounts: int | None) -> Path:
-    """Where a session's files go."""
-    base = Path(out_root) / "exploratory" if exploratory else Path(out_root)
-    leaf = f"seed-{seed}" if accounts is None else f"seed-{seed}-first-{accounts}"
-    return base / model_folder / condition / leaf
-
-
-def write_meta(session_dir: Path, meta: dict[str, Any]) -> None:
-    """Write meta.json atomically (a crash leaves the old or the new file, never half of one)."""
-    path = Path(session_dir) / META_NAME
-    tmp = path.with_name(META_NAME + ".tmp")
-    tmp.write_text(json.dumps(meta, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+__all__ = ["EVENTS_NAME", "META_FIELDS", "META_NAME", "RUNNING", "UNFINISHED", "effective_status",
+           "is_rerunnable", "read_meta", "runner_identity", "session_dir_for", "write_meta"]
 
 
 def read_meta(session_dir: Path) -> dict[str, Any] | None:
-    path = Path(session_dir) / META_NAME
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
+    """meta.json as a dict of its well-typed fields, or None if it is missing or unreadable."""
+    meta = _meta.read_meta(session_dir)
+    if meta is None or any(p.rule == Rule.META_FILE for p in meta.problems):
         return None
-
-
-def _start_time(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (Linux), to tell a reused pid apart."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rfind(")") + 2:].split()[19]
-
-
-def runner_identity() -> dict[str, Any]:
-    """Who runs a session: host, pid and the pid's start time (recorded in meta.json)."""
-    return {"host": socket.gethostname(), "pid": os.getpid(), "pid_start": _start_time(os.getpid())}
-
-
-def _runner_alive(runner: dict[str, Any]) -> bool:
-    pid = int(runner.get("pid", -1))
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0
-    recorded = runner.get("pid_start")
-    return recorded is None or _start_time(pid) in (None, recorded)
-
-
-def effective_status(meta: dict[str, Any] | None) -> str:
-    """The status to show: meta's, except that a ``running`` session whose runner is gone (same
-    host, pid not alive) is ``unfinished``. Without meta.json the session never started properly
-    and is ``unfinished`` too."""
-    if meta is None:
-        return UNFINISHED
-    status = meta.get("status", UNFINISHED)
-    if status == RUNNING:
-        runner = meta.get("runner") or {}
-        if runner.get("host") == socket.gethostname() and not _runner_alive(runner):
-            return UNFINISHED
-    return status
-
-
-def is_rerunnable(status: str) -> bool:
-    """Sessions ``--rerun-voided`` reruns: voided ones and those left unfinished by a killed runner."""
-    return status in ("infrastructure_failure", UNFINISHED)
+    return meta.to_dict()

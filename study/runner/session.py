@@ -15,7 +15,7 @@ models, enters the condition's workflow for the agent, sends the first message a
   are external: the model is never told about them. The spending cap is priced from the stream
   as it arrives (``spending.py``) and, like the time limits, ends the running call at once.
 
-Everything the session does is in ``events.jsonl`` (through ``study.session_log.EventLog``),
+Everything the session does is in ``events.jsonl`` (through ``study.session_io.writer.EventLog``),
 summarised in ``meta.json``; Claude Code's own transcript is copied to ``transcript.jsonl``.
 """
 
@@ -48,7 +48,8 @@ from sopbench_tools.dataset import load_task
 from sopbench_tools.sdk_server import make_sdk_server
 from sopbench_tools.toolbox import ALL_TOOLS, ToolBox
 from study.paths import prereg_dir, project_root, sessions_dir
-from study.session_log import SCHEMA_VERSION, EventLog, utc_now
+from study.session_io.events import SCHEMA_VERSION
+from study.session_io.writer import EventLog, utc_now
 
 from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
 from .conditions import Condition, load_conditions

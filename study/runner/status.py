@@ -1,18 +1,30 @@
 """Every session's status under a sessions folder (``study status [DIR]``).
 
-A session is a folder holding ``events.jsonl`` or ``meta.json``; earlier attempts kept in its
-``attempt-<k>/`` subfolders are counted, not listed. The status is meta.json's, except that a
-session whose runner is gone while it was running is ``unfinished`` (see ``meta.py``). Decisions
-and cost of a running session are read from its log as it grows.
+Sessions are found by the one rule of ``study.session_io.folders`` (earlier attempts kept in a
+session's ``attempt-<k>/`` subfolders are counted, not listed). The status is meta.json's, except
+that a session whose runner is gone while it was running is ``unfinished``
+(``study.session_io.meta.effective_status``). Decisions and cost of a running session are read
+from its log as it grows (the cost from its ``usage``/``call_end`` events).
+
+The records are read in reporting mode: a session whose meta.json or events.jsonl is broken
+(not UTF-8, not JSON, meta.json not an object, a field of the wrong type, a log that breaks a
+rule of ``study.session_io.reader``) is listed with what is wrong, and every other session is
+reported as usual. Nothing here raises on bad records.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .meta import EVENTS_NAME, META_NAME, RUNNING, effective_status, read_meta
+from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
+from study.session_io.issues import Issue
+from study.session_io.reader import read_session
+from study.session_io.vocabulary import EventKind, SessionStatus
+
+from .meta import effective_status
 
 
 @dataclass
@@ -30,13 +42,19 @@ class SessionRow:
     simulated: bool
     exploratory: bool
     attempts: int        # earlier attempts kept in attempt-<k>/
+    problems: list[str] = field(default_factory=list)   # what is wrong with its records (never analysed)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 class LogProgress:
-    """Decisions and cost so far of one session, read from its events.jsonl incrementally."""
+    """Decisions and cost so far of one session, read from its events.jsonl incrementally.
+    Lines that are not JSON objects (a line being written, damaged bytes) are skipped."""
 
     def __init__(self, session_dir: Path):
         self.path = Path(session_dir) / EVENTS_NAME
@@ -51,68 +69,95 @@ class LogProgress:
             with open(self.path, "rb") as fh:
                 fh.seek(self._offset)
                 chunk = fh.read()
-        except FileNotFoundError:
+        except OSError:
             return self
         complete = chunk[: chunk.rfind(b"\n") + 1]  # leave a line being written for next time
         self._offset += len(complete)
         for line in complete.splitlines():
             try:
                 event = json.loads(line)
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON, or not UTF-8
                 continue
-            kind = event.get("kind")
-            if kind == "session_start":
-                self.accounts = len(event.get("order", []))
-            elif kind == "tool_call" and event.get("tool") == "submit_decision" and event.get("ok"):
-                self.decided.add(event.get("account"))
-            elif kind == "call_end":
-                self.cost_usd = float(event.get("session_cost_usd", self.cost_usd))
-            elif kind == "session_end":
-                self.ended = event.get("status")
-                self.cost_usd = float(event.get("cost_usd", self.cost_usd))
+            self.feed(event)
         return self
+
+    def feed(self, event: Any) -> None:
+        """Count one event."""
+        if not isinstance(event, dict):
+            return
+        kind = event.get("kind")
+        if kind == EventKind.SESSION_START and isinstance(event.get("order"), list):
+            self.accounts = len(event["order"])
+        elif (kind == EventKind.TOOL_CALL and event.get("tool") == "submit_decision" and event.get("ok") is True
+              and isinstance(event.get("account"), str)):
+            self.decided.add(event["account"])
+        elif kind in (EventKind.CALL_END, EventKind.USAGE):
+            cost = _number(event.get("session_cost_usd"))
+            self.cost_usd = cost if cost is not None else self.cost_usd
+        elif kind == EventKind.SESSION_END:
+            self.ended = event.get("status") if isinstance(event.get("status"), str) else None
+            cost = _number(event.get("cost_usd"))
+            self.cost_usd = cost if cost is not None else self.cost_usd
 
     @property
     def decisions(self) -> int:
         return len(self.decided)
 
 
-def find_sessions(root: Path) -> list[Path]:
-    """Session folders under ``root`` (not the attempt-<k> copies inside them), sorted."""
-    root = Path(root)
-    found = set()
-    for name in (EVENTS_NAME, META_NAME):
-        for path in root.rglob(name):
-            folder = path.parent
-            if not any(part.startswith("attempt-") for part in folder.relative_to(root).parts):
-                found.add(folder)
-    return sorted(found)
+def _problem(issue: Issue, folder: Path) -> str:
+    try:
+        where = issue.file.relative_to(folder).as_posix()
+    except ValueError:
+        where = str(issue.file)
+    return f"{where}{f':{issue.line}' if issue.line is not None else ''}: {issue.message} [rule {issue.rule}]"
 
 
 def session_row(root: Path, folder: Path) -> SessionRow:
-    meta = read_meta(folder)
+    """One session's row, from its meta.json and events.jsonl read in reporting mode."""
+    session = read_session(folder, strict=False)
+    meta = session.meta
     status = effective_status(meta)
-    meta = meta or {}
-    progress = LogProgress(folder).update()
-    final = status not in (RUNNING, "unfinished")
+    progress = LogProgress(folder)
+    for event in session.log.events if session.log else ():
+        progress.feed(event)
+    start = session.log.start if session.log else {}
+    final = status.final
+    m = meta.get if meta is not None else (lambda key, default=None: default)
     return SessionRow(
         path=str(folder.relative_to(root)) if folder != root else ".",
-        model=meta.get("model", "?"), condition=meta.get("condition", "?"), seed=meta.get("seed"),
+        model=str(m("model", start.get("model", "?"))), condition=str(m("condition", start.get("condition", "?"))),
+        seed=m("seed", start.get("seed") if isinstance(start.get("seed"), int) else None),
         status=status,
-        decisions=meta.get("decisions", progress.decisions) if final else progress.decisions,
-        accounts=meta.get("accounts", progress.accounts),
-        cost_usd=float(meta.get("cost_usd", 0.0)) if final else progress.cost_usd,
-        duration_s=meta.get("duration_s") if final else None,
-        voided=bool(meta.get("voided", False)), simulated=bool(meta.get("simulated", False)),
-        exploratory=bool(meta.get("exploratory", False)),
-        attempts=len([p for p in folder.glob("attempt-*") if p.is_dir()]),
+        decisions=m("decisions", progress.decisions) if final else progress.decisions,
+        accounts=m("accounts", progress.accounts),
+        cost_usd=float(m("cost_usd", 0.0)) if final else progress.cost_usd,
+        duration_s=m("duration_s") if final else None,
+        voided=bool(m("voided", False)), simulated=bool(m("simulated", False)),
+        exploratory=bool(m("exploratory", False)),
+        attempts=len(attempts(folder)),
+        problems=[_problem(i, folder) for i in session.errors],
     )
 
 
+def _unreadable(root: Path, folder: Path, exc: Exception) -> SessionRow:
+    """The row of a session whose records could not be read at all (never a traceback)."""
+    return SessionRow(path=str(folder.relative_to(root)) if folder != root else ".", model="?", condition="?",
+                      seed=None, status=SessionStatus.UNFINISHED, decisions=0, accounts=None, cost_usd=0.0,
+                      duration_s=None, voided=False, simulated=False, exploratory=False, attempts=0,
+                      problems=[f"cannot be read: {type(exc).__name__}: {exc}"])
+
+
 def scan(root: Path) -> list[SessionRow]:
-    """Every session under ``root`` (a sessions folder or one session's folder)."""
+    """Every session under ``root`` (a sessions folder or one session's folder); one broken
+    session is listed with its problems and never stops the others."""
     root = Path(root)
-    return [session_row(root, folder) for folder in find_sessions(root)]
+    rows = []
+    for folder in find_sessions(root):
+        try:
+            rows.append(session_row(root, folder))
+        except Exception as exc:  # a defect this module did not foresee: report it, go on
+            rows.append(_unreadable(root, folder, exc))
+    return rows
 
 
 def format_table(rows: list[SessionRow]) -> str:
@@ -123,9 +168,12 @@ def format_table(rows: list[SessionRow]) -> str:
     lines = []
     for r in rows:
         notes = []
+        if r.problems:
+            more = f" (+{len(r.problems) - 1} more)" if len(r.problems) > 1 else ""
+            notes.append(f"BROKEN RECORDS, never analysed: {r.problems[0]}{more}")
         if r.voided:
             notes.append("VOIDED")
-        if r.status == "unfinished":
+        if r.status == SessionStatus.UNFINISHED and not r.problems:
             notes.append("runner gone: rerun with study run-all --rerun-voided")
         if r.simulated:
             notes.append("simulated")
@@ -143,4 +191,8 @@ def format_table(rows: list[SessionRow]) -> str:
         counts[r.status] = counts.get(r.status, 0) + 1
     out.append("")
     out.append(f"{len(rows)} session(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    broken = sum(1 for r in rows if r.problems)
+    if broken:
+        out.append(f"{broken} session(s) with broken records (listed above): they are never analysed; "
+                   "`study score <folder>` names the first broken rule")
     return "\n".join(out)

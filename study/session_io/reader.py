@@ -257,3 +257,9 @@ def read_session(session_dir: Path, *, strict: bool = True) -> SessionRead:
     if log.issues and log.issues[0].rule == Rule.NO_LOG:
         return SessionRead(session_dir, meta, None, issues)
     return SessionRead(session_dir, meta, log, issues)
+
+
+def log_events(path: Path) -> list[dict[str, Any]]:
+    """Every event of a log that could be read, in file order, whatever its issues (a reporting
+    read for tests and exploration; the analysis uses ``read_log``)."""
+    return read_log(path, strict=False).events

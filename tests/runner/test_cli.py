@@ -102,7 +102,7 @@ def test_run_fsm_bound_refuses_the_decision_for_another_account_that_fsm_admits(
     second's: FSM admits it (the route the paper left open), the exploratory FSM-bound refuses it.
     (The policy then keeps retrying the same refused decision, so a small spending cap ends it.)"""
     from analysis.scoring import score_session_dir
-    from study.session_log import read_events
+    from study.session_io.reader import log_events
 
     def run(condition: str, *limit: str) -> tuple[dict, list[dict], dict]:
         result = CliRunner().invoke(main, ["run", "--condition", condition, "--seed", "2", "--model", "sim:wrong-account",
@@ -110,7 +110,7 @@ def test_run_fsm_bound_refuses_the_decision_for_another_account_that_fsm_admits(
         assert result.exit_code == 0, result.output
         folder = tmp_path / "exploratory" / "sim-wrong-account" / condition / "seed-2-first-2"
         meta = json.loads((folder / "meta.json").read_text())
-        return meta, read_events(folder / "events.jsonl"), score_session_dir(folder).routes
+        return meta, log_events(folder / "events.jsonl"), score_session_dir(folder).routes
 
     meta, events, routes = run("FSM")
     decisions = [e for e in events if e["kind"] == "tool_call" and e["tool"] == "submit_decision"]

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from study.runner.session import SessionSpec, run_session
-from study.session_log import read_events
+from study.session_io.reader import log_events
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +26,7 @@ def test_the_model_never_sees_a_budget_or_turn_limit_and_the_stream_is_priced_as
     assert "USD budget" not in seen
     assert not re.search(r"(?i)turns? (left|remaining|used)|max[_ ]turns", seen)
     assert "tokens left</total_tokens>" in seen  # Claude Code's default token reminder is kept
-    (call,) = [e for e in read_events(folder / "events.jsonl") if e["kind"] == "call_end"]
+    (call,) = [e for e in log_events(folder / "events.jsonl") if e["kind"] == "call_end"]
     assert call["cost_usd"] > 0 and call["priced_usd"] == pytest.approx(call["cost_usd"], rel=1e-6)
     assert meta["cost_complete"] is True and meta["cost_estimated_usd"] == 0
 

@@ -20,7 +20,7 @@ import pytest
 from study.runner.matrix import format_summary, run_matrix
 from study.runner.session import SessionSpec, run_session
 from study.runner.status import format_table, scan
-from study.session_log import read_events
+from study.session_io.reader import log_events
 
 pytestmark = pytest.mark.e2e
 
@@ -37,7 +37,7 @@ def test_two_parallel_sessions_share_no_home_state_or_server_and_finished_ones_a
     assert sorted(s for _, s in result.ran) == ["completed", "completed"] and not result.errors
     dirs = [d for d, _ in result.ran]
     metas = [json.loads((d / "meta.json").read_text()) for d in dirs]
-    starts = [read_events(d / "events.jsonl")[0] for d in dirs]
+    starts = [log_events(d / "events.jsonl")[0] for d in dirs]
     # they ran at the same time, in different processes, against different simulators
     (s1, e1), (s2, e2) = [(_t(m["started"]), _t(m["ended"])) for m in metas]
     assert s1 < e2 and s2 < e1
@@ -97,7 +97,7 @@ def test_a_killed_runner_leaves_an_unfinished_session_that_rerun_voided_redoes(t
     [row] = scan(tmp_path)
     assert (row.status, row.decisions, row.attempts) == ("completed", accounts, 1)
     # the rerun started from scratch: its own log and tool state, not the killed attempt's
-    events = read_events(session / "events.jsonl")
+    events = log_events(session / "events.jsonl")
     assert events[0]["kind"] == "session_start" and [e["kind"] for e in events].count("session_start") == 1
 
 
@@ -121,7 +121,7 @@ def test_a_compaction_is_logged_and_the_session_goes_on(tmp_path, mode):
     the CLI's and recorded."""
     session = run_session(SessionSpec(condition="FSM", seed=2, model="sim:oracle", accounts=3, out_root=tmp_path,
                                       sim_options={"compact_after": 1, "compact_mode": mode}))
-    events = read_events(session / "events.jsonl")
+    events = log_events(session / "events.jsonl")
     window = json.loads((session / "meta.json").read_text())["cli_settings"].get("CLAUDE_CODE_AUTO_COMPACT_WINDOW")
     assert window == ("200000" if mode == "usage" else None) and events[0]["cli_settings"].get("CLAUDE_CODE_AUTO_COMPACT_WINDOW") == window
     compactions = [e for e in events if e["kind"] == "compaction"]
@@ -140,7 +140,7 @@ def test_every_condition_runs_on_the_simulator_with_a_well_formed_log(tmp_path, 
     result = run_matrix(specs, jobs=2, stream=io.StringIO())
     assert len(result.ran) == 9 and not result.errors
     for folder, status in result.ran:
-        events = read_events(folder / "events.jsonl")
+        events = log_events(folder / "events.jsonl")
         kit.check_well_formed(events)
         condition = conditions[events[0]["condition"]]
         assert status == "completed", folder

@@ -7,7 +7,7 @@ import io
 from study.runner.meta import runner_identity, write_meta
 from study.runner.progress import ProgressDisplay
 from study.runner.status import LogProgress, format_table, scan
-from study.session_log import EventLog
+from study.session_io.writer import EventLog
 
 
 def _session(root, name, *, decided, cost, status="running", ended=False):
