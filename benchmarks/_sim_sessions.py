@@ -7,13 +7,14 @@ CLI's accounting).
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
 
 from study.runner.session import SessionSpec, run_session
+from study.session_io.meta import read_meta
+from study.session_io.reader import read_log
 
 
 def run(policy: str, condition: str, seed: int, accounts: int | None, **sim_options) -> tuple[Path, float]:
@@ -23,14 +24,14 @@ def run(policy: str, condition: str, seed: int, accounts: int | None, **sim_opti
     session_dir = run_session(SessionSpec(model=f"sim:{policy}", condition=condition, seed=seed, accounts=accounts,
                                           out_root=out, limit_overrides={"spending_usd": 1e6}, sim_options=sim_options))
     elapsed = time.perf_counter() - start
-    status = json.loads((session_dir / "meta.json").read_text())["status"]
+    status = read_meta(session_dir, strict=True).status
     if status != "completed":
         raise SystemExit(f"{policy} {condition} seed {seed}: the session ended with {status}; see {session_dir}")
     return session_dir, elapsed
 
 
 def events(session_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (session_dir / "events.jsonl").read_text().splitlines()]
+    return read_log(session_dir / "events.jsonl").events
 
 
 def seconds(t: str) -> float:
