@@ -140,8 +140,9 @@ class SessionBridge:
             reason = fsm_hooks.refusal(output)
             if reason is not None:
                 account = args.get("account_id") if isinstance(args, dict) else None
+                where = {"server": server} if server is not None else {}  # no server: a built-in tool
                 self.log.emit(
-                    "tool_call", server=server, tool=tool, args=args,
+                    "tool_call", **where, tool=tool, args=args,
                     account=account if isinstance(account, str) else None,
                     allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
                 )
