@@ -1,0 +1,215 @@
+"""``study doctor``: is this install ready for a confirmatory run? The command to run first.
+
+It prints the runtime (Python, claude-agent-sdk, the bundled Claude Code CLI's path and version),
+then checks, each with what to fix when it fails:
+
+- lock: every package of ``requirements.lock`` is installed at its locked version;
+- frozen runtime: the runtime matches ``preregistration/runtime.json`` as the preregistration in
+  effect has it (CLI, SDK, lock sha256; a different Python minor is only reported);
+- CLI: the CLI sessions run is the bundled one, and its binary reports the bundled version;
+- one short session of that CLI against the simulator (``doctor_session.py``): the CLI starts,
+  the PreToolUse hook is called and its denial honoured, the SOP-Bench MCP tools are connected
+  and record decisions, and ``resume`` continues the same session;
+- the sessions folder is writable.
+
+Exit code 0 only when all of them hold. The API key is reported, never required.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from study.claude_cmd import CLI_ENV, REINSTALL, cli_path, cli_problem
+
+INSTALL = "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ."
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def _runtime_lines() -> list[tuple[str, str]]:
+    from study.runner import sdk
+
+    path = sdk.bundled_cli_path()
+    key = "set" if os.environ.get("ANTHROPIC_API_KEY") else "not set"
+    base = os.environ.get("ANTHROPIC_BASE_URL")
+    return [
+        ("Python", f"{platform.python_version()} ({sys.executable})"),
+        ("claude-agent-sdk", sdk.sdk_version()),
+        ("Claude Code CLI", f"{sdk.bundled_cli_version()} (bundled) at {path or 'none'}"),
+        ("API key", f"ANTHROPIC_API_KEY {key}" + (f", ANTHROPIC_BASE_URL={base}" if base else "")
+         + " (reported only: the simulator needs none; a real run needs a key or a relay)"),
+    ]
+
+
+def check_lock() -> Check:
+    from study import environment
+
+    path = environment.lock_path()
+    digest = environment.lock_sha256()
+    if digest is None:
+        return Check("lock", False, f"no lock file at {path}",
+                     "install from a checkout of the study, which has requirements.lock: " + INSTALL)
+    try:
+        mismatches = environment.lock_mismatches()
+        count = len(environment.locked_versions())
+    except (OSError, ValueError) as exc:
+        return Check("lock", False, f"{path.name} cannot be read: {exc}", "restore it from git")
+    if mismatches:
+        shown = ", ".join(f"{name} {found or 'missing'} (locked {locked})" for name, locked, found in mismatches[:5])
+        more = f" and {len(mismatches) - 5} more" if len(mismatches) > 5 else ""
+        return Check("lock", False, f"{len(mismatches)} of {count} packages differ from {path.name}: {shown}{more}",
+                     INSTALL)
+    return Check("lock", True, f"all {count} packages installed as {path.name} pins them (sha256 {digest[:12]}…)")
+
+
+def check_frozen_runtime() -> Check:
+    from study.paths import project_root
+
+    root = project_root()
+    rel = "preregistration/runtime.json"
+    if not (root / rel).is_file():
+        return Check("frozen runtime", False, f"not frozen ({rel} does not exist in {root})",
+                     "the freeze records the runtime: `study prereg runtime --write`, commit it, then `study prereg "
+                     f"freeze` (or record it in a frozen plan: `study prereg amend --reason \"...\" {rel}`)")
+    try:
+        from study.prereg import verify
+        from study.prereg.errors import PreregError
+        from study.prereg.runtime import check_runtime
+
+        report = verify(root)
+        runtime = getattr(report, "runtime", None) or check_runtime(root, report.effective)
+    except ImportError as exc:
+        return Check("frozen runtime", False, f"cannot be checked: {exc}", "reinstall: " + INSTALL)
+    except PreregError as exc:
+        return Check("frozen runtime", False, f"not frozen: {exc}", "see `study prereg verify`")
+    if not runtime.ok:
+        problems = [p.removeprefix("runtime: ") for p in runtime.problems]
+        return Check("frozen runtime", False, "; ".join(problems[:-1] or problems), problems[-1])
+    detail = f"matches {rel} (CLI, SDK and lock)"
+    for note in runtime.notes:
+        detail += "; " + note.removeprefix("runtime: ")
+    return Check("frozen runtime", True, detail)
+
+
+def check_cli() -> tuple[Check, Path | None]:
+    from study.runner import sdk
+
+    path = cli_path()
+    problem = cli_problem(path)
+    if problem:
+        return Check("CLI", False, problem.split("; ")[0], problem.split("; ", 1)[-1]), None
+    if os.environ.get(CLI_ENV):
+        return Check("CLI", False, f"{CLI_ENV}={path} overrides the bundled CLI, but sessions always run the bundled "
+                     "one, so this check says nothing about them", f"unset {CLI_ENV}"), path
+    said = sdk.bundled_cli_version_from_binary()
+    if said != sdk.bundled_cli_version():
+        return Check("CLI", False, f"{path} reports version {said}, the SDK bundles {sdk.bundled_cli_version()}",
+                     REINSTALL), path
+    return Check("CLI", True, f"{path} runs and reports {said}"), path
+
+
+def session_checks(path: Path | None) -> list[Check]:
+    names = ("CLI session", "hooks", "MCP tools", "resume")
+    if path is None:
+        return [Check(name, False, "not tried: no CLI to start") for name in names]
+    from study.doctor_session import run_probe
+
+    probe = run_probe(path)
+    started = probe.cli_version is not None
+    if probe.error and not started:
+        fix = f"unset {CLI_ENV}" if os.environ.get(CLI_ENV) else (
+            f"{REINSTALL}; if it persists, `study claude --version` shows the CLI's own error")
+        return [Check("CLI session", False, f"the CLI at {path} could not start: {probe.error}", fix)] + [
+            Check(name, False, "not tried: the CLI did not start") for name in names[1:]]
+    done = not probe.error and len(probe.decided) == len(probe.accounts)
+    checks = [Check("CLI session", done,
+                    f"CLI {probe.cli_version} ran {len(probe.session_ids)} calls against the simulator (SIMULATED), "
+                    f"{probe.sim_requests} model requests, {len(probe.decided)} of {len(probe.accounts)} accounts "
+                    "decided" + (f"; then failed: {probe.error}" if probe.error else ""),
+                    "" if done else f"run `study claude --version` and {REINSTALL}")]
+    hooked = probe.hook_calls > 0 and probe.denied and all(a in probe.decided for a in probe.denied)
+    checks.append(Check("hooks", bool(hooked),
+                        f"PreToolUse hook called {probe.hook_calls} times; {len(probe.denied)} denied decisions "
+                        "submitted again" if hooked else f"PreToolUse hook called {probe.hook_calls} times, "
+                        f"denied {probe.denied}, decided {sorted(probe.decided)}",
+                        "" if hooked else f"the CLI does not honour hooks as the study needs: {REINSTALL}"))
+    connected = probe.mcp_status.get("sopbench") == "connected" and bool(probe.decided)
+    checks.append(Check("MCP tools", connected,
+                        f"server sopbench {probe.mcp_status.get('sopbench', 'absent')}; "
+                        f"{len(probe.decided)} decisions recorded through its tools",
+                        "" if connected else f"the CLI cannot use the in-process MCP server: {REINSTALL}"))
+    resumed = (len(probe.session_ids) == 2 and len(set(probe.session_ids)) == 1
+               and probe.decisions_per_call == [1, 2])
+    checks.append(Check("resume", resumed,
+                        f"call 2 resumed session {probe.session_ids[0][:8]}… and decided the last account" if resumed
+                        else f"session ids {probe.session_ids}, decisions after each call {probe.decisions_per_call}",
+                        "" if resumed else f"the CLI cannot resume a session in {tempfile.gettempdir()}: {REINSTALL}"))
+    return checks
+
+
+def check_sessions_folder() -> Check:
+    from study.paths import sessions_dir
+
+    folder = sessions_dir()
+    existing = folder if folder.is_dir() else next((p for p in folder.parents if p.is_dir()), None)
+    try:
+        if existing is None:
+            raise OSError("no existing parent folder")
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".study-doctor-"):
+            pass
+    except OSError as exc:
+        return Check("sessions folder", False, f"{folder} is not writable: {exc.strerror or exc}",
+                     f"make {existing or folder} writable for this user, or set STUDY_ROOT to a checkout you can write")
+    state = "is writable" if existing == folder else f"does not exist yet; {existing} is writable"
+    return Check("sessions folder", True, f"{folder} {state}")
+
+
+EXAMPLE = """\b
+Example:
+  study doctor          # after the install; exit code 0 when ready
+"""
+
+
+@click.command(epilog=EXAMPLE)
+def doctor() -> None:
+    """Check that this install is ready for a confirmatory run: the runtime, the lock, the frozen
+    runtime, one short session of the bundled Claude Code CLI against the simulator (hooks, MCP
+    tools, resume) and the sessions folder. Says what to fix for each failure; exit code 0 only
+    when everything holds (an API key is reported, not required)."""
+    click.echo("study doctor: is this install ready for a confirmatory run?")
+    for name, value in _runtime_lines():
+        click.echo(f"      {name:<16} {value}")
+    checks: list[Check] = []
+
+    def show(*new: Check) -> None:
+        for check in new:
+            checks.append(check)
+            click.echo(f"{'ok' if check.ok else 'FAIL':<5} {check.name:<16} {check.detail}")
+            if not check.ok and check.fix:
+                click.echo(f"      {'':<16} fix: {check.fix}")
+
+    show(check_lock(), check_frozen_runtime())
+    cli_check, path = check_cli()
+    show(cli_check)
+    if path is not None:
+        click.echo(f"      {'':<16} (one short session of the CLI against the simulator …)")
+    show(*session_checks(path))
+    show(check_sessions_folder())
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        click.echo(f"Not ready: {len(failed)} check(s) failed ({', '.join(failed)}). Fix them and run `study doctor` again.")
+        sys.exit(1)
+    click.echo("Ready for a confirmatory run (then `study prereg verify`: the frozen plan is intact).")

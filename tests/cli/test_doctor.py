@@ -1,0 +1,103 @@
+"""``study doctor`` passes on this install (against a frozen copy of the plan) and fails clearly,
+saying what to fix, when the CLI cannot start, the install differs from the lock, the runtime is
+not frozen or the sessions folder is not writable."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from study import doctor
+from study.claude_cmd import CLI_ENV
+from study.environment import LOCK_ENV
+from study.paths import project_root
+
+STUDY = [sys.executable, "-m", "study.cli"]
+
+
+def _doctor(env: dict[str, str]) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in (CLI_ENV, LOCK_ENV)}
+    return subprocess.run([*STUDY, "doctor"], capture_output=True, text=True, timeout=600, env={**base, **env},
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def frozen_root(tmp_path, git, freeze_tree):
+    """A copy of the plan, frozen with the installed runtime (the real tree's freeze is never touched)."""
+    from study.prereg.runtime import write_runtime
+
+    root = tmp_path / "study"
+    for top in ("preregistration", "analysis"):
+        shutil.copytree(project_root() / top, root / top, ignore=shutil.ignore_patterns("__pycache__"))
+    for record in ("MANIFEST.sha256", "freeze.json", "amendments.jsonl"):
+        (root / "preregistration" / record).unlink(missing_ok=True)
+    write_runtime(root)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "plan")
+    return freeze_tree(root)
+
+
+@pytest.mark.e2e
+def test_doctor_passes_on_this_install(frozen_root):
+    done = _doctor({"STUDY_ROOT": str(frozen_root)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdicts = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines() if line[:5].strip() in ("ok", "FAIL")}
+    assert verdicts == {"lock": "ok", "frozen": "ok", "CLI": "ok", "hooks": "ok", "MCP": "ok", "resume": "ok",
+                        "sessions": "ok"}, done.stdout
+    assert "ok    CLI session" in done.stdout and "Ready for a confirmatory run" in done.stdout
+    assert "claude-agent-sdk" in done.stdout and "API key" in done.stdout and "_bundled/claude" in done.stdout
+
+
+@pytest.mark.e2e
+def test_doctor_fails_clearly_when_the_cli_cannot_start(tmp_path, frozen_root):
+    not_executable = tmp_path / "claude"
+    not_executable.write_text("#!/bin/sh\nexit 0\n")
+    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(not_executable)})
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert f"FAIL  CLI              the Claude Code CLI {not_executable} is not executable" in done.stdout
+    assert f"fix: unset {CLI_ENV} to use the bundled CLI" in done.stdout
+    assert "FAIL  CLI session      not tried: no CLI to start" in done.stdout
+    assert "Not ready: 5 check(s) failed (CLI, CLI session, hooks, MCP tools, resume)" in done.stdout
+
+    broken = tmp_path / "broken-claude"  # executable, but dies at once
+    broken.write_text("#!/bin/sh\necho 'claude: cannot load its runtime' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(broken)})
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert f"FAIL  CLI session      the CLI at {broken} could not start" in done.stdout
+    assert "the CLI said: claude: cannot load its runtime" in done.stdout
+    assert "FAIL  hooks            not tried: the CLI did not start" in done.stdout
+
+
+def test_a_lock_mismatch_names_the_packages_and_the_install(tmp_path, monkeypatch):
+    lock = tmp_path / "requirements.lock"
+    lock.write_text("click==0.1 \\\n    --hash=sha256:00\nno-such-package==1.0 \\\n    --hash=sha256:00\n")
+    monkeypatch.setenv(LOCK_ENV, str(lock))
+    check = doctor.check_lock()
+    assert not check.ok
+    assert check.detail.startswith("2 of 2 packages differ from requirements.lock: click ")
+    assert "no-such-package missing (locked 1.0)" in check.detail
+    assert check.fix == doctor.INSTALL
+    monkeypatch.setenv(LOCK_ENV, str(tmp_path / "absent.lock"))
+    assert not doctor.check_lock().ok and "no lock file" in doctor.check_lock().detail
+
+
+def test_an_unfrozen_runtime_and_an_unwritable_sessions_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDY_ROOT", str(tmp_path))
+    check = doctor.check_frozen_runtime()
+    assert not check.ok and check.detail.startswith("not frozen") and "study prereg runtime --write" in check.fix
+    assert doctor.check_sessions_folder().ok  # sessions/ does not exist yet; its parent is writable
+    monkeypatch.setenv("STUDY_ROOT", "/proc")  # not writable, even for root
+    check = doctor.check_sessions_folder()
+    assert not check.ok and "not writable" in check.detail and check.fix
+
+
+def test_help_has_an_example():
+    done = subprocess.run([*STUDY, "doctor", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "study doctor" in done.stdout.split("Example:")[1]
