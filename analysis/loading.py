@@ -96,16 +96,11 @@ def _is_exploratory(score: SessionScore, root: Path) -> bool:
     return score.exploratory or exploratory_by_location(Path(score.path), root)
 
 
-def _invalid(issue: Issue, root: Path) -> str:
+def _invalid(issue: Issue, session_dir: Path) -> str:
     """The exclusion reason of a session whose records break a rule: file, line, rule, message."""
-    try:
-        where = issue.file.relative_to(root).as_posix()
-    except ValueError:
-        where = str(issue.file)
-    line = f":{issue.line}" if issue.line is not None else ""
     if issue.rule == Rule.NO_LOG:
-        return f"{issue.message}"
-    return f"invalid records: {where}{line}: {issue.message} (rule {issue.rule}); never scored"
+        return issue.message
+    return f"invalid records, never scored: {issue.describe(session_dir)}"
 
 
 def session_row(s: SessionScore, windows: int) -> dict[str, Any]:
@@ -167,7 +162,7 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
     warnings: list[str] = []
     for s in scores:
         if isinstance(s, tuple):
-            excluded.append((Path(s[0]).relative_to(root).as_posix() or ".", _invalid(s[1], root)))
+            excluded.append((Path(s[0]).relative_to(root).as_posix() or ".", _invalid(s[1], Path(s[0]))))
             continue
         rel = Path(s.path).relative_to(root).as_posix() or "."
         warnings.extend(s.warnings)

@@ -17,7 +17,7 @@ from typing import Any
 
 from study.session_io import folders
 from study.session_io.folders import EVENTS_NAME
-from study.session_io.issues import Issue, Rule
+from study.session_io.issues import Rule
 from study.session_io.meta import read_meta
 from study.session_io.reader import read_log
 
@@ -137,14 +137,6 @@ def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) 
     return expected
 
 
-def _issue_text(issue: Issue, path: Path) -> str:
-    """A problem line for one issue of ``study.session_io`` (file, line, what, which rule)."""
-    name = issue.file.name if issue.file.parent == path else str(issue.file)
-    where = f"{name}:{issue.line}: " if issue.line is not None else (
-        "" if issue.message.startswith(name) else f"{name}: ")
-    return f"{where}{issue.message} (rule {issue.rule})"
-
-
 def _read_meta(path: Path, problems: list[str]) -> dict[str, Any]:
     """meta.json's well-typed fields (read in reporting mode: a broken file or a wrongly typed
     field is a problem, never a crash and never misread)."""
@@ -152,7 +144,7 @@ def _read_meta(path: Path, problems: list[str]) -> dict[str, Any]:
     if meta is None:
         problems.append("meta.json is missing")
         return {}
-    problems.extend(_issue_text(issue, path) for issue in meta.problems)
+    problems.extend(issue.describe(path) for issue in meta.problems)
     return meta.to_dict()
 
 
@@ -167,7 +159,7 @@ def _start_and_end(path: Path, problems: list[str]) -> tuple[dict[str, Any], dic
     if meta is not None and any(p.rule == Rule.META_FILE for p in meta.problems):
         meta = None
     log = read_log(log_path, strict=False, meta=meta)
-    problems.extend(_issue_text(issue, path) for issue in log.errors)
+    problems.extend(issue.describe(path) for issue in log.errors)
     events = log.events
     start = next((e for e in events if e.get("kind") == "session_start"), None)
     end = next((e for e in reversed(events) if e.get("kind") == "session_end"), {})

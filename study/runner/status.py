@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
-from study.session_io.issues import Issue
 from study.session_io.reader import read_session
 from study.session_io.vocabulary import EventKind, SessionStatus
 
@@ -104,23 +103,17 @@ class LogProgress:
         return len(self.decided)
 
 
-def _problem(issue: Issue, folder: Path) -> str:
-    try:
-        where = issue.file.relative_to(folder).as_posix()
-    except ValueError:
-        where = str(issue.file)
-    return f"{where}{f':{issue.line}' if issue.line is not None else ''}: {issue.message} [rule {issue.rule}]"
-
-
 def session_row(root: Path, folder: Path) -> SessionRow:
     """One session's row, from its meta.json and events.jsonl read in reporting mode."""
     session = read_session(folder, strict=False)
     meta = session.meta
-    status = effective_status(meta)
     progress = LogProgress(folder)
     for event in session.log.events if session.log else ():
         progress.feed(event)
     start = session.log.start if session.log else {}
+    status = effective_status(meta)
+    if (meta is None or meta.status is None) and progress.ended in tuple(SessionStatus):
+        status = SessionStatus(progress.ended)   # no status in meta.json: the log's session_end
     final = status.final
     m = meta.get if meta is not None else (lambda key, default=None: default)
     return SessionRow(
@@ -130,12 +123,12 @@ def session_row(root: Path, folder: Path) -> SessionRow:
         status=status,
         decisions=m("decisions", progress.decisions) if final else progress.decisions,
         accounts=m("accounts", progress.accounts),
-        cost_usd=float(m("cost_usd", 0.0)) if final else progress.cost_usd,
+        cost_usd=float(m("cost_usd", progress.cost_usd)) if final else progress.cost_usd,
         duration_s=m("duration_s") if final else None,
         voided=bool(m("voided", False)), simulated=bool(m("simulated", False)),
         exploratory=bool(m("exploratory", False)),
         attempts=len(attempts(folder)),
-        problems=[_problem(i, folder) for i in session.errors],
+        problems=[i.describe(folder) for i in session.errors],
     )
 
 

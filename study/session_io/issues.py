@@ -22,6 +22,7 @@ class Rule(StrEnum):
     TORN = "torn"                     # the last line cut short by a crash (a warning)
     EVENT = "event"                   # unknown kind, missing field, wrong type
     SEQ = "seq"                       # seq must be 0, 1, 2, ... in file order
+    TIME = "time"                     # t never goes back (beyond a clock step's slack)
     START = "start"                   # exactly one session_start, the first line
     END = "end"                       # at most one session_end, the last line
     SCHEMA = "schema"                 # a schema this package reads (1 or 2)
@@ -42,8 +43,18 @@ class Issue:
     warning: bool = False             # tolerated (a torn last line): reported, not an error
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else f"{self.file}"
-        return f"{where}: {self.message} [rule {self.rule}]"
+        return self.describe()
+
+    def describe(self, base: Path | None = None) -> str:
+        """``file:line: message [rule r]``, the file relative to ``base`` when it is below it."""
+        name = str(self.file)
+        if base is not None and self.file.is_relative_to(base):
+            name = self.file.relative_to(base).as_posix()
+        if self.line is not None:
+            return f"{name}:{self.line}: {self.message} [rule {self.rule}]"
+        if self.message.startswith(self.file.name):
+            return f"{self.message} [rule {self.rule}]"
+        return f"{name}: {self.message} [rule {self.rule}]"
 
 
 class LogError(ValueError):

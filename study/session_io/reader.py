@@ -10,7 +10,8 @@ Two modes, one set of rules (docs/contracts.md, "Validation of a log"):
 The rules: every line one JSON object in UTF-8 (a torn last line, cut short by a crash and
 without its newline, is the one tolerated defect: a warning, skipped); every event of a known
 kind with its required fields of the right types (``events``); ``seq`` 0, 1, 2, … in file
-order; exactly one ``session_start``, first, of a schema this package reads; at most one
+order, and ``t`` never going back by more than ``CLOCK_SLACK_S`` (the writer stamps both under
+one lock, so a line moved and renumbered still shows); exactly one ``session_start``, first, of a schema this package reads; at most one
 ``session_end``, last; every successful ``sopbench`` tool call's account in
 ``session_start.order`` or null; and ``meta.json`` consistent with the log (model, condition,
 seed, simulated, exploratory, and its status once the log has ended).
@@ -19,6 +20,7 @@ seed, simulated, exploratory, and its status once the log has ended).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +155,7 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
     if len(batch) != len(order) and start.get("kind") == EventKind.SESSION_START:
         add(Rule.BATCH, log.lines[0], "session_start.order lists an account more than once")
     end_line: int | None = None
+    latest = ""
     for index, (event, line) in enumerate(zip(log.events, log.lines)):
         for problem in event_problems(event):
             add(Rule.EVENT, line, problem)
@@ -161,6 +164,12 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
         if seq != index or isinstance(seq, bool):
             add(Rule.SEQ, line, f"seq {seq!r} where {index} was due: seq must be 0, 1, 2, … in file order "
                                 "(a duplicated, moved or renumbered line)")
+        t = event.get("t")
+        if isinstance(t, str):
+            if t < latest and _seconds_between(t, latest) > CLOCK_SLACK_S:
+                add(Rule.TIME, line, f"t {t} is before an earlier line's {latest}: the writer stamps "
+                                     "events in file order (a moved line)")
+            latest = max(latest, t)
         if kind == EventKind.SESSION_START and index > 0:
             add(Rule.START, line, f"a second session_start (the first is on line {log.lines[0]}); "
                                   "two runs wrote into one session folder")
@@ -179,6 +188,18 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
     if meta is not None:
         issues += _meta_issues(log, meta)
     return _capped(issues)
+
+
+#: How far ``t`` may go back between lines (a wall-clock step) before it is a moved line.
+CLOCK_SLACK_S = 5.0
+
+
+def _seconds_between(earlier: str, later: str) -> float:
+    """Seconds from ``earlier`` to ``later`` (both ISO 8601); 0 if either does not parse."""
+    try:
+        return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
+    except (TypeError, ValueError):
+        return 0.0
 
 
 #: At most this many issues of one rule are listed; the rest are counted.
