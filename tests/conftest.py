@@ -49,17 +49,24 @@ def freeze_tree():
 
 @pytest.fixture
 def frozen_project():
-    """``frozen_project(dest)``: this checkout's preregistration/ and analysis/ copied into a new git
-    checkout at ``dest`` and frozen there (the freeze committed). Point the ``study`` command at it
+    """``frozen_project(dest)``: this checkout's preregistration/ and every frozen code file (as
+    imported) copied into a new git checkout at ``dest``, ``preregistration/runtime.json`` set to the
+    installed runtime, and frozen there (the freeze committed). Point the ``study`` command at it
     with ``STUDY_ROOT=dest``; the real tree's freeze is never touched."""
     from study.paths import project_root
     from study.prereg.files import RECORD_FILES
+    from study.prereg.imported import imported_paths
+    from study.prereg.runtime import write_runtime
 
     def make(dest: Path) -> Path:
         source = project_root()
         records = {Path(rel).name for rel in RECORD_FILES}
-        for top in ("preregistration", "analysis"):
-            shutil.copytree(source / top, dest / top, ignore=shutil.ignore_patterns("__pycache__", *records))
+        shutil.copytree(source / "preregistration", dest / "preregistration",
+                        ignore=shutil.ignore_patterns("__pycache__", *records))
+        for rel, path in imported_paths().items():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest / rel)
+        write_runtime(dest)
         return freeze_committed(init_committed(dest))
 
     return make

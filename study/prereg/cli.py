@@ -12,9 +12,10 @@ from study.paths import project_root, sessions_dir
 from .amend import amend as record_amendment
 from .audit import audit_sessions
 from .errors import PreregError
-from .files import FREEZE_RECORD, MANIFEST, format_manifest
+from .files import FREEZE_RECORD, MANIFEST, RUNTIME, format_manifest
 from .freeze import freeze as write_freeze
-from .verify import verify
+from .runtime import REFUSING, current_runtime, parse_runtime, runtime_text, write_runtime
+from .verify import Report, imported_from, verify
 
 
 def _verify_or_fail():
@@ -65,8 +66,13 @@ def verify_command(problems_only: bool) -> None:
             click.echo(f"{status:8} {path}")
     counts = ", ".join(f"{len(report.paths(s))} {s}" for s in ("ok", "changed", "missing", "added"))
     click.echo(counts + ".")
-    for problem in report.problems:
+    _echo_imported(report)
+    _echo_history(report)
+    _echo_runtime(report)
+    for problem in report.problems + report.history.problems + report.sessions:
         click.echo(f"BROKEN   {problem}")
+    for note in report.notes:
+        click.echo(f"note     {note}")
     if report.ok:
         click.echo(f"The preregistration holds. Effective manifest sha256: {report.effective_sha256}")
         return
@@ -76,6 +82,61 @@ def verify_command(problems_only: bool) -> None:
         err=True,
     )
     sys.exit(1)
+
+
+def _echo_imported(report: Report) -> None:
+    if not report.imported_from:
+        return
+    click.echo(f"Imported code: {imported_from(report)} (not from {report.root}); checked against the "
+               "manifest in effect there:")
+    for status, path, file in report.imported:
+        click.echo(f"{status:8} {path}  (imported: {file})")
+    if not report.imported:
+        click.echo("ok       every frozen file of the imported code")
+
+
+def _echo_history(report: Report) -> None:
+    history = report.history
+    if history.freeze_commit:
+        click.echo(f"History: freeze committed at {history.freeze_commit}; the records checked against git "
+                   f"({'no problem' if not history.problems else f'{len(history.problems)} problem(s)'}).")
+    if history.earlier_freezes:
+        click.echo(f"History: this freeze replaced {len(history.earlier_freezes)} earlier freeze(s) "
+                   f"(commits {', '.join(c[:12] for c in history.earlier_freezes)}); compare "
+                   "`study prereg show --anchor` with the anchor registered at the first freeze.")
+
+
+def _echo_runtime(report: Report) -> None:
+    if report.runtime is None:
+        return
+    for name, expected, found, same in report.runtime.rows():
+        verdict = "ok" if same else ("DIFFERS" if name in REFUSING else "differs (reported only)")
+        click.echo(f"runtime  {name}: expected {expected}, found {found}: {verdict}")
+    for problem in report.runtime.problems:
+        click.echo(f"BROKEN   {problem}")
+
+
+@prereg.command("runtime")
+@click.option("--write", is_flag=True, help=f"Write the installed runtime to {RUNTIME} (then freeze, or amend it).")
+def runtime_command(write: bool) -> None:
+    """Show the installed runtime (Claude Code CLI, claude-agent-sdk, lock, Python) against the
+    frozen one; with --write, record the installed one in preregistration/runtime.json."""
+    root = project_root()
+    if write:
+        runtime = write_runtime(root)
+        click.echo(f"Wrote {RUNTIME}:\n{runtime_text(runtime)}", nl=False)
+        click.echo("Before the freeze: commit it, then `study prereg freeze`. After the freeze: record the change "
+                   f"with `study prereg amend --reason \"why\" {RUNTIME}` and commit both.")
+        return
+    path = root / RUNTIME
+    frozen = parse_runtime(path.read_bytes()) if path.is_file() else None
+    found = current_runtime()
+    for name in found:
+        expected = frozen.get(name) if frozen else None
+        click.echo(f"{name}: {RUNTIME} {expected}, installed {found[name]}"
+                   + ("" if expected == found[name] else "  <- differs"))
+    if frozen is None:
+        click.echo(f"{RUNTIME} is missing or unreadable: write it with `study prereg runtime --write`.")
 
 
 @prereg.command("amend")
@@ -96,11 +157,16 @@ def amend_command(reason: str, files: tuple[str, ...]) -> None:
 @prereg.command("show")
 @click.option("--manifest", "as_manifest", is_flag=True,
               help="Print the manifest in effect in sha256sum format (pipe it to `sha256sum -c -`).")
-def show_command(as_manifest: bool) -> None:
+@click.option("--anchor", is_flag=True,
+              help="Print the one line to register outside this repository (e.g. OSF) right after the freeze.")
+def show_command(as_manifest: bool, anchor: bool) -> None:
     """Show the freeze, the amendments in order, and the effective manifest hash."""
     report = _verify_or_fail()
     if as_manifest:
         click.echo(format_manifest(report.effective), nl=False)
+        return
+    if anchor:
+        click.echo(anchor_line(report))
         return
     freeze = report.freeze or {}
     click.echo(f"Freeze: {freeze.get('frozen_at')} at commit {freeze.get('git_commit')}, "
@@ -114,6 +180,24 @@ def show_command(as_manifest: bool) -> None:
         click.echo(f"Effective manifest sha256: {report.effective_sha256}")
     else:
         click.echo("The chain is broken; run `study prereg verify` for details.")
+
+
+def anchor_line(report: Report) -> str:
+    """``study prereg show --anchor``: the freeze's identity in one line. Registered elsewhere
+    when the freeze is made, it shows any later rewrite: a re-freeze changes ``freeze`` and
+    ``frozen_at``, a rewritten manifest ``manifest``, a rewritten history ``commit``."""
+    freeze = report.freeze or {}
+    if not report.chain_intact:
+        raise click.ClickException("The chain of records is broken, so there is no anchor to print; "
+                                   "run `study prereg verify`.")
+    commit = report.history.freeze_commit
+    if commit is None:
+        click.echo(f"Error: {FREEZE_RECORD} is not committed: commit the freeze, then print the anchor.", err=True)
+        sys.exit(2)
+    return (f"sop-fidelity-study preregistration anchor: freeze_sha256={freeze.get('sha256')} "
+            f"manifest_sha256={freeze.get('manifest_sha256')} freeze_commit={commit} "
+            f"frozen_at={freeze.get('frozen_at')} amendments={len(report.amendments)} "
+            f"effective_sha256={report.effective_sha256}")
 
 
 @click.command()
@@ -130,6 +214,8 @@ def audit(directory: Path | None) -> None:
         for problem in report.problems:
             click.echo(f"BROKEN   {problem}")
         raise click.ClickException("The freeze or amendment chain is broken, so sessions cannot be audited against it.")
+    for problem in report.history.problems + report.sessions:
+        click.echo(f"BROKEN   {problem}")
     results = audit_sessions(directory, report)
     if not results:
         raise click.ClickException(f"No sessions under {directory} (a session folder holds meta.json or events.jsonl).")
@@ -140,6 +226,8 @@ def audit(directory: Path | None) -> None:
         click.echo(f"{result.verdict:12} {name}  {result.status}{tag}{why}")
         for problem in result.problems:
             click.echo(f"             - {problem}")
+        for note in result.notes:
+            click.echo(f"             note: {note}")
     verdicts = [r.verdict for r in results]
     counts = {v: verdicts.count(v) for v in ("ok", "FAIL", "voided", "incomplete", "exploratory")}
     click.echo(f"{len(results)} sessions: {counts['ok']} ok, {counts['FAIL']} failed; excluded from the "
@@ -148,5 +236,7 @@ def audit(directory: Path | None) -> None:
     if not report.ok:
         click.echo(f"Note: the tree under {project_root()} now differs from the manifest in effect "
                    "(see `study prereg verify`); that does not change sessions already run.")
-    if counts["FAIL"]:
+    if report.history.problems or report.sessions:
+        click.echo("The records' history shows a rewrite (BROKEN above): the audit fails.", err=True)
+    if counts["FAIL"] or report.history.problems or report.sessions:
         sys.exit(1)

@@ -1,6 +1,8 @@
 """``study prereg freeze``: write the manifest and the freeze record.
 
-The freeze hashes every frozen file (see ``files.py``) into ``MANIFEST.sha256`` and writes
+The freeze requires ``preregistration/runtime.json`` to hold the installed runtime (written by
+``study prereg runtime --write``, see ``runtime.py``), then hashes every frozen file (see
+``files.py``, runtime.json included) into ``MANIFEST.sha256`` and writes
 ``freeze.json``: when, at which git commit, whether the tree was dirty, the manifest's own hash
 and the aggregate hash of the analysis code, sealed with its own hash (see ``records.py``).
 """
@@ -16,11 +18,12 @@ from study.session_io.writer import utc_now
 
 from .errors import PreregError
 from .files import (
-    AMENDMENTS, FREEZE_RECORD, MANIFEST, PREREG_DIR, RECORD_FILES,
-    analysis_code_sha256, format_manifest, hash_tree, sha256_bytes,
+    AMENDMENTS, FREEZE_RECORD, MANIFEST, PREREG_DIR, RECORD_FILES, RUNTIME,
+    analysis_code_sha256, format_manifest, frozen_paths, hash_tree, sha256_bytes,
 )
 from .gitinfo import dirty_paths, head_commit
 from .records import amendment_lines, seal, write_freeze_record
+from .runtime import current_runtime, parse_runtime
 
 FORMAT_VERSION = 1
 
@@ -36,14 +39,22 @@ def freeze(root: Path | None = None, *, allow_dirty: bool = False, refreeze: boo
     if amendment_lines(root):
         raise PreregError(
             f"{AMENDMENTS} already holds amendments to the freeze; a new freeze would orphan them. "
-            "Keep amending with `study prereg amend`, or move that file out of preregistration/ "
-            "(keep it) before freezing anew."
+            "Keep amending with `study prereg amend` (once committed, removing them shows in "
+            "`study prereg verify` for good)."
         )
     if ((root / MANIFEST).exists() or (root / FREEZE_RECORD).exists()) and not refreeze:
         raise PreregError(
             f"The preregistration is already frozen ({MANIFEST}). Record changes with "
             "`study prereg amend --reason \"why\" FILE...`; freeze anew with --refreeze only "
             "before any formal run."
+        )
+    if not any(path.startswith(PREREG_DIR + "/") and path != RUNTIME for path in frozen_paths(root)):
+        raise PreregError(f"Nothing to freeze: {root / PREREG_DIR} holds no files.")
+    runtime = root / RUNTIME
+    if not runtime.is_file() or parse_runtime(runtime.read_bytes()) != current_runtime():
+        raise PreregError(
+            f"{RUNTIME} is {'not the installed runtime' if runtime.is_file() else 'missing'}: the freeze records the "
+            "runtime it was made with. Run `study prereg runtime --write`, commit it, then freeze."
         )
     commit = head_commit(root)
     dirty = dirty_paths(root, ignore=RECORD_FILES)
@@ -61,8 +72,6 @@ def freeze(root: Path | None = None, *, allow_dirty: bool = False, refreeze: boo
             "(freeze.json will record git_dirty true)."
         )
     hashes = hash_tree(root)
-    if not any(path.startswith(PREREG_DIR + "/") for path in hashes):
-        raise PreregError(f"Nothing to freeze: {root / PREREG_DIR} holds no files.")
     manifest_text = format_manifest(hashes)
     (root / MANIFEST).write_text(manifest_text, encoding="utf-8", newline="\n")
     record = seal({

@@ -66,10 +66,12 @@ def is_commit(root: Path, name: str) -> str | None:
     return out.strip() if out and out.strip() else None
 
 
-def file_history(root: Path, rel: str) -> list[tuple[str, bytes | None]]:
-    """Every committed version of ``rel``, oldest first: ``(commit, content or None if the
-    commit deleted it)``; [] outside git or if it was never committed."""
-    out = _git(root, "log", "--reverse", "--format=%H", "--full-history", "--", rel)
+def file_history(root: Path, rel: str, since: str | None = None) -> list[tuple[str, bytes | None]]:
+    """Every committed version of ``rel`` up to HEAD (only those after commit ``since`` if given),
+    oldest first: ``(commit, content or None if the commit deleted it)``; [] outside git or if
+    it was never committed."""
+    span = [f"{since}..HEAD"] if since else ["HEAD"]
+    out = _git(root, "log", "--reverse", "--format=%H", "--full-history", *span, "--", rel)
     if not out:
         return []
     return [(commit, committed_bytes(root, rel, commit)) for commit in out.split()]

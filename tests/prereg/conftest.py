@@ -30,18 +30,31 @@ TREE = {
     "study/fsm/guards.py": "def decided(history, account):\n    return True\n",
     "study/runner/texts.py": "def fill(template):\n    return template\n",
     "sopbench_tools/toolbox.py": "DATA_TOOLS = 5\n",
+    "study/session_io/reader.py": "def read_log(path):\n    return []\n",
+    "study/escape_routes.py": "ROUTES = ('skipped_check',)\n",
     "study/sim/policies.py": "code outside the frozen set\n",
 }
 
 
 @pytest.fixture
-def tree(tmp_path: Path, git) -> Path:
-    """A committed git checkout holding ``TREE`` (not yet frozen)."""
+def tree(tmp_path: Path, git, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A committed git checkout holding ``TREE`` and the installed runtime
+    (``preregistration/runtime.json``), not yet frozen.
+
+    Its code stands for the code Python imports: ``study.prereg.imported.package_dir`` is pointed
+    at the tree, so the checks compare the tree with itself as they do for a real checkout run
+    from its own folder (tests of the code as really imported use ``frozen_project`` or a
+    subprocess)."""
+    from study.prereg import imported
+    from study.prereg.runtime import write_runtime
+
     root = tmp_path / "project"
     for rel, text in TREE.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    write_runtime(root)
+    monkeypatch.setattr(imported, "package_dir", lambda name: (root / name).resolve())
     git(root, "init", "-q")
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "plan")
@@ -73,6 +86,7 @@ def later(time: str, seconds: float) -> str:
 
 
 def write_session(folder: Path, *, started: str, manifest: str | None, code_version: str | None = "abc123",
+                  cli_version: str | None = "2.1.332", sdk_version: str | None = None,
                   status: str = "completed", voided: bool = False, void_reason: str | None = None,
                   meta_manifest: str | None = "same", exploratory: bool = False, with_start: bool = True,
                   with_end: bool = True, with_meta: bool = True) -> Path:
@@ -81,7 +95,9 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
     folder.mkdir(parents=True)
     start = {"seq": 0, "t": started, "kind": "session_start", "schema": 1, "condition": "FSM", "seed": 2,
              "model": "sim:oracle", "simulated": True, "manifest_sha256": manifest,
-             "code_version": code_version, "cli_version": "2.1.332", "order": ["A1", "A2", "A3"], "limits": {}}
+             "code_version": code_version, "cli_version": cli_version, "order": ["A1", "A2", "A3"], "limits": {}}
+    if sdk_version is not None:
+        start["sdk_version"] = sdk_version
     end = {"seq": 1, "t": later(started, 60), "kind": "session_end", "status": status,
            "cost_usd": 0.0, "turns": 3, "duration_s": 60.0}
     events = ([start] if with_start else []) + ([end] if with_end else [])
@@ -97,12 +113,23 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
 
 class SessionFixtures:
     """Helpers to write session folders: ``.write(folder, started=..., manifest=...)`` and
-    ``.later(time, seconds)``."""
+    ``.later(time, seconds)``. ``defaults`` holds what ``write`` records unless told otherwise
+    (a test sets the code version to a commit of its tree); the CLI and SDK versions default to
+    the installed ones."""
 
-    write = staticmethod(write_session)
     later = staticmethod(later)
+
+    def __init__(self) -> None:
+        from study.prereg.runtime import current_runtime
+
+        runtime = current_runtime()
+        self.defaults = {"code_version": "abc123", "cli_version": runtime["cli_version"],
+                         "sdk_version": runtime["sdk_version"]}
+
+    def write(self, folder: Path, **fields) -> Path:
+        return write_session(folder, **{**self.defaults, **fields})
 
 
 @pytest.fixture
-def sessions() -> type[SessionFixtures]:
-    return SessionFixtures
+def sessions() -> SessionFixtures:
+    return SessionFixtures()

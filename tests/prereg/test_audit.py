@@ -14,12 +14,15 @@ from study.prereg.audit import audit_sessions
 
 
 @pytest.fixture
-def history(frozen):
-    """The frozen tree with one amendment; returns (root, freeze record, amendment, a time
-    between the two)."""
+def history(frozen, git, sessions):
+    """The frozen tree with one amendment, committed; returns (root, freeze record, amendment, a
+    time between the two). Sessions record the amendment's commit as their code version."""
     freeze_record = json.loads((frozen / "preregistration/freeze.json").read_text(encoding="utf-8"))
     (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
     entry = amend(["preregistration/limits.yaml"], "lower the resume cap", root=frozen)
+    sessions.freeze_commit = git(frozen, "rev-parse", "HEAD").strip()
+    git(frozen, "commit", "-qam", "amend the resume cap")
+    sessions.defaults["code_version"] = git(frozen, "rev-parse", "HEAD").strip()
     start, end = (datetime.fromisoformat(t) for t in (freeze_record["frozen_at"], entry["time"]))
     between = (start + (end - start) / 2).isoformat(timespec="microseconds").replace("+00:00", "Z")
     return frozen, freeze_record, entry, between
@@ -31,7 +34,7 @@ def test_each_session_is_checked_against_the_record_in_effect_at_its_start(histo
     before = sessions.later(freeze_record["frozen_at"], -5)
     old, new = freeze_record["sha256"], entry["sha256"]
     out = tmp_path / "sessions" / "claude-haiku-4-5"
-    sessions.write(out / "Remind-loop/seed-2", started=between, manifest=old)
+    sessions.write(out / "Remind-loop/seed-2", started=between, manifest=old, code_version=sessions.freeze_commit)
     sessions.write(out / "FSM/seed-2", started=after, manifest=new)
     sessions.write(out / "FSM/seed-3", started=after, manifest=old)
     sessions.write(out / "Plain/seed-2", started=between, manifest=new)

@@ -24,11 +24,14 @@ FROZEN = [
     "preregistration/orders/seed-3.txt",
     "preregistration/plan.md",
     "preregistration/predictions.yaml",
+    "preregistration/runtime.json",
     "preregistration/texts/first_message.md",
     "preregistration/workflows/referral_abuse_per_account.yaml",
     "sopbench_tools/toolbox.py",
+    "study/escape_routes.py",
     "study/fsm/guards.py",
     "study/runner/texts.py",
+    "study/session_io/reader.py",
 ]
 
 
@@ -81,9 +84,16 @@ def test_freeze_refuses_a_dirty_tree_naming_the_files(tree):
     assert sorted(record["dirty_paths"]) == ["preregistration/plan.md", "study/new_module.py"]
 
 
-def test_freeze_outside_git_needs_allow_dirty(tmp_path):
+def test_freeze_outside_git_needs_allow_dirty(tmp_path, monkeypatch):
+    from study.prereg import imported
+    from study.prereg.runtime import write_runtime
+
+    monkeypatch.setattr(imported, "package_dir", lambda name: tmp_path / name)  # no code: only the plan
     (tmp_path / "preregistration").mkdir()
     (tmp_path / "preregistration/plan.md").write_text("plan\n", encoding="utf-8")
+    with pytest.raises(PreregError, match="runtime.json is missing"):
+        freeze(tmp_path)
+    write_runtime(tmp_path)
     with pytest.raises(PreregError, match="not a git checkout"):
         freeze(tmp_path)
     record = freeze(tmp_path, allow_dirty=True)

@@ -317,7 +317,7 @@ def test_verify_lists_every_file_or_only_the_problems(frozen, study_root):
     clean = runner.invoke(main, ["prereg", "verify"])
     assert clean.exit_code == 0
     assert "ok       preregistration/README.md\n" in clean.output
-    assert "15 ok, 0 changed, 0 missing, 0 added." in clean.output
+    assert "18 ok, 0 changed, 0 missing, 0 added." in clean.output
     assert f"Effective manifest sha256: {check_before_run(frozen)}" in clean.output
 
     one_byte(frozen)

@@ -1,0 +1,129 @@
+"""The checks ``study audit`` makes on an analysed session beyond its manifest hash, and the
+sessions check of ``study prereg verify``.
+
+- **Runtime**: the session's ``cli_version`` (and ``sdk_version``, recorded since schema 2;
+  its absence in an older log is a note) equals the runtime in effect when it started (the
+  ``runtime.json`` of the manifest in effect then, read from the tree or from git history).
+- **Code version**: the session's ``code_version`` is a commit of this repository whose frozen
+  files equal the manifest in effect when it started (the freeze commit, or a later commit that
+  changed frozen files only through amendments). ``+dirty`` is flagged: the code that ran
+  differed from its commit, so git cannot confirm it.
+- **Foreign manifests** (``verify``): a confirmatory session under ``<root>/sessions`` that
+  recorded a manifest hash the chain never produced (the freeze was replaced or rewritten
+  after it ran).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .chain import Link
+from .files import FROZEN_CODE_DIRS, FROZEN_CODE_FILES, PREREG_DIR, RUNTIME, is_frozen_path
+from .gitinfo import blob_sha256, head_commit, is_commit, tree_blobs
+from .runtime import runtime_for_hash
+
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_DIRTY = ("+dirty", "-dirty")
+
+
+@dataclass
+class SessionChecks:
+    """Caches what several sessions share (runtimes by hash, commits' frozen files)."""
+
+    root: Path
+    git: bool = True
+    _runtimes: dict[str, Any] = field(default_factory=dict)
+    _commits: dict[tuple[str, str], list[str] | None] = field(default_factory=dict)
+
+    @classmethod
+    def for_root(cls, root: Path) -> SessionChecks:
+        return cls(Path(root), git=head_commit(Path(root)) is not None)
+
+    def runtime(self, link: Link) -> dict[str, Any] | None:
+        sha = link.files.get(RUNTIME)
+        if sha not in self._runtimes:
+            self._runtimes[sha] = runtime_for_hash(self.root, sha)
+        return self._runtimes[sha]
+
+    def check_runtime(self, link: Link, start: dict, meta: dict, problems: list[str], notes: list[str]) -> None:
+        runtime = self.runtime(link)
+        if runtime is None:
+            notes.append(f"{link.label} records no readable runtime ({RUNTIME}): CLI and SDK versions not checked")
+            return
+        for name, words, old_logs in (("cli_version", "Claude Code CLI", False), ("sdk_version", "claude-agent-sdk", True)):
+            recorded = start.get(name) or meta.get(name)
+            if not recorded:
+                if old_logs:
+                    notes.append(f"no {name} recorded (a log from before it was recorded): the {words} version "
+                                 "is not checked")
+                else:
+                    problems.append(f"no {name} recorded: the {words} version cannot be checked")
+            elif recorded != runtime.get(name):
+                problems.append(f"ran on {words} {recorded}, but the runtime in effect when it started "
+                                f"({link.label}) is {runtime.get(name)}")
+
+    def check_code_version(self, link: Link, version: Any, problems: list[str], notes: list[str]) -> None:
+        if not isinstance(version, str) or version in ("", "unknown"):
+            return  # reported by the audit as "no code version recorded"
+        if version.endswith(_DIRTY):
+            problems.append(f"code_version {version}: the frozen files that ran differed from commit "
+                            f"{version[:12]}, so git cannot confirm the code it ran")
+            return
+        if not self.git:
+            notes.append(f"code_version {version[:12]} not checked: {self.root} is not a git checkout")
+            return
+        differ = self._differing(version, link)
+        if differ is None:
+            problems.append(f"code_version {version[:12]} is not a commit of the repository at {self.root}: "
+                            "the code it ran cannot be checked")
+        elif differ:
+            shown = ", ".join(differ[:3]) + (f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+            problems.append(f"code_version {version[:12]}: its frozen files differ from the manifest in effect "
+                            f"when it started ({link.label}): {shown}")
+
+    def _differing(self, version: str, link: Link) -> list[str] | None:
+        key = (version, link.sha256)
+        if key not in self._commits:
+            self._commits[key] = _frozen_differences(self.root, version, link.files)
+        return self._commits[key]
+
+
+def _frozen_differences(root: Path, version: str, manifest: dict[str, str]) -> list[str] | None:
+    """The frozen paths whose content at commit ``version`` differs from ``manifest`` (missing and
+    extra ones included), or None if the repository has no such commit."""
+    commit = is_commit(root, version)
+    if commit is None:
+        return None
+    blobs = tree_blobs(root, commit, (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)) or {}
+    blobs = {path: blob for path, blob in blobs.items() if is_frozen_path(path)}
+    digests = blob_sha256(root, sorted(set(blobs.values())))
+    at_commit = {path: digests.get(blob) for path, blob in blobs.items()}
+    return sorted(p for p in set(at_commit) | set(manifest) if at_commit.get(p) != manifest.get(p))
+
+
+def foreign_manifests(sessions_root: Path, links: list[Link]) -> list[str]:
+    """Confirmatory sessions under ``sessions_root`` whose recorded manifest hash is none of the
+    chain's records. Exploratory and simulated sessions are left out: they are not formal runs,
+    and a re-freeze before any formal run is allowed."""
+    from .audit import _read_meta, find_sessions
+
+    if not sessions_root.is_dir():
+        return []
+    known = {link.sha256 for link in links}
+    found = []
+    for folder in find_sessions(sessions_root):
+        meta = _read_meta(folder, [])
+        below = folder.relative_to(sessions_root).parts
+        if meta.get("exploratory") or meta.get("simulated") or "exploratory" in below:
+            continue
+        recorded = meta.get("manifest_sha256")
+        if isinstance(recorded, str) and _HEX64.match(recorded) and recorded not in known:
+            found.append(
+                f"sessions/{'/'.join(below)} ran under manifest {recorded[:16]}…, which this chain never "
+                "produced (neither the freeze nor an amendment): the freeze was replaced or its records "
+                "rewritten after the session ran; see `study audit`"
+            )
+    return found
