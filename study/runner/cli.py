@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from .conditions import CONDITION_NAMES, ConditionError
+from .conditions import ConditionError, condition_names
 from .limits import OVERRIDE_KEYS, LimitsError, parse_override
 from .matrix import format_summary, run_matrix
 from .models import ModelError
@@ -111,8 +111,8 @@ def _with_common(fn):
 
 @click.command()
 @click.option("--condition", required=True,
-              help=f"One of: {', '.join(CONDITION_NAMES)}; or an exploratory condition of conditions.yaml "
-                   "(e.g. FSM-bound; its sessions are always exploratory).")
+              help="A condition of preregistration/conditions.yaml: a preregistered one (e.g. FSM) or an "
+                   "exploratory one (e.g. FSM-bound; its sessions are always exploratory).")
 @click.option("--seed", type=int, required=True, help=f"The seed whose account order the batch follows. {_SEED_HELP}")
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
@@ -145,14 +145,15 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
 
 @click.command("run-all")
 @click.option("--models", default=None, help="Comma-separated model aliases or sim:<policy> (default: the table's default model).")
-@click.option("--conditions", default=",".join(CONDITION_NAMES), show_default=True, help="Comma-separated conditions.")
+@click.option("--conditions", default=None,
+              help="Comma-separated conditions (default: the preregistered ones of conditions.yaml, in its order).")
 @click.option("--seeds", required=True, help=f"Seeds, e.g. 2-9 or 2,3,4 (each once). {_SEED_HELP}")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Sessions run in parallel (worker processes, at least 1).")
 @click.option("--rerun-voided", is_flag=True,
               help="Rerun voided sessions and sessions left unfinished by a killed runner, from scratch (the earlier attempt is kept).")
 @_with_common
-def run_all(models: str | None, conditions: str, seeds: str, jobs: int, rerun_voided: bool, accounts: int | None,
+def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, rerun_voided: bool, accounts: int | None,
             base_url: str | None, out_root: Path | None, limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
@@ -163,8 +164,13 @@ def run_all(models: str | None, conditions: str, seeds: str, jobs: int, rerun_vo
     overrides = _limits(limit)
     seed_list = parse_seeds(seeds)
     model_list = parse_names(models, "--models", "haiku-4.5,sim:oracle") if models is not None else [None]
-    condition_list = parse_names(conditions, "--conditions", "Plain,FSM")
+    condition_list = parse_names(conditions, "--conditions", "Plain,FSM") if conditions is not None else None
     manifest = checked_manifest()
+    if condition_list is None:   # the preregistered ones, read once the frozen files are checked
+        try:
+            condition_list = list(condition_names())
+        except ConditionError as exc:
+            raise BadInput(str(exc)) from None
     specs = [
         SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=out_root, manifest_sha256=manifest,
                     base_url=base_url, limit_overrides=overrides)

@@ -1,5 +1,10 @@
-"""The nine frozen conditions, read from ``preregistration/conditions.yaml``, and the exploratory
-conditions outside the preregistered set (its ``exploratory_conditions`` block).
+"""The frozen conditions, read from ``preregistration/conditions.yaml``: the preregistered ones
+(its ``conditions`` block, the nine of the paper in its order) and the exploratory conditions
+outside the preregistered set (its ``exploratory_conditions`` block).
+
+The file is the only list of conditions: :func:`condition_names` (the runner's default matrix),
+the analysis' row order (``analysis.tables.condition_order``) and the corpus generator's
+conditions are read from it.
 
 A condition is only its factors (where the SOP appears, the reminder, resumption and the
 workflow with its enforcement points); the runner derives everything else from them. The
@@ -17,11 +22,6 @@ from typing import Any
 import yaml
 
 from study.paths import prereg_dir
-
-#: The conditions of the preregistration, in the paper's order (Table 1, then the ablations).
-CONDITION_NAMES = (
-    "Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop", "FSM", "Stop-only", "Gates-only",
-)
 
 #: Values CLAUDE_CODE_TOTAL_TOKENS_REMINDER accepts (CLI 2.1.332), plus "default" (leave unset).
 TOKEN_REMINDER_VALUES = ("default", "off", "infinite", "fixed", "countdown", "padded-countdown")
@@ -116,16 +116,15 @@ def load_conditions(path: Path | None = None) -> ConditionsFile:
         raise ConditionError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
     except yaml.YAMLError as exc:
         raise ConditionError(f"{path} is not valid YAML: {exc}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("conditions"), dict):
-        raise ConditionError(f"{path}: expected a mapping with a 'conditions' mapping")
-    conditions = {name: _check_condition(path, name, body) for name, body in raw["conditions"].items()}
-    if tuple(conditions) != CONDITION_NAMES:
-        raise ConditionError(
-            f"{path}: the conditions must be exactly {list(CONDITION_NAMES)} in this order, found {list(conditions)}"
-        )
+    if not isinstance(raw, dict) or not isinstance(raw.get("conditions"), dict) or not raw["conditions"]:
+        raise ConditionError(f"{path}: expected a mapping with a non-empty 'conditions' mapping")
     block = raw.get("exploratory_conditions") or {}
     if not isinstance(block, dict):
         raise ConditionError(f"{path}: exploratory_conditions must be a mapping of condition names to factors")
+    odd = [name for name in (*raw["conditions"], *block) if not isinstance(name, str) or not name.strip()]
+    if odd:
+        raise ConditionError(f"{path}: condition names must be non-empty text, not {odd}")
+    conditions = {name: _check_condition(path, name, body) for name, body in raw["conditions"].items()}
     clash = sorted(set(block) & set(conditions))
     if clash:
         raise ConditionError(f"{path}: exploratory conditions {clash} reuse preregistered names; give them other names")
@@ -138,6 +137,11 @@ def load_conditions(path: Path | None = None) -> ConditionsFile:
     if not isinstance(traffic, bool):
         raise ConditionError(f"{path}: cli_settings.disable_nonessential_traffic must be true or false")
     return ConditionsFile(conditions=conditions, cli_settings=CliSettings(token_reminder, traffic), exploratory=exploratory)
+
+
+def condition_names(path: Path | None = None) -> tuple[str, ...]:
+    """The preregistered conditions, in the order of conditions.yaml (default: the preregistration's)."""
+    return tuple(load_conditions(path).conditions)
 
 
 def get_condition(name: str, path: Path | None = None) -> Condition:

@@ -9,7 +9,7 @@ import yaml
 
 from sopbench_tools.dataset import load_task
 from study.paths import prereg_dir
-from study.runner.conditions import CONDITION_NAMES, ConditionError, get_condition, load_conditions
+from study.runner.conditions import ConditionError, condition_names, get_condition, load_conditions
 from study.runner.limits import LimitsError, load_limits, parse_override
 from study.runner.models import ModelError, resolve_model
 from study.runner.texts import continuation_message, first_message, reminder_text, system_prompt_append
@@ -31,7 +31,8 @@ DESIGN_TABLE = {
 
 def test_the_nine_conditions_have_the_design_factors():
     conditions = load_conditions().conditions
-    assert tuple(conditions) == CONDITION_NAMES
+    # the frozen file is the only list of conditions: it holds the paper's nine, in its order
+    assert tuple(conditions) == condition_names() == tuple(DESIGN_TABLE)
     for name, (sys_prompt, reminder, resume, workflow, tool_gate, stop_gate) in DESIGN_TABLE.items():
         c = conditions[name]
         assert (c.sop_in_system_prompt, c.reminder, c.resume, c.workflow, c.tool_gate, c.stop_gate) == (

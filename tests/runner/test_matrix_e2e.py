@@ -133,10 +133,10 @@ def test_a_compaction_is_logged_and_the_session_goes_on(tmp_path, mode):
 
 
 def test_every_condition_runs_on_the_simulator_with_a_well_formed_log(tmp_path, kit):
-    from study.runner.conditions import CONDITION_NAMES, load_conditions
+    from study.runner.conditions import condition_names, load_conditions
 
     conditions = load_conditions().conditions
-    specs = [SessionSpec(condition=c, seed=5, model="sim:oracle", accounts=2, out_root=tmp_path) for c in CONDITION_NAMES]
+    specs = [SessionSpec(condition=c, seed=5, model="sim:oracle", accounts=2, out_root=tmp_path) for c in condition_names()]
     result = run_matrix(specs, jobs=2, stream=io.StringIO())
     assert len(result.ran) == 9 and not result.errors
     for folder, status in result.ran:
