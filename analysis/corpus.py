@@ -20,10 +20,12 @@ from typing import Any
 
 from sopbench_tools.dataset import ACTIONS, gold_labels
 from sopbench_tools.orders import order_for_seed
+from study.escape_routes import empty_counts
+from study.runner.conditions import condition_names
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.writer import EventLog
 
-from .scoring import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL, ROUTES, WINDOW
+from .scoring import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL, WINDOW
 
 #: Episode kinds and what each does for its account(s).
 EPISODES = {
@@ -150,8 +152,7 @@ def write_session(session_dir: Path, *, model: str, condition: str, seed: int,
     gold = gold_labels()
     w = SessionWriter(session_dir, model=model, condition=condition, seed=seed, order=order)
     exp = Expected(model=model, condition=condition, seed=seed, cost_usd=cost_usd, voided=voided,
-                   fc_windows=[0] * -(-accounts // WINDOW), routes={k: 0 for k in ROUTES})
-    exp.routes["first_token_remark"] = None
+                   fc_windows=[0] * -(-accounts // WINDOW), routes=empty_counts())
     stops_at = dict(stops_at or {})
     last_record: str | None = None
 
@@ -255,8 +256,9 @@ def write_session(session_dir: Path, *, model: str, condition: str, seed: int,
     return exp
 
 
-#: Per condition, the probability of each episode kind and how the session ends: the shape of
-#: the paper's Table 1 and Table 8, so generated corpora look like the study's data.
+#: Per preregistered condition of conditions.yaml (``corpus_conditions`` checks that they match),
+#: the probability of each episode kind and how the session ends: the shape of the paper's
+#: Table 1 and Table 8, so generated corpora look like the study's data.
 PROFILES: dict[str, dict[str, Any]] = {
     "Plain": {"mix": {"fc": 0.3, "wrong": 0.1, "blind": 0.3, "partial": 0.2, "batch": 0.1},
               "keep": 0.7, "stops": 1, "cost": 0.96},
@@ -278,9 +280,26 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
+def corpus_conditions(path: Path | None = None) -> tuple[str, ...]:
+    """The conditions a generated corpus holds: the preregistered ones of conditions.yaml
+    (default: the project's), in its order; refused unless PROFILES has one profile for each."""
+    names = condition_names(path)
+    if set(names) != set(PROFILES):
+        raise ValueError(f"analysis/corpus.py: PROFILES has {sorted(PROFILES)} but conditions.yaml "
+                         f"has {list(names)}; give each condition of conditions.yaml one profile")
+    return names
+
+
+def _profile(condition: str) -> dict[str, Any]:
+    if condition not in PROFILES:
+        raise ValueError(f"no corpus profile for condition {condition!r}; the generator has one for "
+                         f"each preregistered condition: {', '.join(corpus_conditions())}")
+    return PROFILES[condition]
+
+
 def plan_episodes(condition: str, rng: random.Random, accounts: int = 200) -> list[str]:
     """Episode kinds for one session of ``condition``: the profile's mix, then a skipped tail."""
-    profile = PROFILES[condition]
+    profile = _profile(condition)
     kinds, weights = zip(*sorted(profile["mix"].items()))
     keep = round(accounts * profile["keep"] * rng.uniform(0.8, 1.0)) if profile["keep"] < 1 else accounts
     return [rng.choices(kinds, weights)[0] if i < keep else "skip" for i in range(accounts)]
@@ -291,14 +310,14 @@ def generate_corpus(root: Path, *, models: dict[str, list[str]], seeds: list[int
                     voided: set[tuple[str, str, int]] = frozenset()) -> list[Expected]:
     """Write ``root/<model>/<condition>/seed-<n>/`` for every model, condition and seed.
 
-    ``models`` maps a model name to its conditions (keys of PROFILES); ``voided`` names sessions
+    ``models`` maps a model name to its conditions (of ``corpus_conditions()``); ``voided`` names sessions
     (model, condition, seed) to end with an infrastructure failure. Returns the metrics each
     session was built with, sorted by model, condition and seed.
     """
     expected = []
     for model in sorted(models):
         for condition in sorted(models[model]):
-            profile = PROFILES[condition]
+            profile = _profile(condition)
             for seed in sorted(seeds):
                 rng = random.Random(f"{rng_seed}:{model}:{condition}:{seed}")
                 episodes = plan_episodes(condition, rng, accounts)

@@ -3,26 +3,48 @@
 Every session is planned and checked (condition, model and key, limits, texts) before anything
 starts. Sessions whose folder already holds a finished session are skipped, so rerunning the same
 command after a crash of the runner continues where it stopped and loses nothing finished.
-Voided sessions (``infrastructure_failure``) and sessions left unfinished by a killed runner are
-skipped too, unless ``rerun_voided``: then their files move to ``attempt-<k>/`` and the session
-runs again from scratch. Each session runs in its own worker process with its own HOME, tool
-state, FSM frames and (for ``sim:`` models) its own simulator on its own port.
+Voided sessions (``infrastructure_failure``, ``interrupted``) and sessions left unfinished by a
+killed runner are skipped too, unless ``rerun_voided``: then their files move to ``attempt-<k>/``
+and the session runs again from scratch. Each session runs in its own worker process with its own
+HOME, tool state, FSM frames and (for ``sim:`` models) its own simulator on its own port.
+
+A session is planned once however often the specs name it (``--seeds 2,2`` runs seed 2 once),
+and a worker claims the session folder (``claim.py``) before it looks at it, moves a voided
+attempt aside or runs it, so no two workers or runners ever share a session. SIGINT or SIGTERM to
+``run-all`` starts nothing more and forwards SIGINT to the workers, whose running sessions end
+as ``interrupted`` (voided; ``--rerun-voided`` reruns them); then ``MatrixInterrupted`` is raised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from study.paths import sessions_dir
 
-from .meta import EVENTS_NAME, META_NAME, RUNNING, effective_status, is_rerunnable, read_meta, write_meta
+from study.session_io.folders import EVENTS_NAME, META_NAME
+from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
+from study.session_io.vocabulary import SessionStatus, VoidReason
+
+from .claim import claim_session
+from .interrupt import Interruption
 from .progress import ProgressDisplay
-from .session import SessionSpec, prepare, run_session
+from .session import SessionSpec, prepare, run_claimed
 from .voiding import archive_attempt
+
+
+class MatrixInterrupted(KeyboardInterrupt):
+    """run-all was stopped by a signal; ``result`` holds what ran (interrupted sessions included)."""
+
+    def __init__(self, result: "MatrixResult", signal_name: str):
+        super().__init__(f"interrupted by {signal_name}")
+        self.result = result
 
 
 @dataclass
@@ -47,10 +69,15 @@ class MatrixResult:
 
 
 def plan_matrix(specs: list[SessionSpec], *, rerun_voided: bool = False) -> list[Planned]:
-    """Decide for each spec whether to run it; raises on the first spec that cannot run."""
+    """Decide for each spec whether to run it; raises on the first spec that cannot run. Specs
+    naming a session already planned are dropped (one worker per session)."""
     planned = []
+    seen: set[Path] = set()
     for spec in specs:
         session_dir = prepare(spec).session_dir
+        if session_dir in seen:
+            continue
+        seen.add(session_dir)
         started = (session_dir / EVENTS_NAME).exists() or (session_dir / META_NAME).exists()
         if not started:
             planned.append(Planned(spec, session_dir, None, "run"))
@@ -65,30 +92,54 @@ def plan_matrix(specs: list[SessionSpec], *, rerun_voided: bool = False) -> list
 
 def _mark_unfinished(session_dir: Path) -> None:
     """Before an unfinished attempt is moved aside, record in its meta.json why it never ended."""
-    meta = read_meta(session_dir) or {}
-    meta.update(status="unfinished", voided=True,
-                void_reason="the runner stopped before the session ended (no session_end); rerun from scratch")
+    meta = read_meta(session_dir) or SessionMeta()
+    meta.status, meta.voided, meta.void_kind = SessionStatus.UNFINISHED, True, VoidReason.UNFINISHED
+    meta.void_reason = "the runner stopped before the session ended (no session_end); rerun from scratch"
     write_meta(session_dir, meta)
 
 
-def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str]:
-    """Worker: run one session (after moving a voided or unfinished attempt aside)."""
-    session_dir = prepare(spec).session_dir
-    if rerun:
-        if effective_status(read_meta(session_dir)) == "unfinished":
-            _mark_unfinished(session_dir)
-        archive_attempt(session_dir)
-    folder = run_session(spec)
-    return str(folder), (read_meta(folder) or {}).get("status", "unfinished")
+_STOP: Any = None   # in a worker: the matrix's "start nothing more" event
+
+
+def _init_worker(stop: Any) -> None:
+    """Worker initializer: a Ctrl-C reaches every process of the terminal's group; an idle worker
+    ignores it (a running session handles it: ``interrupt.Interruption``). ``stop`` is set once
+    run-all was interrupted: the worker then starts no session it is handed."""
+    global _STOP
+    _STOP = stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
+    """Worker: claim the session folder, move a voided or unfinished attempt aside (the claim
+    holder decides, so two workers never both do), run the session. Status None: not started."""
+    prepared = prepare(spec)
+    if _STOP is not None and _STOP.is_set():
+        return str(prepared.session_dir), None
+    session_dir = prepared.session_dir
+    with Interruption() as interruption, claim_session(session_dir):
+        if rerun and ((session_dir / EVENTS_NAME).exists() or (session_dir / META_NAME).exists()):
+            status = effective_status(read_meta(session_dir))
+            if status == SessionStatus.RUNNING:
+                status = SessionStatus.UNFINISHED  # we hold the claim: its runner is gone
+            if rerun and is_rerunnable(status):
+                if status == SessionStatus.UNFINISHED:
+                    _mark_unfinished(session_dir)
+                archive_attempt(session_dir)
+        folder = run_claimed(prepared, interruption)
+    return str(folder), str((read_meta(folder) or SessionMeta()).get("status", SessionStatus.UNFINISHED))
 
 
 def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = False, root: Path | None = None,
                stream: TextIO | None = None, refresh_s: float = 1.0) -> MatrixResult:
-    """Run the planned sessions in ``jobs`` worker processes with a live progress display."""
+    """Run the planned sessions in ``jobs`` worker processes with a live progress display.
+    Raises ``MatrixInterrupted`` (after the running sessions have ended) on SIGINT or SIGTERM."""
     planned = plan_matrix(specs, rerun_voided=rerun_voided)
     result = MatrixResult()
-    why = {None: "", RUNNING: "running in another runner", "infrastructure_failure": "voided; rerun with --rerun-voided",
-           "unfinished": "unfinished; rerun with --rerun-voided"}
+    why = {None: "", SessionStatus.RUNNING: "running in another runner",
+           SessionStatus.INFRASTRUCTURE_FAILURE: "voided; rerun with --rerun-voided",
+           SessionStatus.INTERRUPTED: "interrupted, voided; rerun with --rerun-voided",
+           SessionStatus.UNFINISHED: "unfinished; rerun with --rerun-voided"}
     for p in planned:
         if p.action == "skip":
             result.skipped.append((p.session_dir, f"{p.existing}" + (f" ({why[p.existing]})" if why.get(p.existing) else "")))
@@ -98,22 +149,46 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
     root = Path(root) if root is not None else Path(todo[0].spec.out_root or sessions_dir())
     display = ProgressDisplay([p.session_dir for p in todo], root, stream=stream)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as pool:
+    forwarded = False
+    stop = context.Event()
+    with Interruption() as interruption, ProcessPoolExecutor(
+            max_workers=max(1, jobs), mp_context=context, initializer=_init_worker, initargs=(stop,)) as pool:
         futures: dict[Future, Planned] = {pool.submit(_run_one, p.spec, p.action == "rerun"): p for p in todo}
         pending = set(futures)
         while pending:
+            if interruption.signal and not forwarded:
+                forwarded = True
+                stop.set()
+                for future in pending:
+                    future.cancel()  # not started yet: never started
+                for child in multiprocessing.active_children():  # the workers: end their sessions
+                    with contextlib.suppress(OSError):
+                        os.kill(child.pid, signal.SIGINT)
+                pending = {f for f in pending if not f.cancelled()}
             done, pending = wait(pending, timeout=refresh_s, return_when=FIRST_COMPLETED)
             for future in done:
                 p = futures[future]
                 try:
                     _folder, status = future.result()
+                    if status is None:
+                        result.skipped.append((p.session_dir, "not started: run-all was interrupted"))
+                        continue
                     result.ran.append((p.session_dir, status))
                 except Exception as exc:  # the worker itself died or refused: nothing finished is lost
-                    status = "unfinished"
+                    status = SessionStatus.UNFINISHED
                     result.errors.append((p.session_dir, f"{type(exc).__name__}: {exc}"))
                 display.finished(p.session_dir, status)
             display.refresh(force=bool(done))
+    if interruption.signal:
+        raise MatrixInterrupted(result, interruption.signal)
     return result
+
+
+def _voids(status: str) -> bool:
+    try:
+        return SessionStatus(status).voids
+    except ValueError:
+        return False
 
 
 def format_summary(result: MatrixResult) -> str:
@@ -122,7 +197,7 @@ def format_summary(result: MatrixResult) -> str:
     cost = sum(float((read_meta(d) or {}).get("cost_usd", 0.0)) for d, _ in result.ran)
     counts = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses().items())) or "none"
     lines.append(f"ran {len(result.ran)} session(s): {counts}; cost ${cost:.2f}")
-    voided = [d for d, s in result.ran if s == "infrastructure_failure"]
+    voided = [d for d, s in result.ran if _voids(s)]
     if voided:
         lines.append(f"{len(voided)} voided (kept; rerun with --rerun-voided):")
         lines += [f"  {d}" for d in voided]

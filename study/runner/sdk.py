@@ -13,7 +13,14 @@ with the reason, instead of in the middle of a study.
 - ``claude_agent_sdk._internal.transport.subprocess_cli.SubprocessCLITransport``: the SDK's CLI
   transport. ``query(transport=...)`` is public, but the stock transport offers no way to end
   the CLI at once: cancelling ``query()`` only closes the CLI's stdin, and the CLI goes on asking
-  the model for seconds. The subclass in ``session.py`` reaches its ``_process`` to signal it.
+  the model for seconds. ``CLITransport`` below reads its ``_process`` for the CLI's pid, so
+  the runner can stop the CLI's process group at once (``launcher.stop_process_group``) when a
+  limit or a signal ends a call. Without it: a call ended mid-stream would keep the CLI asking
+  the model (billed, recorded nowhere) until it noticed its closed stdin.
+
+Public API is used wherever there is one: the CLI is started through ``ClaudeAgentOptions.
+cli_path`` (pointing at the runner's launcher, ``launcher.py``, which execs the bundled CLI
+whose path ``bundled_cli_path`` gives) and ``query(transport=...)``.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from claude_agent_sdk._cli_version import __cli_version__
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 
 __all__ = [
-    "SubprocessCLITransport", "bundled_cli_path", "bundled_cli_version", "sdk_version",
+    "CLITransport", "SubprocessCLITransport", "bundled_cli_path", "bundled_cli_version", "sdk_version",
     "bundled_cli_version_from_binary",
 ]
 
@@ -63,3 +70,15 @@ def bundled_cli_version_from_binary(timeout_s: float = 30.0) -> str | None:
     if out.returncode != 0 or not out.stdout.strip():
         return None
     return out.stdout.split()[0]
+
+
+class CLITransport(SubprocessCLITransport):
+    """The SDK's CLI transport, plus the pid of the CLI process it started (None before it starts
+    and once it has exited), so the runner can end the CLI at once."""
+
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        if process is None or process.returncode is not None:
+            return None
+        return process.pid

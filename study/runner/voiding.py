@@ -5,6 +5,8 @@ the FSM, this runner) makes the session an ``infrastructure_failure``: it is kep
 in meta.json and never deleted, and ``study run-all --rerun-voided`` reruns it from scratch
 after moving the voided attempt aside (``attempt-1/``, ``attempt-2/``, ...). A context overflow
 caused by the model is a model outcome, as are the limits. Nothing here looks at decisions.
+A session ended by SIGINT or SIGTERM to its runner is ``interrupted``: voided the same way
+(``void_kind: interrupted``, see ``ending.py``) and rerun from scratch by ``--rerun-voided``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,17 @@ from pathlib import Path
 
 from claude_agent_sdk import ClaudeSDKError, ResultError
 
-INFRASTRUCTURE_FAILURE = "infrastructure_failure"
+from study.session_io.vocabulary import Limit, SessionStatus
+
+from .claim import CLAIM_NAME
+
+INFRASTRUCTURE_FAILURE = SessionStatus.INFRASTRUCTURE_FAILURE
+#: ``Ending.status`` of an error that is the model's doing (the accounts left decide the status).
+MODEL_OUTCOME = "model"
 
 #: ResultError subtypes that are limits, and the limit each one is. (The spending cap is the
 #: runner's own, see ``spending.py``; the CLI enforces only the turns per call.)
-LIMIT_SUBTYPES = {"error_max_turns": "turns"}
+LIMIT_SUBTYPES = {"error_max_turns": Limit.TURNS}
 
 #: terminal_reason values that are the model's doing: the conversation outgrew the context.
 MODEL_TERMINAL_REASONS = ("prompt_too_long",)
@@ -32,7 +40,7 @@ _OVERFLOW = re.compile(r"prompt is too long|context (window|length)|too many tok
 class Ending:
     """How an error ends a session: a status, and whether the session is voided."""
 
-    status: str          # "infrastructure_failure", "limit:<name>" or "model" (decided by the accounts left)
+    status: str          # a SessionStatus (infrastructure_failure, limit:<name>) or MODEL_OUTCOME
     voided: bool
     reason: str
 
@@ -50,10 +58,9 @@ def classify_error(exc: BaseException) -> Ending:
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, ResultError):
         if exc.subtype in LIMIT_SUBTYPES:
-            name = LIMIT_SUBTYPES[exc.subtype]
-            return Ending(f"limit:{name}", False, text)
+            return Ending(LIMIT_SUBTYPES[exc.subtype].status, False, text)
         if exc.terminal_reason in MODEL_TERMINAL_REASONS or (exc.api_error_status == 400 and _OVERFLOW.search(str(exc))):
-            return Ending("model", False, f"context overflow: {text}")
+            return Ending(MODEL_OUTCOME, False, f"context overflow: {text}")
         status = f"HTTP {exc.api_error_status}" if exc.api_error_status else (exc.terminal_reason or exc.subtype)
         return Ending(INFRASTRUCTURE_FAILURE, True, f"API error ({status}): {text}")
     if isinstance(exc, ClaudeSDKError):
@@ -71,7 +78,7 @@ def archive_attempt(session_dir: Path) -> Path:
     target = session_dir / f"attempt-{k}"
     target.mkdir()
     for entry in sorted(session_dir.iterdir()):
-        if entry.name.startswith("attempt-"):
+        if entry.name.startswith("attempt-") or entry.name == CLAIM_NAME:  # the rerun's claim stays
             continue
         os.replace(entry, target / entry.name)
     return target

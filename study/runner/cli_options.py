@@ -1,0 +1,88 @@
+"""How a session starts Claude Code: its environment and its ``ClaudeAgentOptions``.
+
+The CLI runs with its own fresh HOME and working directory inside the session folder, no
+filesystem settings, built-in tools off, the SOP-Bench (and FSM) tools in process over MCP,
+Claude Code's default system prompt (plus the SOP copy for the Sys conditions), the hooks of
+``bridge.SessionBridge``, and ``cli_path`` pointing at the runner's launcher (``launcher.py``),
+which execs the bundled CLI so that it never outlives the runner.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+
+from .texts import system_prompt_append
+
+if TYPE_CHECKING:
+    from .bridge import SessionBridge
+    from .session import Prepared
+
+#: Seconds the CLI waits for a hook's answer.
+HOOK_TIMEOUT_S = 600
+
+
+def cli_env(prepared: "Prepared", home: Path, base_url: str) -> dict[str, str]:
+    """The environment the CLI gets on top of the runner's (the SDK passes that one through)."""
+    env = {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": prepared.model.api_key,
+        "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": str(prepared.limits.stop_blocks),
+    }
+    if prepared.disable_nonessential_traffic:
+        env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+    if prepared.token_reminder != "default":
+        env["CLAUDE_CODE_TOTAL_TOKENS_REMINDER"] = prepared.token_reminder
+    env.update(prepared.spec.cli_env)
+    return env
+
+
+def recorded_settings(env: dict[str, str]) -> dict[str, Any]:
+    """The CLI settings as recorded (never the API key)."""
+    return {k: ("<set>" if k == "ANTHROPIC_API_KEY" else v) for k, v in env.items() if k not in ("HOME", "CLAUDE_CONFIG_DIR")}
+
+
+def inherited(env: dict[str, str]) -> list[str]:
+    """Names of CLAUDE*/ANTHROPIC* variables the CLI inherits from this process unchanged
+    (the SDK passes the parent's environment through); recorded so an audit can see them."""
+    return sorted(k for k in os.environ if k.startswith(("CLAUDE", "ANTHROPIC")) and k not in env)
+
+
+def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, str], bridge: "SessionBridge",
+            servers: dict[str, Any], allowed: list[str], resume: str | None) -> ClaudeAgentOptions:
+    """The options of one ``query()`` call (the first, or a resume of ``resume``)."""
+    system_prompt: dict[str, str] = {"type": "preset", "preset": "claude_code"}
+    if prepared.condition.sop_in_system_prompt:
+        system_prompt["append"] = system_prompt_append()
+
+    def hook(fn: Any) -> list[HookMatcher]:
+        return [HookMatcher(hooks=[fn], timeout=HOOK_TIMEOUT_S)]
+
+    return ClaudeAgentOptions(
+        tools=[],
+        allowed_tools=allowed,
+        mcp_servers=servers,
+        strict_mcp_config=True,
+        permission_mode="default",
+        setting_sources=[],
+        system_prompt=system_prompt,
+        model=prepared.model.model_id,
+        cwd=str(work),
+        cli_path=cli_path,
+        env=env,
+        resume=resume,
+        max_turns=prepared.limits.turns,
+        include_partial_messages=True,  # the stream events the spending cap is priced from
+        hooks={
+            "PreToolUse": hook(bridge.pre_tool_use),
+            "PostToolUse": hook(bridge.post_tool_use),
+            "PostToolUseFailure": hook(bridge.post_tool_use),
+            "Stop": hook(bridge.on_stop),
+            "PreCompact": hook(bridge.pre_compact),
+        },
+    )

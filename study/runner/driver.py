@@ -1,0 +1,353 @@
+"""The I/O of one session: set-up, the ``query()`` calls under the watchdog, the stream, the end.
+
+``SessionDriver(prepared, interruption).run()`` (called by ``session.run_claimed`` once the
+folder is claimed) writes meta.json (``running``), builds the tool state, starts the simulator
+for ``sim:<policy>`` models, writes ``session_start``, enters the condition's workflow for the
+agent, sends the first message and then drives ``query()`` calls until the session ends:
+
+- the CLI is started through the launcher (``launcher.py``) with the options of
+  ``cli_options.py``; the -loop conditions and Gates-only are resumed (``query(resume=...)``)
+  with the continuation message whenever a call ends with accounts left;
+- a watchdog ends the running call at once when the spending cap (priced from the stream as it
+  arrives, ``ledger.py``), the wall time or the time without a decision is reached, or when the
+  runner gets SIGINT or SIGTERM (``interrupt.py``): the CLI's process group is stopped first;
+- what happens after each call is decided by ``ending.after_call`` (every ending rule is there);
+- a ``usage`` event after each streamed model response records the cost so far, so a session
+  whose runner was killed shows what it streamed; ``session_end`` and the final meta.json
+  close it (a crash of the runtime is an ``infrastructure_failure``; voided).
+
+Everything the session does is in ``events.jsonl`` (``study.session_io.writer.EventLog``),
+summarised in ``meta.json``; Claude Code's own transcript is copied to ``transcript.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import time
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claude_agent_sdk import (
+    AssistantMessage,
+    CLIConnectionError,
+    ClaudeAgentOptions,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    TextBlock,
+    query,
+)
+
+from sopbench_tools.sdk_server import make_sdk_server
+from sopbench_tools.toolbox import ALL_TOOLS, ToolBox
+from study.prereg import code_version
+from study.session_io.events import SCHEMA_VERSION
+from study.session_io.folders import EVENTS_NAME
+from study.session_io.meta import runner_identity, write_meta
+from study.session_io.vocabulary import EventKind, Limit, SessionStatus
+from study.session_io.writer import EventLog, utc_now
+
+from . import cli_options
+from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
+from .ending import CallEnd, End, SessionState, after_call, interrupted
+from .interrupt import Interruption
+from .launcher import stop_process_group, write_launcher
+from .ledger import CostLedger
+from .sdk import CLITransport, bundled_cli_path, bundled_cli_version
+from .texts import continuation_message, first_message
+
+if TYPE_CHECKING:
+    from .session import Prepared
+
+#: Recorded as the manifest hash of sessions whose caller did not run the preregistration check.
+UNCHECKED = "unchecked"
+
+
+def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """Drop the SDK's late hook answers to a CLI that has already exited (``ProcessTransport is
+    not ready for writing``): the call's outcome is known by then. Report anything else."""
+    if isinstance(context.get("exception"), CLIConnectionError):
+        return
+    loop.default_exception_handler(context)
+
+
+def _rounded(usd: float | None) -> float | None:
+    return round(usd, 6) if usd is not None else None
+
+
+class SessionDriver:
+    """The I/O of one session: set-up, the calls under the watchdog, the stream, the end.
+    What happens after each call is decided by ``ending.after_call``; the cost is kept by
+    ``ledger.CostLedger``."""
+
+    def __init__(self, prepared: "Prepared", interruption: Interruption):
+        self.prepared = prepared
+        self.interruption = interruption
+        self.dir = prepared.session_dir
+        self.home = self.dir / "home"
+        self.work = self.dir / "work"
+        self.session_id: str | None = None
+        self.cli_version = bundled_cli_version()
+        self.cli_path: Path | None = None                         # the launcher (launcher.py)
+        self.ledger = CostLedger(prepared.model.prices_per_mtok)
+        self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
+        self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
+        self.transport: CLITransport | None = None                # the running call's CLI
+        self.cli_stop_s: float | None = None                      # how long stopping the CLI took
+        self.log: EventLog | None = None
+        self.turns = 0
+        self.resumes = 0
+        self.started_at = time.monotonic()
+        self.meta: dict[str, Any] = {}
+
+    # ----- set-up ------------------------------------------------------------------------------
+
+    def _make_fsm(self, order: list[str]) -> Any:
+        """The FSM runtime of this session (its frames in fsm/), or None without a workflow."""
+        if self.prepared.workflow is None:
+            return None
+        from study.fsm import FsmRuntime
+
+        workflow = self.prepared.workflow
+        return FsmRuntime(self.dir / "fsm", workflows={workflow.name: workflow}, variables={"batch": list(order)})
+
+    async def run(self) -> Path:
+        asyncio.get_running_loop().set_exception_handler(_quiet_after_exit)
+        self.stop_requested = self.interruption.attach()
+        for d in (self.dir, self.home, self.work):
+            d.mkdir(parents=True, exist_ok=True)
+        spec, model = self.prepared.spec, self.prepared.model
+        self.meta = {
+            "model": model.name, "model_id": model.model_id, "condition": spec.condition, "seed": spec.seed,
+            "simulated": model.simulated, "exploratory": self.prepared.exploratory, "accounts": None,
+            "status": SessionStatus.RUNNING, "voided": False, "void_reason": None, "cost_usd": 0.0,
+            "cost_estimated_usd": 0.0, "turns": 0, "duration_s": 0.0, "resumes": 0, "decisions": 0,
+            "manifest_sha256": spec.manifest_sha256 or UNCHECKED, "code_version": code_version(),
+            "cli_version": self.cli_version, "token_reminder": self.prepared.token_reminder,
+            "started": utc_now(), "ended": None, "session_id": None, "error": None,
+            "limits": self.prepared.limits.as_dict(), "runner": runner_identity(),
+        }
+        bridge: SessionBridge | None = None
+        with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
+            self.log = log
+            try:
+                bridge, env, servers, allowed = self._set_up(log, stack)
+                end = await self._drive(log, bridge, env, servers, allowed,
+                                        first_message(self.prepared.condition, len(bridge.box.order)))
+            except Exception as exc:  # a crash of the runtime voids the session
+                end = End(SessionStatus.INFRASTRUCTURE_FAILURE,
+                          f"runtime crash: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            self._finish(log, bridge, end)
+        return self.dir
+
+    def _set_up(self, log: EventLog, stack: contextlib.ExitStack) -> tuple[SessionBridge, dict[str, str], dict[str, Any], list[str]]:
+        """Tool state, simulator (sim: models), FSM, the session_start event and the MCP servers.
+        Returns the bridge, the CLI's environment, the servers and the allowed tool names."""
+        spec, model = self.prepared.spec, self.prepared.model
+        box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=self.dir / "tools")
+        self.meta["accounts"] = len(box.order)
+        write_meta(self.dir, self.meta)
+        cli = bundled_cli_path()
+        if cli is None:
+            raise RuntimeError("the installed claude-agent-sdk has no bundled Claude Code CLI")
+        self.cli_path = write_launcher(self.home / ".study", cli)
+        if model.simulated:
+            from study.sim import SimServer
+
+            sim = SimServer(model.policy, spec.seed, self.dir / "sim_truth.jsonl", **spec.sim_options)
+            sim_env = stack.enter_context(sim).cli_env()
+            base_url = sim_env["ANTHROPIC_BASE_URL"]
+            env = {**sim_env, **cli_options.cli_env(self.prepared, self.home, base_url)}
+        else:
+            base_url = model.base_url
+            env = cli_options.cli_env(self.prepared, self.home, base_url)
+        fsm = self._make_fsm(box.order)
+        bridge = SessionBridge(log, box, self.prepared.condition, fsm=fsm, reminder=self.prepared.reminder,
+                               stop_block_cap=self.prepared.limits.stop_blocks)
+        self.meta["cli_settings"] = cli_options.recorded_settings(env)
+        log.emit(
+            EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
+            model=model.name, model_id=model.model_id, simulated=model.simulated,
+            exploratory=self.prepared.exploratory, manifest_sha256=self.meta["manifest_sha256"],
+            code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
+            limits=self.prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
+            factors=self.prepared.condition.as_dict(), token_reminder=self.prepared.token_reminder,
+            cli_settings=self.meta["cli_settings"], inherited_env=cli_options.inherited(env), base_url=base_url,
+        )
+        servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
+        allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in ALL_TOOLS]
+        if fsm is not None:
+            from study.fsm.sdk_tools import make_fsm_sdk_server
+            from study.fsm.tool_api import FSM_TOOL_NAMES
+
+            self._enter_workflow(log, fsm, self.prepared.workflow)
+            servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event)
+            allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
+        return bridge, env, servers, allowed
+
+    def _enter_workflow(self, log: EventLog, fsm: Any, workflow: Any) -> None:
+        """Enter the condition's workflow for the agent, before the first message."""
+        fsm.enter(workflow.name)
+        log.emit(EventKind.TRANSITION, **{"from": None, "to": fsm.state, "ok": True,
+                                          "reason": f"workflow {workflow.name} entered by the runner before the first message"})
+
+    # ----- the run -----------------------------------------------------------------------------
+
+    async def _drive(self, log: EventLog, bridge: SessionBridge, env: dict[str, str], servers: dict[str, Any],
+                     allowed: list[str], prompt: str) -> End:
+        """Run calls (the first one, then resumes) until ``ending.after_call`` ends the session."""
+        resume_id: str | None = None
+        idle_resumes = 0
+        while True:
+            if self.interruption.signal:
+                return interrupted(self.interruption.signal)
+            decided_before = bridge.decisions
+            options = cli_options.options(self.prepared, work=self.work, cli_path=self.cli_path, env=env,
+                                          bridge=bridge, servers=servers, allowed=allowed, resume=resume_id)
+            call = await self._call(bridge, options, prompt)
+            state = SessionState(
+                accounts_left=bridge.accounts_left, decided_in_call=bridge.decisions > decided_before,
+                stop_cap_reached=bridge.stop_cap_reached, resumable=self.prepared.condition.resume,
+                resumes=self.resumes, idle_resumes=idle_resumes, cost_usd=self.ledger.cost_usd,
+                has_session_id=self.session_id is not None, signal=self.interruption.signal,
+            )
+            decision = after_call(call, state, self.prepared.limits)
+            if isinstance(decision, End):
+                return decision
+            idle_resumes = decision.idle_resumes
+            self.resumes += 1
+            log.emit(EventKind.RESUME, n=self.resumes, accounts_left=bridge.accounts_left)
+            resume_id = self.session_id
+            prompt = continuation_message(bridge.accounts_left, bridge.box.next_undecided())
+
+    async def _call(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> CallEnd:
+        """One query() call under the watchdog of the spending and time limits and the signals."""
+        self.ledger.new_call()
+        self.cap_reached = asyncio.Event()
+        self.transport = None
+        bridge.new_call()
+        consumer = asyncio.create_task(self._consume(bridge, options, prompt))
+        watchdog = asyncio.create_task(self._watch(bridge))
+        done, _ = await asyncio.wait({consumer, watchdog}, return_when=asyncio.FIRST_COMPLETED)
+        if consumer not in done:
+            # a limit or a signal: stop the CLI's process group first, then the SDK's side
+            await self._stop_cli()
+            consumer.cancel()
+            with contextlib.suppress(BaseException):
+                await consumer
+            await self._stop_cli()  # a CLI started while the call was being cancelled
+            self.ledger.unreported()  # the killed call reported no cost: its streamed price stands in
+            return watchdog.result()
+        watchdog.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watchdog
+        self._copy_transcript()
+        return CallEnd(error=consumer.exception())
+
+    async def _stop_cli(self) -> None:
+        pid = self.transport.pid if self.transport is not None else None
+        if pid is not None:
+            took = await stop_process_group(pid)
+            self.cli_stop_s = took if self.cli_stop_s is None else self.cli_stop_s + took
+
+    async def _watch(self, bridge: SessionBridge) -> CallEnd:
+        """Return how the call is to be ended once a signal arrives or a limit is reached during
+        it: the spending cap (signalled by ``_on_stream_event``) or a time limit."""
+        limits = self.prepared.limits
+        waiters = [asyncio.ensure_future(self.cap_reached.wait()), asyncio.ensure_future(self.stop_requested.wait())]
+        try:
+            while True:
+                now = time.monotonic()
+                wall_left = limits.wall_time_s - (now - self.started_at)
+                idle_left = limits.no_decision_s - (now - bridge.last_decision_at)
+                if self.stop_requested.is_set():
+                    return CallEnd(interrupted=self.interruption.signal or "a signal")
+                if self.cap_reached.is_set():
+                    return CallEnd(limit=Limit.SPENDING)
+                if wall_left <= 0:
+                    return CallEnd(limit=Limit.WALL_TIME)
+                if idle_left <= 0:
+                    return CallEnd(limit=Limit.NO_DECISION)
+                await asyncio.wait(waiters, timeout=min(wall_left, idle_left, 1.0), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+
+    async def _consume(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> None:
+        self.transport = CLITransport(prompt=prompt, options=options)
+        async for message in query(prompt=prompt, options=options, transport=self.transport):
+            if isinstance(message, AssistantMessage):
+                if message.error is None and message.model != "<synthetic>":
+                    for block in message.content:
+                        if isinstance(block, TextBlock) and block.text.strip():
+                            bridge.log.emit(EventKind.ASSISTANT_TEXT, text=block.text)
+            elif isinstance(message, StreamEvent):
+                self._on_stream_event(bridge, message)
+            elif isinstance(message, SystemMessage):
+                self._on_system(message)
+            elif isinstance(message, ResultMessage):
+                self._on_result(bridge, message)
+
+    def _on_stream_event(self, bridge: SessionBridge, message: StreamEvent) -> None:
+        """Price the main thread's responses as they stream; signal the cap once it is reached;
+        log the running cost (``usage``) after each response, so a killed session shows it."""
+        if message.parent_tool_use_id is not None:
+            return
+        completed = self.ledger.on_stream_event(message.event)
+        if self.ledger.cap_reached(self.prepared.limits.spending_usd):
+            self.cap_reached.set()
+        if completed:
+            bridge.log.emit(EventKind.USAGE, call=self.resumes, priced_usd=_rounded(self.ledger.running_usd),
+                            session_cost_usd=round(self.ledger.so_far_usd, 6))
+
+    def _on_result(self, bridge: SessionBridge, message: ResultMessage) -> None:
+        """Account for one call's result: session id, turns and cost."""
+        self.session_id = message.session_id or self.session_id
+        self.turns += message.num_turns or 0
+        call_cost, priced = self.ledger.on_result(message.total_cost_usd)
+        bridge.log.emit(EventKind.CALL_END, n=self.resumes, subtype=message.subtype, is_error=message.is_error,
+                        turns=message.num_turns, cost_usd=round(call_cost, 6),
+                        session_cost_usd=round(self.ledger.cost_usd, 6), priced_usd=_rounded(priced),
+                        decisions=bridge.decisions, accounts_left=bridge.accounts_left)
+
+    def _on_system(self, message: SystemMessage) -> None:
+        data = message.data or {}
+        if message.subtype == "init":
+            self.session_id = data.get("session_id") or self.session_id
+            self.cli_version = data.get("claude_code_version") or self.cli_version
+            broken = [s for s in data.get("mcp_servers", []) if s.get("status") != "connected"]
+            if broken:
+                raise RuntimeError(f"MCP server(s) failed to start in the CLI: {broken}")
+
+    def _copy_transcript(self) -> None:
+        if not self.session_id:
+            return
+        found = [p for p in self.home.rglob(f"{self.session_id}.jsonl") if "subagents" not in p.parts]
+        if found:
+            shutil.copyfile(found[0], self.dir / "transcript.jsonl")
+
+    # ----- the end -----------------------------------------------------------------------------
+
+    def _finish(self, log: EventLog, bridge: SessionBridge | None, end: End) -> None:
+        self._copy_transcript()
+        duration = round(time.monotonic() - self.started_at, 3)
+        cost = round(self.ledger.cost_usd, 6)
+        estimated = round(self.ledger.estimated_usd, 6)
+        extra = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
+        log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,
+                 error=end.error, cost_complete=self.ledger.complete, cost_estimated_usd=estimated,
+                 resumes=self.resumes, decisions=bridge.decisions if bridge else None,
+                 accounts_left=bridge.accounts_left if bridge else None, **extra)
+        void_kind = end.void_kind
+        self.meta.update(
+            status=end.status, voided=void_kind is not None,
+            void_reason=(end.error or str(void_kind)) if void_kind else None, void_kind=void_kind,
+            cost_usd=cost, cost_complete=self.ledger.complete, cost_estimated_usd=estimated, turns=self.turns,
+            duration_s=duration, resumes=self.resumes,
+            decisions=bridge.decisions if bridge else self.meta.get("decisions", 0),
+            cli_version=self.cli_version, ended=utc_now(), session_id=self.session_id, error=end.error,
+        )
+        write_meta(self.dir, self.meta)

@@ -1,0 +1,129 @@
+"""What happens after a ``query()`` call ends: resume, or end the session with a status.
+
+``after_call`` is a pure function of how the call ended (``CallEnd``), what the session's state
+is once it ended (``SessionState``: accounts left, whether the call decided anything, the stop
+cap, the counters and cost so far) and the limits. It decides, it does nothing: the driver in
+``session.py`` performs the answer (``Resume`` or ``End``). Every ending rule of the study is
+here, in this order (the first that applies wins), so ``tests/runner/test_ending.py`` checks
+each one with a table instead of a real CLI session:
+
+1. the call was ended by a signal to the runner (SIGINT, SIGTERM): ``interrupted`` (voided);
+2. the call was ended by a limit the runner enforces mid-call (spending, no decision, wall
+   time): ``limit:<name>``;
+3. the call ended with an error: ``classify_error`` decides (``limit:turns``, a voiding
+   ``infrastructure_failure``, or a model outcome: a context overflow, then rule 4 or
+   ``ended_with_accounts_left`` with the overflow as the error);
+4. no account is left: ``completed``;
+5. the CLI let a stop through at the stop-hook block cap: ``limit:stop_blocks``;
+6. the condition is not resumed: ``ended_with_accounts_left``;
+7. a signal arrived after the call ended: ``interrupted`` instead of resuming;
+8. the resumed call that just ended made no decision, for the ``resumes_without_decision``-th
+   time in a row: ``limit:resumes_without_decision``;
+9. ``resumes`` resumes were made: ``limit:resumes``;
+10. the session's cost reached the spending cap: ``limit:spending``;
+11. the CLI reported no session id to resume: ``infrastructure_failure`` (voided);
+12. otherwise: resume.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from study.session_io.vocabulary import Limit, SessionStatus, VoidReason
+
+from .limits import Limits
+from .voiding import MODEL_OUTCOME, classify_error
+
+NO_SESSION_ID = "the CLI reported no session id, so the session cannot be resumed"
+
+
+@dataclass(frozen=True)
+class CallEnd:
+    """How one ``query()`` call ended: on its own (``error`` None), with an error, ended by one of
+    the runner's mid-call limits, or ended because the runner received a signal."""
+
+    limit: Limit | None = None
+    error: BaseException | None = None
+    interrupted: str | None = None      # the signal's name (``SIGTERM``), when one ended the call
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """What the rules read once a call has ended."""
+
+    accounts_left: int
+    decided_in_call: bool           # the call made at least one new decision
+    stop_cap_reached: bool          # the CLI let a stop through at the stop-hook block cap
+    resumable: bool                 # the condition resumes calls that end with accounts left
+    resumes: int                    # resumes made so far (the call that ended was a resumed one iff > 0)
+    idle_resumes: int               # consecutive resumed calls without a decision before this one
+    cost_usd: float                 # the session's cost so far
+    has_session_id: bool            # the CLI reported the session id a resume needs
+    signal: str | None = None       # a signal received after the call ended (SIGINT, SIGTERM)
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Resume the session; ``idle_resumes`` is the new count of resumed calls without a decision."""
+
+    idle_resumes: int
+
+
+@dataclass(frozen=True)
+class End:
+    """End the session with ``status``; ``error`` is what session_end and meta.json record."""
+
+    status: SessionStatus
+    error: str | None = None
+
+    @property
+    def void_kind(self) -> VoidReason | None:
+        """Why the session is voided, or None if it is not."""
+        if self.status == SessionStatus.INTERRUPTED:
+            return VoidReason.INTERRUPTED
+        if self.status == SessionStatus.INFRASTRUCTURE_FAILURE:
+            return VoidReason.INFRASTRUCTURE_FAILURE
+        return None
+
+
+def interrupted(signal_name: str) -> End:
+    """The ending of a session stopped by a signal to its runner."""
+    return End(SessionStatus.INTERRUPTED, f"interrupted by {signal_name} to the runner; rerun from scratch")
+
+
+def _by_accounts(accounts_left: int, error: str | None = None) -> End:
+    status = SessionStatus.COMPLETED if accounts_left == 0 else SessionStatus.ENDED_WITH_ACCOUNTS_LEFT
+    return End(status, error)
+
+
+def after_call(call: CallEnd, state: SessionState, limits: Limits) -> Resume | End:
+    """The ending rules (see the module docstring): resume, or end with a status."""
+    if call.interrupted:
+        return interrupted(call.interrupted)
+    if call.limit is not None:
+        return End(call.limit.status)
+    if call.error is not None:
+        ending = classify_error(call.error)
+        if ending.status != MODEL_OUTCOME:
+            return End(SessionStatus(ending.status), ending.reason)
+        return _by_accounts(state.accounts_left, ending.reason)
+    if state.accounts_left == 0:
+        return End(SessionStatus.COMPLETED)
+    if state.stop_cap_reached:
+        return End(SessionStatus.LIMIT_STOP_BLOCKS)
+    if not state.resumable:
+        return End(SessionStatus.ENDED_WITH_ACCOUNTS_LEFT)
+    if state.signal:
+        return interrupted(state.signal)
+    idle = state.idle_resumes
+    if state.resumes > 0:
+        idle = 0 if state.decided_in_call else idle + 1
+        if idle >= limits.resumes_without_decision:
+            return End(SessionStatus.LIMIT_RESUMES_WITHOUT_DECISION)
+    if state.resumes >= limits.resumes:
+        return End(SessionStatus.LIMIT_RESUMES)
+    if state.cost_usd >= limits.spending_usd:
+        return End(SessionStatus.LIMIT_SPENDING)
+    if not state.has_session_id:
+        return End(SessionStatus.INFRASTRUCTURE_FAILURE, NO_SESSION_ID)
+    return Resume(idle)

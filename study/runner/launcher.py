@@ -1,0 +1,128 @@
+"""The CLI never outlives its runner: a tiny launcher between the runner and the Claude Code CLI,
+and the stop of the CLI's process group.
+
+The SDK starts the CLI as ``[cli_path, args...]`` (``ClaudeAgentOptions.cli_path``, public API)
+and offers no hook into the child before it runs. So ``cli_path`` points at a two-line shell
+script (``write_launcher``) that execs this file with Python (``-I -S``: no site, no user
+environment; standard library only), which, in the CLI's own process before it becomes the CLI:
+
+1. makes the process the leader of its own process group (``setpgid(0, 0)``): a Ctrl-C at the
+   terminal or a SIGTERM to the runner's group reaches the runner only, which then stops the CLI
+   itself, first (``stop_process_group``: SIGTERM to the whole group, SIGKILL after a short
+   grace), before it writes ``session_end``; anything the CLI starts is stopped with it;
+2. asks the kernel to SIGKILL it when its parent (the runner) dies (Linux
+   ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` through ctypes). This is what holds when the runner is
+   SIGKILLed and can do nothing: the CLI dies with it instead of going on asking the model,
+   billed and recorded nowhere. It then checks that its parent is still the runner (the runner
+   may have died before the ``prctl``), and exits if not;
+3. execs the bundled CLI (``sdk.bundled_cli_path()``): same pid, so the pid the SDK knows is the
+   CLI's, and the process group id is that pid.
+
+Why not a watchdog pipe (the CLI's helper reading a pipe whose other end only the runner holds):
+the SDK closes every inherited descriptor when it starts the CLI (it cannot pass one), and a pipe
+needs a process that stays alive beside the CLI to watch it; the death signal needs neither and
+is delivered by the kernel. Limits: ``PR_SET_PDEATHSIG`` is Linux-only (elsewhere step 2 is
+skipped, and only SIGINT/SIGTERM to the runner stop the CLI); it fires when the *thread* that
+started the CLI exits, which for the runner is the thread running the session's event loop, and
+it kills the CLI itself, not processes the CLI started (with built-in tools off and the MCP
+servers in the runner's process it starts none).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import sys
+import time
+from pathlib import Path
+
+LAUNCHER_NAME = "claude-launcher"
+#: Seconds between SIGTERM to the CLI's process group and SIGKILL.
+GRACE_S = 2.0
+_PR_SET_PDEATHSIG = 1
+
+
+def write_launcher(folder: Path, cli: Path, parent_pid: int | None = None) -> Path:
+    """Write the executable launcher script for ``cli`` into ``folder``; return its path (the
+    ``cli_path`` to give the SDK). ``parent_pid`` is the runner's pid (default: this process)."""
+    parent = os.getpid() if parent_pid is None else parent_pid
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / LAUNCHER_NAME
+    command = " ".join(shlex.quote(str(x)) for x in (sys.executable, "-I", "-S", Path(__file__).resolve(), parent, cli))
+    script.write_text(f"#!/bin/sh\nexec {command} \"$@\"\n", encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
+def _die_with_parent(parent: int) -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+            sys.stderr.write(f"claude-launcher: prctl(PR_SET_PDEATHSIG) failed: errno {ctypes.get_errno()}\n")
+            os._exit(70)
+    if os.getppid() != parent:  # the runner died before the death signal was armed
+        os._exit(71)
+
+
+def main(argv: list[str]) -> None:
+    """``launcher.py PARENT_PID CLI [ARGS...]``: own process group, die with the parent, exec CLI."""
+    parent, cli, args = int(argv[0]), argv[1], argv[2:]
+    os.setpgid(0, 0)
+    _die_with_parent(parent)
+    os.execv(cli, [cli, *args])
+
+
+# ----- the runner's side --------------------------------------------------------------------------
+
+def group_members(pgid: int) -> list[int]:
+    """The live (not zombie) processes of process group ``pgid`` (Linux: from /proc)."""
+    if not Path("/proc/self/stat").exists():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    members = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+async def _wait_gone(pgid: int, timeout_s: float) -> bool:
+    import asyncio  # here, not at the top: the launcher itself stays a few imports long
+
+    deadline = time.monotonic() + timeout_s
+    while group_members(pgid):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
+async def stop_process_group(pgid: int, grace_s: float = GRACE_S) -> float:
+    """Stop every process of the CLI's group: SIGTERM, then SIGKILL after ``grace_s``; wait until
+    none is left. Returns the seconds it took."""
+    started = time.monotonic()
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            break
+        if await _wait_gone(pgid, wait_s):
+            break
+    return time.monotonic() - started
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

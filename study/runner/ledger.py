@@ -1,0 +1,75 @@
+"""A session's cost: what the CLI reported, what the runner priced from the stream, and which
+part of the total is the runner's estimate.
+
+- ``reported_usd``: the CLI's own figures, one per call that reported one (``ResultMessage.
+  total_cost_usd`` is cumulative over the session, also across resumes, so a call costs the
+  difference to the previous total);
+- ``running_usd``: the list price of the running call's responses so far (``spending.CallMeter``,
+  fed with the call's stream events);
+- ``estimated_usd``: the streamed price of calls that were ended (a limit, a signal) before they
+  could report a cost; ``complete`` is False once there is such a call;
+- ``cost_usd`` = reported + estimated (what ``session_end`` and ``meta.json`` record), and
+  ``so_far_usd`` adds the running call (what the spending cap and the ``usage`` events use).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .spending import CallMeter
+
+
+class CostLedger:
+    def __init__(self, prices: dict[str, float] | None):
+        self.prices = prices
+        self.reported_usd = 0.0
+        self.estimated_usd = 0.0
+        self.complete = True
+        self.meter = CallMeter(prices)
+        self._last_total = 0.0
+
+    @property
+    def cost_usd(self) -> float:
+        """The session's cost of the calls that ended (reported, or estimated when unreported)."""
+        return self.reported_usd + self.estimated_usd
+
+    @property
+    def running_usd(self) -> float | None:
+        """The streamed price of the running call so far (None: the model has no list prices)."""
+        return self.meter.usd
+
+    @property
+    def so_far_usd(self) -> float:
+        """The session's cost including what the running call has streamed."""
+        return self.cost_usd + (self.meter.usd or 0.0)
+
+    def new_call(self) -> None:
+        self.meter = CallMeter(self.prices)
+
+    def on_stream_event(self, event: dict[str, Any]) -> bool:
+        """Price one main-thread stream event; True when it completes a model response."""
+        self.meter.on_event(event)
+        return event.get("type") == "message_stop"
+
+    def cap_reached(self, cap_usd: float) -> bool:
+        """The running call has brought the session to the spending cap (checked as it streams)."""
+        priced = self.meter.usd
+        return priced is not None and self.cost_usd + priced >= cap_usd
+
+    def on_result(self, total_cost_usd: float | None) -> tuple[float, float | None]:
+        """A call reported the session's cumulative cost. Returns the call's own cost and its
+        streamed price; the call is then accounted for (``running_usd`` starts again at 0)."""
+        priced = self.meter.usd
+        self.meter = CallMeter(self.prices)
+        if total_cost_usd is None:
+            return 0.0, priced
+        call_cost = max(total_cost_usd - self._last_total, 0.0)
+        self.reported_usd += call_cost
+        self._last_total = total_cost_usd
+        return call_cost, priced
+
+    def unreported(self) -> None:
+        """The running call was ended before it reported a cost: its streamed price stands in."""
+        self.complete = False
+        self.estimated_usd += self.meter.usd or 0.0
+        self.meter = CallMeter(self.prices)
