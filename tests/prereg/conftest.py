@@ -86,7 +86,7 @@ def later(time: str, seconds: float) -> str:
 
 
 def write_session(folder: Path, *, started: str, manifest: str | None, code_version: str | None = "abc123",
-                  cli_version: str | None = "2.1.332", sdk_version: str | None = None,
+                  cli_version: str | None = "2.1.332", sdk_version: str | None = None, simulated: bool = True,
                   status: str = "completed", voided: bool = False, void_reason: str | None = None,
                   meta_manifest: str | None = "same", exploratory: bool = False, with_start: bool = True,
                   with_end: bool = True, with_meta: bool = True) -> Path:
@@ -94,7 +94,8 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
     ``meta_manifest`` other than "same" makes meta.json record a different hash than the log."""
     folder.mkdir(parents=True)
     start = {"seq": 0, "t": started, "kind": "session_start", "schema": 1, "condition": "FSM", "seed": 2,
-             "model": "sim:oracle", "simulated": True, "manifest_sha256": manifest,
+             "model": "sim:oracle" if simulated else "claude-haiku-4-5", "simulated": simulated,
+             "manifest_sha256": manifest,
              "code_version": code_version, "cli_version": cli_version, "order": ["A1", "A2", "A3"], "limits": {}}
     if sdk_version is not None:
         start["sdk_version"] = sdk_version
@@ -102,7 +103,7 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
            "cost_usd": 0.0, "turns": 3, "duration_s": 60.0}
     events = ([start] if with_start else []) + ([end] if with_end else [])
     (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    meta = {"model": "sim:oracle", "condition": "FSM", "seed": 2, "simulated": True, "exploratory": exploratory,
+    meta = {"model": start["model"], "condition": "FSM", "seed": 2, "simulated": simulated, "exploratory": exploratory,
             "status": status if with_end else "running", "voided": voided, "void_reason": void_reason,
             "started": started, "manifest_sha256": manifest if meta_manifest == "same" else meta_manifest,
             "code_version": code_version}
