@@ -106,6 +106,8 @@ def _exclusion(path: Path, directory: Path | None, meta: dict, start: dict, end:
         return f"voided: {meta.get('void_reason') or 'no reason recorded'}"
     if end.get("status") == "infrastructure_failure":
         return f"voided: infrastructure failure ({end.get('error') or 'no error text'})"
+    if not (path / EVENTS_NAME).exists():
+        return "incomplete: no events.jsonl (the log was deleted, or the session never started)"
     if not end:
         return "incomplete: no session_end (still running, or crashed)"
     below = path.relative_to(directory).parts if directory and path.is_relative_to(directory) else ()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,8 @@ from .vocabulary import EventKind, SessionStatus
 
 _ADVICE = ("The log was damaged after it was written; it is never scored. Restore it from the "
            "published session archive; do not edit it by hand")
+_META_ADVICE = ("meta.json and events.jsonl must describe the same session; it is never scored. "
+                "Restore both from the published session archive; do not edit them by hand")
 
 
 @dataclass
@@ -64,9 +67,9 @@ class LogRead:
 
     @property
     def end(self) -> dict[str, Any] | None:
-        """The ``session_end`` event, or None while the session runs or after a crash."""
-        last = self.events[-1] if self.events else {}
-        return last if last.get("kind") == EventKind.SESSION_END else None
+        """The (last) ``session_end`` event, or None while the session runs or after a crash (the
+        last line of a valid log)."""
+        return next((e for e in reversed(self.events) if e.get("kind") == EventKind.SESSION_END), None)
 
 
 def read_log(path: Path, *, strict: bool = True, meta: SessionMeta | None = None) -> LogRead:
@@ -84,7 +87,8 @@ def read_log(path: Path, *, strict: bool = True, meta: SessionMeta | None = None
     log = _parse(path, data)
     log.issues += validate_log(log, meta)
     if strict and (error := first_error(log.issues)):
-        raise LogError.of(error, _ADVICE if error.rule not in (Rule.SCHEMA, Rule.EMPTY) else "")
+        advice = {Rule.SCHEMA: "", Rule.EMPTY: "", Rule.META_LOG: _META_ADVICE}.get(error.rule, _ADVICE)
+        raise LogError.of(error, advice)
     return log
 
 
@@ -171,8 +175,8 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
                                      "events in file order (a moved line)")
             latest = max(latest, t)
         if kind == EventKind.SESSION_START and index > 0:
-            add(Rule.START, line, f"a second session_start (the first is on line {log.lines[0]}); "
-                                  "two runs wrote into one session folder")
+            add(Rule.START, line, f"a second session_start (the first is on line {log.lines[0]}): "
+                                  "e.g. two runs wrote into one session folder")
         if end_line is not None:
             add(Rule.END, line, f"an event after session_end (line {end_line})")
         if kind == EventKind.SESSION_END and end_line is None:
@@ -230,21 +234,27 @@ def _meta_issues(log: LogRead, meta: SessionMeta) -> list[Issue]:
     start, end = log.start, log.end
     where = meta.problems[0].file if meta.problems else log.path.with_name("meta.json")
     for name in _SAME_AS_START:
-        ours, theirs = getattr(meta, name), start.get(name)
+        ours, theirs = _plain(getattr(meta, name)), start.get(name)
         if ours is not None and theirs is not None and ours != theirs:
             issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says {name} {ours!r} but the log's "
                                 f"session_start says {theirs!r}"))
-    if end is not None and meta.status is not None and meta.status != end.get("status"):
+    status = _plain(meta.status)
+    if end is not None and status is not None and status != end.get("status"):
         if meta.status == SessionStatus.RUNNING:
             message = ("meta.json still says running although the log has ended (the runner stopped "
                        "before writing its final meta.json)")
         else:
-            message = f"meta.json says status {meta.status!r} but the log's session_end says {end.get('status')!r}"
+            message = f"meta.json says status {status!r} but the log's session_end says {end.get('status')!r}"
         issues.append(Issue(Rule.META_LOG, where, None, message))
     if end is None and meta.status is not None and meta.status.final and not meta.voided:
-        issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says status {meta.status!r} but the log "
+        issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says status {status!r} but the log "
                             "has no session_end"))
     return issues
+
+
+def _plain(value: Any) -> Any:
+    """An enum member as the plain string the files hold."""
+    return value.value if isinstance(value, Enum) else value
 
 
 @dataclass
