@@ -42,10 +42,10 @@ def corpus_dir(tmp_path_factory):
     Sonnet's seeds 13-15; Claude Sonnet 4.6: Plain, Remind-loop, FSM on 13-15; plus a
     development-seed session and an exploratory one, which must be left out.
     """
-    from analysis.corpus import PROFILES, generate_corpus, write_session
+    from analysis.corpus import corpus_conditions, generate_corpus, write_session
 
     root = tmp_path_factory.mktemp("corpus") / "sessions"
-    expected = generate_corpus(root, models={HAIKU: list(PROFILES)}, seeds=MAIN_SEEDS,
+    expected = generate_corpus(root, models={HAIKU: list(corpus_conditions())}, seeds=MAIN_SEEDS,
                                voided={(HAIKU, "Remind", 5)})
     expected += generate_corpus(root, models={SONNET: ["Plain", "Remind-loop", "FSM"],
                                               HAIKU: ["FSM"]}, seeds=[13, 14, 15], rng_seed=1)
