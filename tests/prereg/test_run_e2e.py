@@ -45,3 +45,39 @@ def test_run_refuses_a_change_and_proceeds_once_it_is_amended(tmp_path, frozen_p
     assert start["kind"] == "session_start"
     assert meta["manifest_sha256"] == start["manifest_sha256"] == entry["sha256"] == check_before_run(root)
     assert meta["code_version"] and meta["status"] == "completed"
+
+
+@pytest.mark.e2e
+def test_run_refuses_another_runtime_and_proceeds_once_an_amendment_records_it(tmp_path, frozen_project, monkeypatch):
+    """The freeze was made on another Claude Code CLI (simulated at the version source the check
+    reads while the copy is frozen); the real install then differs: `study run` refuses naming
+    both versions, an amendment recording the installed runtime lets it run, and the tables
+    list that amendment."""
+    from study.prereg.runtime import current_runtime, write_runtime
+
+    installed = current_runtime()["cli_version"]
+    with monkeypatch.context() as patched:
+        patched.setattr("study.runner.sdk.bundled_cli_version", lambda: "2.0.0-frozen")
+        root = frozen_project(tmp_path / "project")
+    out = tmp_path / "sessions"
+
+    refused = study_run(root, out)
+    assert refused.returncode == 1
+    assert (f"runtime: Claude Code CLI differs: expected 2.0.0-frozen (preregistration/runtime.json), "
+            f"found {installed}") in refused.stderr
+    assert not out.exists()
+
+    write_runtime(root)
+    entry = amend([root / "preregistration/runtime.json"], f"Claude Code CLI {installed}", root=root)
+    ran = study_run(root, out)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    [session] = [p.parent for p in out.rglob("meta.json")]
+    meta = json.loads((session / "meta.json").read_text(encoding="utf-8"))
+    assert meta["manifest_sha256"] == entry["sha256"] and meta["cli_version"] == installed
+
+    tables = subprocess.run(
+        ["study", "tables", "--sessions", str(out), "--allow-simulated", "--include-exploratory"],
+        env={**os.environ, "STUDY_ROOT": str(root)}, cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert tables.returncode == 0, tables.stdout + tables.stderr
+    assert f"Amendment 1 ({entry['time']}): Claude Code CLI {installed} [preregistration/runtime.json]" in tables.stdout
