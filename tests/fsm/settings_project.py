@@ -1,0 +1,96 @@
+"""A Claude Code project wired to the FSM as docs/fsm.md tells users to wire it, for the e2e tests.
+
+``.claude/settings.json`` runs ``study fsm hook ...`` as command hooks, the FSM tools come from
+``study fsm serve`` over stdio, the SOP-Bench tools from their own stdio server; the workflow is
+entered before the session starts, as a project would. With ``record``, every hook command runs
+under a small recorder that passes stdin and stdout through unchanged and appends
+``{"event", "input", "output"}`` to that JSONL file (the decisions are still the hook's own).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from claude_agent_sdk import ClaudeAgentOptions, query
+
+from fsm_helpers import MAIN
+from sopbench_tools.toolbox import ALL_TOOLS
+from study.fsm import FsmRuntime, Workflow
+from study.fsm.tool_api import FSM_TOOL_NAMES
+
+PY = sys.executable
+HOOK_EVENTS = {"PreToolUse": "pre-tool-use", "PostToolUse": "post-tool-use",
+               "PostToolUseFailure": "post-tool-use-failure", "Stop": "stop"}
+
+RECORDER = r"""
+import json, subprocess, sys
+log, event, command = sys.argv[1], sys.argv[2], sys.argv[3:]
+data = sys.stdin.read()
+done = subprocess.run(command, input=data, capture_output=True, text=True)
+sys.stderr.write(done.stderr)
+sys.stdout.write(done.stdout)
+lines = done.stdout.strip().splitlines()
+with open(log, "a", encoding="utf-8") as fh:
+    fh.write(json.dumps({"event": event, "input": json.loads(data or "null"),
+                         "output": json.loads(lines[-1]) if lines else None, "code": done.returncode}) + "\n")
+sys.exit(done.returncode)
+"""
+
+
+def make_project(root: Path, accounts: list[str], *, seed: int = 2, record: Path | None = None) -> tuple[Path, Path, dict]:
+    """The project folder, its frames folder and the MCP servers for ``accounts`` (the first
+    ``len(accounts)`` of ``seed``'s order), with the main workflow entered."""
+    project = root / "project"
+    frames = project / ".fsm"
+    (project / ".claude").mkdir(parents=True)
+    variables = project / "fsm-variables.json"
+    variables.write_text(json.dumps({"batch": accounts}))
+    common = ["--frames", str(frames), "--workflow", str(MAIN)]
+    prefix: list[str] = []
+    if record is not None:
+        recorder = root / "record_hook.py"
+        recorder.write_text(RECORDER)
+        prefix = [PY, str(recorder), str(record)]
+
+    def command(event: str) -> str:
+        hook = [PY, "-m", "study.cli", "fsm", "hook", event, *common, "--tool-prefix", "mcp__sopbench__"]
+        return shlex.join(prefix + ([event] if prefix else []) + hook)
+
+    settings = {"hooks": {name: [{"hooks": [{"type": "command", "command": command(event)}]}]
+                          for name, event in HOOK_EVENTS.items()}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
+    servers = {
+        "sopbench": {"type": "stdio", "command": PY, "args": ["-m", "sopbench_tools", "--seed", str(seed), "--accounts", str(len(accounts))]},
+        "fsm": {"type": "stdio", "command": PY, "args": ["-m", "study.cli", "fsm", "serve", *common, "--variables", str(variables)]},
+    }
+    wf = Workflow.load(MAIN)
+    FsmRuntime(frames, {wf.name: wf}, {"batch": accounts}).enter(wf.name)
+    return project, frames, servers
+
+
+async def run_claude(project: Path, servers: dict, base_url: str, home: Path) -> list:
+    """One ``claude -p`` session in ``project`` against the model at ``base_url``; its messages."""
+    options = ClaudeAgentOptions(
+        tools=[],
+        allowed_tools=[f"mcp__sopbench__{t}" for t in ALL_TOOLS] + [f"mcp__fsm__{t}" for t in FSM_TOOL_NAMES],
+        mcp_servers=servers,
+        strict_mcp_config=True,
+        permission_mode="default",
+        setting_sources=["project"],  # the hooks come from the project's .claude/settings.json
+        cwd=str(project),
+        max_turns=200,
+        env={
+            "HOME": str(home),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "ANTHROPIC_BASE_URL": base_url,
+            "ANTHROPIC_API_KEY": "sim",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        },
+    )
+    messages = []
+    async for message in query(prompt="Process every account of the batch, one at a time, following the SOP.", options=options):
+        messages.append(message)
+    return messages
