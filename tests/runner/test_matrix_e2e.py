@@ -4,6 +4,7 @@ rerun by --rerun-voided with the earlier attempt kept, and simulated faults void
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -66,20 +67,43 @@ def _start_killable_session(out_root: Path, accounts: int) -> subprocess.Popen:
         run_session(SessionSpec(condition="Remind", seed=4, model="sim:oracle", accounts={accounts},
                                 out_root=Path({str(out_root)!r})))
     """)
-    return subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(out_root / "runner-stderr.txt", "wb") as stderr:
+        return subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=stderr)
+
+
+def _wait_for_first_decision(runner: subprocess.Popen, events: Path, stderr_file: Path) -> None:
+    """Wait until the session's log holds a submit_decision call (read line by line as it grows).
+    Fails at once if the runner exits first; the deadline only bounds a hung runner."""
+    deadline = time.monotonic() + 600
+    offset, partial = 0, b""
+    while True:
+        if events.exists():
+            with open(events, "rb") as fh:
+                fh.seek(offset)
+                chunk = fh.read()
+            offset += len(chunk)
+            *lines, partial = (partial + chunk).split(b"\n")
+            if any(json.loads(line).get("tool") == "submit_decision" for line in lines if line.strip()):
+                return
+        if runner.poll() is not None:
+            stderr = stderr_file.read_text(errors="replace")[-2000:]
+            pytest.fail(f"the runner exited (code {runner.returncode}) before its log ({events}) held a "
+                        f"submit_decision call; its stderr ends:\n{stderr}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"no submit_decision call in {events} after 600 s: the runner or its CLI hangs")
+        time.sleep(0.05)
 
 
 def test_a_killed_runner_leaves_an_unfinished_session_that_rerun_voided_redoes(tmp_path):
     accounts = 6
     runner = _start_killable_session(tmp_path, accounts)
     session = tmp_path / "exploratory" / "sim-oracle" / "Remind" / f"seed-4-first-{accounts}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if (session / "events.jsonl").exists() and '"submit_decision"' in (session / "events.jsonl").read_text():
-            break
-        time.sleep(0.1)
-    os.killpg(runner.pid, signal.SIGKILL)  # the runner and the CLI it started, mid-session
+    try:
+        _wait_for_first_decision(runner, session / "events.jsonl", tmp_path / "runner-stderr.txt")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(runner.pid, signal.SIGKILL)  # the runner and the CLI it started, mid-session
     runner.wait()
     [row] = scan(tmp_path)
     assert row.status == "unfinished" and 1 <= row.decisions < accounts
