@@ -152,13 +152,11 @@ def contract_table() -> str:
 def _validate(routes: tuple[EscapeRoute, ...]) -> None:
     """Unique keys, headers, labels and truth names; a label exactly for counts; truth lines
     that fit the measure."""
-    for attr in ("key", "header", "truth_key"):
-        values = [getattr(r, attr) for r in routes]
-        if len(set(values)) != len(values):
-            raise RegistryError(f"study/escape_routes.py: two routes share a {attr}: {values}")
-    labels = [r.label for r in routes if r.label is not None]
-    if len(set(labels)) != len(labels):
-        raise RegistryError(f"study/escape_routes.py: two routes share a label: {labels}")
+    for attr in ("key", "header", "label", "truth_key"):
+        values = [getattr(r, attr) for r in routes if getattr(r, attr) is not None]
+        shared = sorted({v for v in values if values.count(v) > 1})
+        if shared:
+            raise RegistryError(f"study/escape_routes.py: two routes share a {attr}: {shared}")
     for r in routes:
         if not re.fullmatch(r"[a-z][a-z0-9_]*", r.key):
             raise RegistryError(f"study/escape_routes.py: route key {r.key!r} must be snake_case")
