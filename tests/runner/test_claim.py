@@ -1,0 +1,129 @@
+"""Exclusive sessions (issue 10, finding 1): a session folder is claimed before anything is
+written into it; a second runner is refused or finds the finished session, never writes into
+it. Unit tests of the claim, and 20 tries of two concurrent runner processes on one session with
+the real CLI against the simulator."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import multiprocessing
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from study.runner.claim import CLAIM_NAME, SessionClaimed, SessionExists, claim_session
+from study.runner.matrix import plan_matrix
+from study.runner.session import SessionSpec, prepare
+from study.session_io.meta import runner_identity
+from study.session_io.reader import read_session
+
+
+def _dead_pid() -> int:
+    return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True).stdout)
+
+
+def test_a_held_claim_refuses_a_second_runner_naming_the_holder(tmp_path):
+    with claim_session(tmp_path / "s") as claim:
+        holder = json.loads(claim.path.read_text())
+        assert holder["pid"] == runner_identity()["pid"] and holder["host"] == socket.gethostname()
+        with pytest.raises(SessionClaimed, match=rf"is being run by the runner pid {holder['pid']} on"):
+            claim_session(tmp_path / "s")
+    assert not (tmp_path / "s" / CLAIM_NAME).exists()   # released: removed
+    with claim_session(tmp_path / "s"):                   # and free again
+        pass
+    assert issubclass(SessionClaimed, SessionExists)
+
+
+def test_the_claim_of_a_killed_runner_is_taken_over(tmp_path):
+    folder = tmp_path / "s"
+    folder.mkdir()
+    # a runner SIGKILLed while holding the claim leaves the file, and the kernel drops its lock
+    (folder / CLAIM_NAME).write_text(json.dumps({**runner_identity(), "pid": _dead_pid()}))
+    with claim_session(folder) as claim:
+        assert json.loads(claim.path.read_text())["pid"] == runner_identity()["pid"]
+
+
+def test_without_locks_the_recorded_identity_decides(tmp_path, monkeypatch):
+    def no_flock(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_flock)
+    folder = tmp_path / "s"
+    folder.mkdir()
+    claim_file = folder / CLAIM_NAME
+    claim_file.write_text(json.dumps({**runner_identity(), "pid": _dead_pid()}))   # dead runner here: stale
+    with claim_session(folder):
+        with pytest.raises(SessionClaimed, match="this filesystem has no locks"):  # this (live) runner
+            claim_session(folder)
+    claim_file.write_text(json.dumps({**runner_identity(), "pid_start": "1"}))  # our pid, another process
+    with claim_session(folder):
+        pass
+    claim_file.write_text(json.dumps({**runner_identity(), "host": "elsewhere"}))  # cannot be checked
+    with pytest.raises(SessionClaimed, match=f"remove {claim_file}"):
+        claim_session(folder)
+
+
+def test_run_all_plans_each_session_once(tmp_path):
+    spec = SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=tmp_path)
+    other = SessionSpec(condition="Plain", seed=3, model="sim:oracle", accounts=1, out_root=tmp_path)
+    planned = plan_matrix([spec, other, SessionSpec(**vars(spec))])   # --seeds 2,3,2
+    assert [p.spec.seed for p in planned] == [2, 3]
+
+
+# ----- two runner processes on one session, the real CLI ----------------------------------------
+
+def _racer(barrier, out_roots: list[str], results) -> None:
+    """One runner process: for each try, wait for the other runner, then run the session."""
+    from study.runner.session import SessionSpec, run_session
+
+    for root in out_roots:
+        barrier.wait()
+        spec = SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=Path(root),
+                           limit_overrides={"wall_time_s": 1.0})
+        try:
+            run_session(spec)
+            results.put((root, "ran", ""))
+        except SessionClaimed as exc:
+            results.put((root, "claimed", str(exc)))
+        except SessionExists as exc:
+            results.put((root, "exists", str(exc)))
+        except BaseException as exc:  # reported, so the test fails with it
+            results.put((root, "error", f"{type(exc).__name__}: {exc}"))
+
+
+@pytest.mark.e2e
+def test_two_concurrent_runners_on_one_session_never_merge_their_logs(tmp_path):
+    tries = [str(tmp_path / f"try-{i}") for i in range(20)]
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(2), context.Queue()
+    racers = [context.Process(target=_racer, args=(barrier, tries, results)) for _ in range(2)]
+    for racer in racers:
+        racer.start()
+    outcomes: dict[str, list[tuple[str, str]]] = {root: [] for root in tries}
+    for _ in range(2 * len(tries)):
+        root, outcome, message = results.get(timeout=300)
+        outcomes[root].append((outcome, message))
+    for racer in racers:
+        racer.join(timeout=60)
+    counts = {"claimed": 0, "exists": 0}
+    for root, pair in outcomes.items():
+        kinds = sorted(o for o, _ in pair)
+        assert kinds in (["claimed", "ran"], ["exists", "ran"]), (root, pair)
+        for outcome, message in pair:
+            if outcome != "ran":
+                counts[outcome] += 1
+                assert "\n" not in message and "seed-2" in message   # one line naming the folder
+        folder = prepare(SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=Path(root),
+                                     limit_overrides={"wall_time_s": 1.0})).session_dir
+        session = read_session(folder, strict=False)
+        assert session.valid, [str(i) for i in session.issues]
+        kinds_logged = [e["kind"] for e in session.log.events]
+        assert kinds_logged.count("session_start") == 1 and kinds_logged.count("session_end") == 1
+        assert not (folder / CLAIM_NAME).exists()
+    print(f"refused while running: {counts['claimed']}, found finished (serialised): {counts['exists']}")
