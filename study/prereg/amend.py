@@ -15,7 +15,7 @@ from study.paths import project_root
 from study.session_io.writer import utc_now
 
 from .errors import PreregError
-from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, MANIFEST, is_frozen_path, sha256_file
+from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, MANIFEST, is_frozen_path, sha256_file
 from .gitinfo import head_commit
 from .records import append_amendment, seal
 from .verify import verify
@@ -45,7 +45,7 @@ def amend(files: Iterable[str | Path], reason: str, root: Path | None = None) ->
             raise PreregError(
                 f"{rel} is not a frozen file: the freeze covers the files under preregistration/ "
                 f"(except {MANIFEST}, {FREEZE_RECORD} and {AMENDMENTS}) and the Python sources under "
-                + ", ".join(f"{d}/" for d in FROZEN_CODE_DIRS) + "."
+                + ", ".join([f"{d}/" for d in FROZEN_CODE_DIRS] + list(FROZEN_CODE_FILES)) + "."
             )
         old = report.effective.get(rel)
         new = sha256_file(root / rel) if (root / rel).is_file() else None

@@ -3,7 +3,9 @@
 For each session folder (one holding ``meta.json`` or ``events.jsonl``) the audit reads the
 ``session_start`` event and ``meta.json`` and checks: the manifest hash it recorded is the hash
 of the chain record in effect at its start (the freeze, or the latest amendment recorded before
-it started); its code version is recorded; its status. Sessions the analysis leaves out
+it started); its code version is recorded; and (``session_checks``) its CLI and SDK versions
+against the runtime then in effect, and its code version against the manifest then in effect
+(through git); its status. Sessions the analysis leaves out
 (voided, incomplete, exploratory: the rules of ``analysis.loading``) are listed with the reason
 and not checked.
 """
