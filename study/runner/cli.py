@@ -133,6 +133,8 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
         prepared = prepare(spec)
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
         folder = run_session(spec)
+    except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
+        raise BadInput(str(exc)) from None
     except _SETUP_ERRORS as exc:
         raise click.ClickException(str(exc)) from None
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))

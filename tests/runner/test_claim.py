@@ -76,6 +76,26 @@ def test_run_all_plans_each_session_once(tmp_path):
     assert [p.spec.seed for p in planned] == [2, 3]
 
 
+def test_study_run_refuses_a_claimed_or_finished_session_in_one_line_with_exit_2(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    monkeypatch.setattr("study.prereg.check_before_run", lambda root=None: "c0ffee" * 10 + "c0ff")
+    args = ["run", "--condition", "Plain", "--seed", "2", "--model", "sim:oracle", "--out", str(tmp_path)]
+    folder = prepare(SessionSpec(condition="Plain", seed=2, model="sim:oracle", out_root=tmp_path,
+                                 manifest_sha256="c0ffee" * 10 + "c0ff")).session_dir
+    with claim_session(folder):
+        result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    (line,) = [x for x in result.output.splitlines() if x.startswith("Error:")]
+    assert "is being run by the runner pid" in line and "Traceback" not in result.output
+    (folder / "events.jsonl").write_text("")   # a session ran here already
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "already holds a session" in result.output
+    assert sorted(p.name for p in folder.iterdir()) == ["events.jsonl"]   # nothing else was created
+
+
 # ----- two runner processes on one session, the real CLI ----------------------------------------
 
 def _racer(barrier, out_roots: list[str], results) -> None:
