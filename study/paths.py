@@ -1,7 +1,10 @@
 """Where the project's directories are.
 
 The package is installed editable (``pip install -e .``), so the project root is the parent of
-this package. ``STUDY_ROOT`` overrides it (tests use this to work on a copy of the tree).
+this package. ``STUDY_ROOT`` overrides it (tests use this to work on a copy of the tree). It moves
+the preregistration, the sessions and the figures, not the code: Python still imports the
+installed package, and the run check (``study.prereg.check_before_run``) compares that imported
+code with the manifest in effect under ``STUDY_ROOT``.
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def _echo_history(report: Report) -> None:
 def _echo_runtime(report: Report) -> None:
     if report.runtime is None:
         return
-    for name, expected, found, same in report.runtime.rows():
+    for name, expected, found, same in report.runtime.rows() if report.runtime.expected else ():
         verdict = "ok" if same else ("DIFFERS" if name in REFUSING else "differs (reported only)")
         click.echo(f"runtime  {name}: expected {expected}, found {found}: {verdict}")
     for problem in report.runtime.problems:
