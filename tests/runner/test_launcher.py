@@ -1,0 +1,71 @@
+"""The launcher between the runner and the CLI (study/runner/launcher.py), with a stand-in
+program (``sleep``) instead of the CLI: its own process group, death with its parent, and the
+stop of its group, also in its first milliseconds. The real CLI goes through the same launcher in
+test_interruption_e2e.py and test_sdk_internals.py."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from study.runner.launcher import group_members, stop_process_group, write_launcher
+
+SLEEP = Path("/bin/sleep")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
+
+
+def _wait(condition, what: str, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.005)
+
+
+def test_the_program_leads_its_own_group_and_the_group_is_stopped(tmp_path):
+    proc = subprocess.Popen([str(write_launcher(tmp_path, SLEEP)), "60"])
+    _wait(lambda: group_members(proc.pid) == [proc.pid], "the launcher made no process group of its own")
+    _wait(lambda: os.readlink(f"/proc/{proc.pid}/exe") == os.path.realpath(SLEEP), "no exec")   # same pid
+    took = asyncio.run(stop_process_group(proc.pid))
+    assert proc.wait(timeout=5) == -signal.SIGTERM and took < 1.0
+
+
+def test_a_stop_in_the_launcher_s_first_milliseconds_still_stops_it(tmp_path):
+    launcher = write_launcher(tmp_path, SLEEP)
+    for _ in range(5):
+        proc = subprocess.Popen([str(launcher), "60"])
+        asyncio.run(stop_process_group(proc.pid))   # at once: maybe before setpgid, maybe before exec
+        assert proc.wait(timeout=5) < 0 and not group_members(proc.pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
+def test_the_program_dies_with_its_parent_even_on_sigkill(tmp_path):
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        f"p = subprocess.Popen([{str(write_launcher(tmp_path, SLEEP))!r}, '60'])\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    _wait(lambda: group_members(child) == [child], "the launcher made no process group of its own")
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    _wait(lambda: not _alive(child), "the program outlived its SIGKILLed parent", timeout_s=5)
+
+
+def test_a_launcher_whose_parent_is_already_gone_does_not_start_the_program(tmp_path):
+    launcher = write_launcher(tmp_path, SLEEP, parent_pid=1)   # "the runner" is not its parent
+    result = subprocess.run([str(launcher), "60"], timeout=30)
+    assert result.returncode == 71
