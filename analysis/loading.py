@@ -30,11 +30,12 @@ from typing import Any
 import polars as pl
 
 from sopbench_tools.orders import DEVELOPMENT_SEED
+from study.escape_routes import ROUTE_KEYS
 from study.session_io.folders import EVENTS_NAME, exploratory_by_location, find_sessions
 from study.session_io.issues import Issue, Rule
 
 from .logfile import LogError, read_log
-from .scoring import ROUTES, WINDOW, SessionScore, score_session_dir
+from .scoring import WINDOW, SessionScore, score_session_dir
 
 #: Below this many sessions, scoring stays in this process (workers cost more than they save).
 _PARALLEL_FROM = 64
@@ -113,7 +114,7 @@ def session_row(s: SessionScore, windows: int) -> dict[str, Any]:
         "compliant": s.compliant, "fc": s.fc, "compliance": s.compliance,
         **{f"fc_w{i + 1}": v for i, v in enumerate(fcw)},
         "cost_usd": s.cost_usd, "resumes": s.resumes,
-        **{k: s.routes[k] for k in ROUTES},
+        **{k: s.routes[k] for k in ROUTE_KEYS},
     }
 
 
@@ -126,7 +127,7 @@ def sessions_frame(scores: list[SessionScore]) -> pl.DataFrame:
         "accounts": pl.Int64, "decided": pl.Int64, "correct": pl.Int64, "compliant": pl.Int64,
         "fc": pl.Int64, "compliance": pl.Float64,
         **{f"fc_w{i + 1}": pl.Int64 for i in range(windows)},
-        "cost_usd": pl.Float64, "resumes": pl.Int64, **{k: pl.Int64 for k in ROUTES},
+        "cost_usd": pl.Float64, "resumes": pl.Int64, **{k: pl.Int64 for k in ROUTE_KEYS},
     }
     rows = [session_row(s, windows) for s in scores]
     return pl.DataFrame(rows, schema=schema, orient="row").sort(["model", "condition", "seed", "path"])

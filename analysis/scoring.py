@@ -30,15 +30,12 @@ from sopbench_tools.dataset import gold_labels
 # The five data tools, the record and the decision, as the tool server names them
 # (docs/contracts.md, "Tools the agent sees").
 from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
-from study.escape_routes import ESCAPE_ROUTES, ROUTE_KEYS, TOKEN_REMARK, Measure, check_detectors, empty_counts
+from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
 
 from .logfile import LogError, LogRead, read_session
 
 #: Accounts per window of Table 1's "FC per 50 accounts".
 WINDOW = 50
-
-#: Escape-route keys, in the column order of the paper's Table 8 (study/escape_routes.py).
-ROUTES = ROUTE_KEYS
 
 _DATA = frozenset(DATA_TOOLS)
 
