@@ -35,7 +35,7 @@ def test_run_refuses_before_anything_starts_when_the_preregistration_check_fails
 def test_run_without_an_api_key_says_what_to_set_and_how_to_run_offline(tmp_path, frozen, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--out", str(tmp_path / "s")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a bad input (preflight.py)
     assert "ANTHROPIC_API_KEY" in result.output and "--model sim:oracle" in result.output
     assert not (tmp_path / "s").exists()
 
@@ -43,7 +43,7 @@ def test_run_without_an_api_key_says_what_to_set_and_how_to_run_offline(tmp_path
 def test_run_refuses_an_unknown_condition_naming_the_valid_ones(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "fsm", "--seed", "2", "--model", "sim:oracle",
                                        "--out", str(tmp_path)])
-    assert result.exit_code == 1 and "unknown condition 'fsm'" in result.output and "Stop-only" in result.output
+    assert result.exit_code == 2 and "unknown condition 'fsm'" in result.output and "Stop-only" in result.output
 
 
 def test_a_bad_limit_override_is_refused(tmp_path, frozen):
@@ -85,14 +85,14 @@ def test_run_all_then_status(tmp_path, frozen):
 def test_a_bad_account_count_is_refused_before_anything_starts(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
                                        "--accounts", "201", "--out", str(tmp_path / "s")])
-    assert result.exit_code == 1 and "between 1 and 200" in result.output
+    assert result.exit_code == 2 and "between 1 and 200" in result.output
     assert not (tmp_path / "s").exists()
 
 
 def test_an_unknown_simulator_policy_is_refused_naming_the_policies(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:orcale",
                                        "--out", str(tmp_path / "s")])
-    assert result.exit_code == 1 and "unknown simulator policy 'orcale'" in result.output and "oracle" in result.output
+    assert result.exit_code == 2 and "unknown simulator policy 'orcale'" in result.output and "oracle" in result.output
     assert not (tmp_path / "s").exists()
 
 
