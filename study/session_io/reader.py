@@ -39,8 +39,22 @@ _META_ADVICE = ("meta.json and events.jsonl must describe the same session; it i
                 "Restore both from the published session archive; do not edit them by hand")
 
 
+class _Checked:
+    """A read with ``issues``: its errors (warnings aside) and whether it has none."""
+
+    issues: list[Issue]
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [i for i in self.issues if not i.warning]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
 @dataclass
-class LogRead:
+class LogRead(_Checked):
     """The events of one log that could be read, in file order, and what was found on the way."""
 
     path: Path
@@ -51,14 +65,6 @@ class LogRead:
     @property
     def warnings(self) -> list[str]:
         return [str(i) if i.rule != Rule.TORN else i.message for i in self.issues if i.warning]
-
-    @property
-    def errors(self) -> list[Issue]:
-        return [i for i in self.issues if not i.warning]
-
-    @property
-    def valid(self) -> bool:
-        return not self.errors
 
     @property
     def start(self) -> dict[str, Any]:
@@ -258,7 +264,7 @@ def _plain(value: Any) -> Any:
 
 
 @dataclass
-class SessionRead:
+class SessionRead(_Checked):
     """One session folder read: its meta (None without meta.json), its log (None without
     events.jsonl) and every issue of both."""
 
@@ -266,14 +272,6 @@ class SessionRead:
     meta: SessionMeta | None
     log: LogRead | None
     issues: list[Issue]
-
-    @property
-    def errors(self) -> list[Issue]:
-        return [i for i in self.issues if not i.warning]
-
-    @property
-    def valid(self) -> bool:
-        return not self.errors
 
 
 def read_session(session_dir: Path, *, strict: bool = True) -> SessionRead:
