@@ -14,9 +14,11 @@ records it and how it is measured. Every consumer reads this tuple:
 - ``analysis.corpus`` starts every generated session's expected counts from :func:`empty_counts`;
 - docs/contracts.md holds :func:`contract_table` (a test compares them).
 
-Adding a route: add it here, add its detector to ``analysis.scoring`` and to ``study.sim.truth``
-(both refuse to import until they have one), and regenerate the contract table. Nothing else.
-This module imports nothing from the project, so every layer can read it.
+Adding a route: add it here and its detector to ``analysis.scoring`` (and, for a route recorded on
+truth decision lines, to ``study.sim.truth``): both refuse to import until they have one. Then
+paste :func:`contract_table` into docs/contracts.md. Nothing else. A ``stop`` or ``remark`` truth
+line records one fixed thing, so at most one route reads each. This module imports nothing from
+the project, so every layer can read it.
 """
 
 from __future__ import annotations
@@ -151,7 +153,7 @@ def contract_table() -> str:
 
 def _validate(routes: tuple[EscapeRoute, ...]) -> None:
     """Unique keys, headers, labels and truth names; a label exactly for counts; truth lines
-    that fit the measure."""
+    that fit the measure, and at most one route per ``stop`` or ``remark`` line."""
     for attr in ("key", "header", "label", "truth_key"):
         values = [getattr(r, attr) for r in routes if getattr(r, attr) is not None]
         shared = sorted({v for v in values if values.count(v) > 1})
@@ -166,6 +168,11 @@ def _validate(routes: tuple[EscapeRoute, ...]) -> None:
         if _TRUTH_MEASURE[r.truth] is not r.measure:
             raise RegistryError(f"study/escape_routes.py: route {r.key!r}: truth line {r.truth} records "
                                 f"a {_TRUTH_MEASURE[r.truth]}, not a {r.measure}")
+    for line in (TruthLine.STOP, TruthLine.REMARK):
+        reading = [r.key for r in routes if r.truth is line]
+        if len(reading) > 1:
+            raise RegistryError(f"study/escape_routes.py: routes {reading} all read the truth line {line.value!r}, "
+                                "which records one thing; record a new route on decision lines")
 
 
 _validate(ESCAPE_ROUTES)

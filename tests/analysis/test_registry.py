@@ -91,6 +91,8 @@ def test_the_registry_keeps_the_papers_table8_columns_and_is_well_formed():
     (lambda rs: rs[:-1] + (replace(rs[-1], label="First\nremark"),), "only a count route has one"),
     (lambda rs: (replace(rs[0], truth=TruthLine.REMARK),) + rs[1:], "records a decided_at_first"),
     (lambda rs: (replace(rs[0], key="Ends turn"),) + rs[1:], "snake_case"),
+    (lambda rs: rs + (replace(rs[0], key="stops", header="Stops", label="Stops"),),
+     r"routes \['ends_turn', 'stops'\] all read the truth line 'stop'"),
 ])
 def test_an_inconsistent_registry_is_refused(broken, says):
     with pytest.raises(RegistryError, match=says):
