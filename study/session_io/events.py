@@ -13,9 +13,10 @@ accept schemas 1 and 2 (``READABLE_SCHEMAS``); ``usage`` in a schema 1 log is an
 """
 
 import typing
+from itertools import repeat
 from typing import Any, Mapping, NotRequired, TypedDict
 
-from .jsontypes import Check, checker, describe, shown
+from .jsontypes import Check, checker, describe, exact_types, shown
 from .vocabulary import EventKind, SessionStatus
 
 #: The schema the writer writes (``session_start.schema``).
@@ -141,37 +142,77 @@ def _field_checks(td: type) -> tuple[tuple[str, bool, Any, Check], ...]:
     return tuple((name, name in td.__required_keys__, hint, checker(hint)) for name, hint in hints.items())
 
 
-_CHECKS = {kind: _field_checks(td) for kind, td in EVENT_TYPES.items()}
-_ENVELOPE = (("seq", int), ("t", str))
+_CHECKS = {kind.value: _field_checks(td) for kind, td in EVENT_TYPES.items()}
+_MISSING = object()
 
 
 def field_problems(kind: Any, fields: Mapping[str, Any]) -> list[str]:
     """What is wrong with an event's fields for its kind (empty if nothing): an unknown kind, a
     missing field, a field of the wrong type. ``fields`` may include ``seq``, ``t``, ``kind``."""
-    try:
-        kind = EventKind(kind)
-    except ValueError:
+    checks = _CHECKS.get(kind) if isinstance(kind, str) else None
+    if checks is None:
         return [f"unknown event kind {kind!r} (kinds: {', '.join(EventKind)})"]
     problems = []
-    for name, required, hint, ok in _CHECKS[kind]:
-        if name not in fields:
+    for name, required, hint, ok in checks:
+        value = fields.get(name, _MISSING)
+        if value is _MISSING:
             if required:
                 problems.append(f"{kind} lacks required field {name!r}")
-        elif not ok(fields[name]):
-            problems.append(f"{kind} field {name!r} must be {describe(hint)}, not {shown(fields[name])}")
+        elif not ok(value):
+            problems.append(f"{kind} field {name!r} must be {describe(hint)}, not {shown(value)}")
     return problems
 
 
+class _Missing:
+    """The type of a field an event does not have (in a type signature)."""
+
+
+def _signature_fields(td: type) -> tuple[str, ...] | None:
+    """The fields whose exact JSON types decide an event of this kind, or None if a field needs
+    more than its type (a list of strings, an enum, a literal)."""
+    hints = typing.get_type_hints(td)
+    if any(exact_types(h) is None for h in hints.values()):
+        return None
+    return ("seq", "t", *hints)
+
+
+_SIGNATURE_FIELDS = {kind.value: _signature_fields(td) for kind, td in EVENT_TYPES.items()}
+#: Per kind, the type signatures already found valid (the slow check runs once per signature).
+_VALID_SIGNATURES: dict[str, set[tuple[type, ...]]] = {k: set() for k in _SIGNATURE_FIELDS}
+_ABSENT = _Missing()
+
+
 def event_problems(event: Any) -> list[str]:
+    """What is wrong with one event read back (``field_problems``, plus ``seq`` and ``t``).
+
+    Fast: an event whose kind has only simply typed fields is checked by the tuple of its
+    fields' exact types, and a tuple once found valid is valid again."""
+    if type(event) is dict:
+        kind = event.get("kind")
+        names = _SIGNATURE_FIELDS.get(kind) if type(kind) is str else None
+        if names is not None:
+            signature = tuple(map(type, map(event.get, names, repeat(_ABSENT, len(names)))))
+            valid = _VALID_SIGNATURES[kind]
+            if signature in valid:
+                return []
+            problems = _event_problems(event)
+            if not problems:
+                valid.add(signature)
+            return problems
+    return _event_problems(event)
+
+
+def _event_problems(event: Any) -> list[str]:
     """``field_problems`` for a whole line read back (also checks ``seq`` and ``t``)."""
-    if not isinstance(event, dict):
+    if type(event) is not dict:
         return [f"an event must be a JSON object, not {shown(event)}"]
     problems = []
-    for name, typ in _ENVELOPE:
-        if name not in event:
-            problems.append(f"event lacks {name!r}")
-        elif not checker(typ)(event[name]):
-            problems.append(f"event field {name!r} must be {describe(typ)}, not {shown(event[name])}")
+    if type(event.get("seq")) is not int or type(event.get("t")) is not str:
+        for name, typ in (("seq", int), ("t", str)):
+            if name not in event:
+                problems.append(f"event lacks {name!r}")
+            elif not checker(typ)(event[name]):
+                problems.append(f"event field {name!r} must be {describe(typ)}, not {shown(event[name])}")
     if "kind" not in event:
         return problems + ["event lacks 'kind'"]
     return problems + field_problems(event["kind"], event)

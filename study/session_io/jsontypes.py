@@ -38,8 +38,36 @@ _SIMPLE: dict[Any, Check] = {
 }
 
 
+#: The exact Python types a JSON value of each simple annotation has (``float`` admits ``int``).
+_EXACT: dict[Any, tuple[type, ...]] = {str: (str,), int: (int,), float: (int, float), bool: (bool,),
+                                       dict: (dict,), list: (list,), type(None): (type(None),)}
+
+
 def checker(annotation: Any) -> Check:
-    """A predicate telling whether a JSON value fits ``annotation``."""
+    """A predicate telling whether a JSON value fits ``annotation``.
+
+    Values of the exact JSON types (what a parser returns) are checked by one set lookup; others
+    (a ``StrEnum`` member handed to the writer, say) by the careful check."""
+    careful = _careful(annotation)
+    exact = exact_types(annotation)
+    if exact is None:
+        return careful
+    return lambda v: type(v) in exact or careful(v)
+
+
+def exact_types(annotation: Any) -> frozenset[type] | None:
+    """The exact Python types the JSON values of ``annotation`` have, if the type alone decides
+    (None for a list of strings, an enum, a literal)."""
+    if annotation in _EXACT:
+        return frozenset(_EXACT[annotation])
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        parts = [exact_types(a) for a in typing.get_args(annotation)]
+        if all(p is not None for p in parts):
+            return frozenset().union(*parts)
+    return None
+
+
+def _careful(annotation: Any) -> Check:
     if annotation in _SIMPLE:
         return _SIMPLE[annotation]
     if isinstance(annotation, type) and issubclass(annotation, Enum):
@@ -48,7 +76,7 @@ def checker(annotation: Any) -> Check:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
-        parts = tuple(checker(a) for a in args)
+        parts = tuple(_careful(a) for a in args)
         return lambda v: any(p(v) for p in parts)
     if origin is list:
         item = checker(args[0]) if args else _SIMPLE[Any]
