@@ -107,17 +107,23 @@ class RuntimeCheck:
 def check_runtime(root: Path, effective: dict[str, str]) -> RuntimeCheck:
     """Compare the runtime in effect (``runtime.json`` as the manifest in effect has it) with the
     current one."""
-    found = current_runtime()
+    try:
+        found = current_runtime()
+    except (ImportError, OSError) as exc:  # a broken install: say so instead of a traceback
+        return RuntimeCheck(None, {}, problems=[
+            f"runtime: the installed runtime cannot be read ({exc}): reinstall from the lock "
+            "(`pip install --require-hashes -r requirements.lock`)"
+        ])
     if RUNTIME not in effective:
         return RuntimeCheck(None, found, problems=[
-            f"the preregistration in effect records no runtime ({RUNTIME}): write it with "
+            f"runtime: the preregistration in effect records no runtime ({RUNTIME}): write it with "
             f"`study prereg runtime --write` and record it with `study prereg amend --reason \"record the "
             f"runtime\" {RUNTIME}` (or freeze with it)"
         ])
     expected = runtime_for_hash(root, effective[RUNTIME])
     if expected is None:
         return RuntimeCheck(None, found, problems=[
-            f"{RUNTIME} in effect (sha256 {effective[RUNTIME][:16]}…) cannot be read: restore it from git"
+            f"runtime: {RUNTIME} in effect (sha256 {effective[RUNTIME][:16]}…) cannot be read: restore it from git"
         ])
     check = RuntimeCheck(expected, found)
     for name, words in REFUSING.items():
