@@ -118,12 +118,19 @@ def check_base_url(url: str, source: str = "--base-url") -> tuple[str, int]:
         raise PreflightError(f"base URL {url!r} is empty or contains whitespace: {hint}")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise PreflightError(f"base URL {url!r} is not a URL with scheme http or https and a host: {hint}")
+        raise PreflightError(f"base URL {_shown(url)!r} is not a URL with scheme http or https and a host: {hint}")
     try:
         port = parts.port
     except ValueError:
-        raise PreflightError(f"base URL {url!r} has an invalid port: {hint}") from None
+        raise PreflightError(f"base URL {_shown(url)!r} has an invalid port: {hint}") from None
     return parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def _shown(url: str) -> str:
+    """``url`` as messages show it: without user, password or query (they may hold credentials)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=netloc, query="", fragment="").geturl()
 
 
 def _proxy_for(url: str) -> str | None:
@@ -152,7 +159,7 @@ def probe_endpoint(url: str, timeout: float = PROBE_TIMEOUT_S) -> None:
         reason = f"{exc.strerror or exc} ({host}:{port})"
     else:
         return
-    raise PreflightError(f"cannot reach {url}{via}: {reason}; check the address (--base-url, ANTHROPIC_BASE_URL "
+    raise PreflightError(f"cannot reach {_shown(url)}{via}: {reason}; check the address (--base-url, ANTHROPIC_BASE_URL "
                          "or models.yaml) and that the server is running; nothing was created")
 
 
@@ -173,9 +180,9 @@ def check_out_root(root: Path, label: str = "--out") -> None:
         existing = existing.parent
     if not existing.is_dir():
         where = "is a file" if existing == path else f"cannot be created: {existing} is a file"
-        raise PreflightError(f"{label} {path} {where}; give a folder (it is created if missing)")
+        raise PreflightError(f"{label} {path} {where}; give a folder with --out (it is created if missing)")
     if not os.access(existing, os.W_OK | os.X_OK) or os.statvfs(existing).f_flag & os.ST_RDONLY:
-        raise PreflightError(f"{label} {path}: {existing} is not writable; give a folder you can write to")
+        raise PreflightError(f"{label} {path}: {existing} is not writable; give a folder you can write to with --out")
 
 
 # ----- the whole spec ------------------------------------------------------------------------------
@@ -206,7 +213,7 @@ def validate_spec(spec) -> Checked:
         check_base_url(model.base_url or "", model.base_url_source or "--base-url")
     limits = load_limits(model.name, spec.limit_overrides)
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
-    check_out_root(out_root, "--out" if spec.out_root is not None else "the sessions folder (give --out)")
+    check_out_root(out_root, "--out" if spec.out_root is not None else "the default sessions folder")
     return Checked(model, limits, exploratory, out_root)
 
 

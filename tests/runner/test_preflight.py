@@ -192,6 +192,13 @@ def test_a_dead_proxy_is_named_and_its_credentials_are_not(tmp_path, monkeypatch
     assert "cannot reach https://api.example.org through the proxy 127.0.0.1:" in line and "secret" not in line
 
 
+def test_credentials_in_a_base_url_are_never_shown(tmp_path):
+    url = f"http://user:secret@127.0.0.1:{_closed_port()}/v1?token=secret2"
+    line = refused(tmp_path, *run_args("--base-url", url, model="haiku-4.5"))
+    assert line.startswith("Error: cannot reach http://127.0.0.1:") and "secret" not in line
+    assert "secret" not in refused(tmp_path, *run_args("--base-url", "ftp://u:secret@host", model="haiku-4.5"))
+
+
 # ----- finding 8: the output folder ------------------------------------------------------------------
 
 def test_an_output_folder_that_is_a_file_or_under_a_file_is_refused(tmp_path):
@@ -238,7 +245,7 @@ def test_an_output_folder_that_is_not_writable_is_refused(tmp_path):
                                   capture_output=True, text=True, timeout=120)
             assert done.returncode == 2, done.stderr
             assert done.stderr.strip().splitlines()[-1] == (
-                f"Error: --out {locked / 'sessions'}: {locked} is not writable; give a folder you can write to")
+                f"Error: --out {locked / 'sessions'}: {locked} is not writable; give a folder you can write to with --out")
             assert "Traceback" not in done.stderr and list(locked.iterdir()) == []
     finally:
         locked.chmod(0o755)

@@ -65,6 +65,14 @@ def test_a_damaged_frozen_order_is_refused_before_anything_is_created(prereg_cop
     assert not (tmp_path / "s").exists()
 
 
+def test_a_replacement_seed_is_confirmatory_once_its_order_is_frozen(prereg_copy, tmp_path):
+    spec = SessionSpec(condition="Plain", seed=10, model="sim:oracle", manifest_sha256="x", out_root=tmp_path / "s")
+    with pytest.raises(PreflightError, match="seed 10 has no frozen order"):
+        validate_spec(spec)
+    (prereg_copy / "orders" / "seed-10.txt").write_text("\n".join(computed_order(10)) + "\n")  # study orders --seed 10
+    assert not validate_spec(spec).exploratory and 10 in frozen_seeds()
+
+
 def test_frozen_seeds_reads_only_seed_files(tmp_path):
     for name in ("seed-2.txt", "seed-10.txt", "seed-02.txt", "seed-x.txt", "seed-3.csv", "notes.txt"):
         (tmp_path / name).write_text("")
