@@ -26,6 +26,7 @@ from study.paths import project_root
 from .chain import Link, read_chain
 from .errors import NotFrozen, PreregError, PreregViolation
 from .files import FREEZE_RECORD, MANIFEST, PREREG_DIR, hash_tree
+from .gitinfo import committed_bytes
 from .history import History, check_history
 from .imported import compare_imported, imported_elsewhere
 from .records import amendment_lines
@@ -99,6 +100,12 @@ def verify(root: Path | None = None) -> Report:
 
     root = Path(root) if root is not None else project_root()
     if not (root / MANIFEST).exists() and not (root / FREEZE_RECORD).exists() and not amendment_lines(root):
+        if committed_bytes(root, FREEZE_RECORD) is not None:
+            raise PreregViolation(
+                f"The records of the freeze ({MANIFEST}, {FREEZE_RECORD}) are missing, but git HEAD holds them: "
+                f"they are never deleted; restore them with `git checkout HEAD -- {PREREG_DIR}/`.",
+                problems=[f"{FREEZE_RECORD} is missing, but git HEAD holds it"],
+            )
         raise NotFrozen(
             f"The preregistration in {root / PREREG_DIR} is not frozen: there is no {MANIFEST}. "
             "Freeze it with `study prereg freeze` once the plan is final."

@@ -220,3 +220,14 @@ def test_outside_git_the_history_is_noted_as_not_checked(frozen, study_root):
     report = verify(frozen)
     assert report.ok
     assert any("not a git checkout" in note for note in report.notes)
+
+
+def test_deleting_every_record_of_a_committed_freeze_is_not_taken_for_no_freeze(frozen):
+    from study.prereg import NotFrozen
+
+    for rel in (MANIFEST, FREEZE):
+        (frozen / rel).unlink()
+    with pytest.raises(PreregViolation) as caught:
+        check_before_run(frozen)
+    assert not isinstance(caught.value, NotFrozen)
+    assert "git checkout HEAD -- preregistration/" in str(caught.value)
