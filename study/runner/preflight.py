@@ -174,10 +174,12 @@ def probe_endpoints(checked: list[Checked], timeout: float = PROBE_TIMEOUT_S) ->
 def check_out_root(root: Path, label: str = "--out") -> None:
     """``root`` is a folder, or can be created as one: no file in the way, the nearest existing
     folder writable (permissions, and not on a read-only filesystem). Creates nothing."""
-    path = Path(root).expanduser().absolute()
+    path = Path(root).absolute()
     existing = path
-    while not existing.exists() and existing != existing.parent:
+    while not existing.exists() and not existing.is_symlink() and existing != existing.parent:
         existing = existing.parent
+    if existing.is_symlink() and not existing.exists():
+        raise PreflightError(f"{label} {path}: {existing} is a link to nothing; give a folder with --out")
     if not existing.is_dir():
         where = "is a file" if existing == path else f"cannot be created: {existing} is a file"
         raise PreflightError(f"{label} {path} {where}; give a folder with --out (it is created if missing)")

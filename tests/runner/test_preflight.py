@@ -209,6 +209,9 @@ def test_an_output_folder_that_is_a_file_or_under_a_file_is_refused(tmp_path):
     assert f"{a_file} is a file" in refused(tmp_path, "--models", "sim:oracle", "--seeds", "2", command="run-all",
                                             out=a_file / "sessions")
     assert f"{a_file} is a file" in refused(tmp_path, command="demo", out=a_file / "demo")
+    dangling = tmp_path / "gone"
+    dangling.symlink_to(tmp_path / "nowhere")
+    assert "is a link to nothing" in refused(tmp_path, *run_args(), out=dangling / "sessions")
 
 
 _CHILD = """

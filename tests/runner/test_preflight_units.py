@@ -44,6 +44,15 @@ def test_every_planned_seed_has_a_frozen_order_equal_to_the_formula():
     assert frozen_order(99) is None and order_for_seed(99) == computed_order(99)
 
 
+def test_every_seed_the_predictions_name_is_planned():
+    from sopbench_tools.orders import STUDY_SEEDS
+    from study.paths import prereg_dir
+
+    predictions = yaml.safe_load((prereg_dir() / "predictions.yaml").read_text())
+    named = {s for model in predictions["models"].values() for s in model["seeds"]} | set(predictions["ablation"]["seeds"])
+    assert named <= set(frozen_seeds()) == set(STUDY_SEEDS)
+
+
 def test_a_session_follows_the_frozen_file_not_a_fresh_computation(prereg_copy):
     path = prereg_copy / "orders" / "seed-2.txt"
     ids = path.read_text().split()
