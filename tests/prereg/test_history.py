@@ -58,16 +58,24 @@ def forge_manifest_and_freeze(root: Path, *, frozen_at: str | None = None) -> No
     (root / FREEZE).write_text(json.dumps(seal(record), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def test_committed_manifest_line_and_resealed_freeze_record_are_caught(frozen, git):
+def test_committed_manifest_line_and_resealed_freeze_record_are_caught(frozen, git, study_root, sessions, tmp_path):
     freeze_commit = git(frozen, "rev-parse", "HEAD").strip()
     forge_manifest_and_freeze(frozen)
     forged = commit_all(git, frozen, "tidy the plan")
     assert consistent_without_history(frozen)  # the bypass: chain and tree agree
 
     message = refused(frozen)
-    assert f"{FREEZE} was rewritten at commit {forged[:12]}, after the freeze commit {freeze_commit[:12]}" in message
+    rewritten = f"{FREEZE} was rewritten at commit {forged[:12]}, after the freeze commit {freeze_commit[:12]}"
+    assert rewritten in message
     assert f"{MANIFEST} was rewritten at commit {forged[:12]}" in message
     assert f"{MANIFEST} does not describe commit" in message  # the commit freeze.json names has the old plan
+
+    study_root(frozen)
+    verified = CliRunner().invoke(main, ["prereg", "verify"])
+    assert verified.exit_code == 1 and f"BROKEN   {rewritten}" in verified.output
+    sessions.write(tmp_path / "audited/m/FSM/seed-2", started="2026-01-01T00:00:00Z", manifest="0" * 64)
+    audited = CliRunner().invoke(main, ["audit", str(tmp_path / "audited")])
+    assert audited.exit_code == 1 and f"BROKEN   {rewritten}" in audited.output
 
 
 def test_a_forged_refreeze_naming_the_old_commit_is_caught(frozen, git):
