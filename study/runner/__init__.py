@@ -10,7 +10,15 @@ Module map:
     spending    the spending cap: list price of the streamed usage (the model never sees it)
     models      models.yaml: aliases, endpoints, prices, API keys; ``sim:<policy>``
     bridge      the per-session glue between the CLI's hooks, the tools, the FSM and the log
-    session     SessionSpec and run_session: one real Claude Code session
+    session     SessionSpec, prepare and run_session: one real Claude Code session
+    claim       one runner per session folder (O_EXCL file + flock, stale claims of dead runners)
+    interrupt   SIGINT/SIGTERM end the running session as interrupted
+    driver      the I/O of one session: set-up, the calls under the watchdog, the stream, the end
+    ending      what happens after a call ends: the ending rules, a pure function
+    ledger      the session's cost: reported, streamed, estimated
+    cli_options the CLI's environment and ClaudeAgentOptions
+    launcher    the CLI's launcher (own process group, dies with the runner) and its stop
+    sdk         the one module that uses claude-agent-sdk's private API
     voiding     which errors void a session; keeping voided attempts
     meta        meta.json and the session folder layout
     status      every session's status under a folder (``study status``)

@@ -77,6 +77,28 @@ def main(argv: list[str]) -> None:
 
 # ----- the runner's side --------------------------------------------------------------------------
 
+def proc_stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state, ppid, pgrp, ...), or
+    None when there is no such process (or no /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()
+
+
+def process_alive(pid: int) -> bool:
+    """The process exists and has not exited (a zombie has exited)."""
+    if not Path("/proc/self/stat").exists():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    stat = proc_stat(pid)
+    return stat is not None and stat[0] != "Z"
+
+
 def group_members(pgid: int) -> list[int]:
     """The live (not zombie) processes of process group ``pgid`` (Linux: from /proc)."""
     if not Path("/proc/self/stat").exists():
@@ -87,37 +109,17 @@ def group_members(pgid: int) -> list[int]:
         return [pgid]
     members = []
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(entry.path, "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(entry.name))
+        if entry.name.isdigit() and (fields := proc_stat(int(entry.name))) is not None:
+            if fields[0] != "Z" and int(fields[2]) == pgid:
+                members.append(int(entry.name))
     return members
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    except OSError:  # no /proc here
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
 
 
 async def _wait_gone(pid: int, timeout_s: float) -> bool:
     import asyncio  # here, not at the top: the launcher itself stays a few imports long
 
     deadline = time.monotonic() + timeout_s
-    while _alive(pid) or group_members(pid):
+    while process_alive(pid) or group_members(pid):
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(0.02)

@@ -33,7 +33,7 @@ from study.fsm import FsmRuntime, Workflow
 from study.paths import prereg_dir
 from study.runner.claim import CLAIM_NAME, claim_session
 from study.runner.conditions import load_conditions
-from study.runner.launcher import group_members
+from study.runner.launcher import group_members, proc_stat, process_alive
 from study.runner.matrix import plan_matrix
 from study.runner.sdk import bundled_cli_path
 from study.runner.session import SessionSpec, prepare
@@ -101,31 +101,14 @@ class Runner:
 
 
 def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                stat = Path(entry.path, "stat").read_text()
-            except OSError:
-                continue
-            if int(stat[stat.rfind(")") + 2:].split()[1]) == pid:
-                out.append(int(entry.name))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    """The process exists and has not exited (a zombie has exited)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
+    return [int(e.name) for e in os.scandir("/proc")
+            if e.name.isdigit() and (stat := proc_stat(int(e.name))) is not None and int(stat[1]) == pid]
 
 
 def _gone_after(pids: list[int], started: float, timeout_s: float = 30.0) -> float:
     """Seconds from ``started`` until none of ``pids`` (nor their process groups) is alive."""
     deadline = time.monotonic() + timeout_s
-    while any(_alive(p) for p in pids) or any(group_members(p) for p in pids):
+    while any(process_alive(p) for p in pids) or any(group_members(p) for p in pids):
         assert time.monotonic() < deadline, f"CLI process(es) {pids} still alive {timeout_s} s after the signal"
         time.sleep(0.005)
     return time.monotonic() - started
