@@ -9,8 +9,10 @@ cache reads), ``message_delta`` the cumulative output tokens. The session ends w
 ``limit:spending`` as soon as the session's cost so far plus this running price reaches the cap.
 
 The cost recorded in ``meta.json`` is still the CLI's own figure (differences of the cumulative
-``total_cost_usd``); the running price only decides when to stop, and stands in for the cost of
-a call that was ended before it could report one (``cost_complete: false``).
+``total_cost_usd``); the running price decides when to stop, stands in for the cost of a call
+that was ended before it could report one (``cost_complete: false``), and is logged after each
+response (``usage`` events), so a session whose runner was killed shows what it streamed. The
+session's accounts of the two are kept by ``ledger.CostLedger``.
 """
 
 from __future__ import annotations
