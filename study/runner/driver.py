@@ -97,7 +97,6 @@ class SessionDriver:
         self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
         self.transport: CLITransport | None = None                # the running call's CLI
         self.cli_stop_s: float | None = None                      # how long stopping the CLI took
-        self.log: EventLog | None = None
         self.turns = 0
         self.resumes = 0
         self.started_at = time.monotonic()
@@ -132,7 +131,6 @@ class SessionDriver:
         }
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
-            self.log = log
             try:
                 bridge, env, servers, allowed = self._set_up(log, stack)
                 end = await self._drive(log, bridge, env, servers, allowed,
