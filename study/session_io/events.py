@@ -13,7 +13,6 @@ accept schemas 1 and 2 (``READABLE_SCHEMAS``); ``usage`` in a schema 1 log is an
 """
 
 import typing
-from itertools import repeat
 from typing import Any, Mapping, NotRequired, TypedDict
 
 from .jsontypes import Check, checker, describe, exact_types, shown
@@ -163,42 +162,31 @@ def field_problems(kind: Any, fields: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-class _Missing:
-    """The type of a field an event does not have (in a type signature)."""
+def _simple(td: type) -> bool:
+    """Every field of the kind is decided by its exact JSON type (no list of strings, enum or
+    literal), so an event's key and type tuple decides whether it is valid."""
+    return all(exact_types(h) is not None for h in typing.get_type_hints(td).values())
 
 
-def _signature_fields(td: type) -> tuple[str, ...] | None:
-    """The fields whose exact JSON types decide an event of this kind, or None if a field needs
-    more than its type (a list of strings, an enum, a literal)."""
-    hints = typing.get_type_hints(td)
-    if any(exact_types(h) is None for h in hints.values()):
-        return None
-    return ("seq", "t", *hints)
-
-
-_SIGNATURE_FIELDS = {kind.value: _signature_fields(td) for kind, td in EVENT_TYPES.items()}
-#: Per kind, the type signatures already found valid (the slow check runs once per signature).
-_VALID_SIGNATURES: dict[str, set[tuple[type, ...]]] = {k: set() for k in _SIGNATURE_FIELDS}
-_ABSENT = _Missing()
+_SIMPLE_KINDS = frozenset(kind.value for kind, td in EVENT_TYPES.items() if _simple(td))
+#: The (kind, keys, types) signatures of events already found valid: the careful check runs
+#: once per signature.
+_VALID_SIGNATURES: set[tuple[Any, ...]] = set()
 
 
 def event_problems(event: Any) -> list[str]:
     """What is wrong with one event read back (``field_problems``, plus ``seq`` and ``t``).
 
-    Fast: an event whose kind has only simply typed fields is checked by the tuple of its
-    fields' exact types, and a tuple once found valid is valid again."""
-    if type(event) is dict:
-        kind = event.get("kind")
-        names = _SIGNATURE_FIELDS.get(kind) if type(kind) is str else None
-        if names is not None:
-            signature = tuple(map(type, map(event.get, names, repeat(_ABSENT, len(names)))))
-            valid = _VALID_SIGNATURES[kind]
-            if signature in valid:
-                return []
-            problems = _event_problems(event)
-            if not problems:
-                valid.add(signature)
-            return problems
+    Fast: an event of a kind with only simply typed fields is checked by its signature (kind,
+    keys, the exact types of the values), and a signature once found valid is valid again."""
+    if type(event) is dict and type(event.get("kind")) is str and event["kind"] in _SIMPLE_KINDS:
+        signature = (event["kind"], tuple(event), tuple(map(type, event.values())))
+        if signature in _VALID_SIGNATURES:
+            return []
+        problems = _event_problems(event)
+        if not problems:
+            _VALID_SIGNATURES.add(signature)
+        return problems
     return _event_problems(event)
 
 

@@ -59,10 +59,14 @@ def attempts(session_dir: Path) -> list[Path]:
 def relative_parts(folder: Path, root: Path | None) -> tuple[str, ...]:
     if root is None:
         return ()
-    try:
-        return Path(folder).resolve().relative_to(Path(root).resolve()).parts
-    except ValueError:
-        return ()
+    for resolve in (False, True):
+        try:
+            if resolve:
+                return Path(folder).resolve().relative_to(Path(root).resolve()).parts
+            return Path(folder).relative_to(root).parts
+        except ValueError:
+            continue
+    return ()
 
 
 def exploratory_by_location(folder: Path, root: Path | None) -> bool:
