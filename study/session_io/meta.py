@@ -28,10 +28,17 @@ from .jsontypes import checker, describe, shown
 from .vocabulary import SessionStatus, VoidReason
 
 
+def _extra() -> Any:
+    """A field that not every session's meta.json has (not in ``CORE_FIELDS``)."""
+    return field(default=None, metadata={"core": False})
+
+
 @dataclass
 class SessionMeta:
     """The fields of ``meta.json`` (docs/contracts.md, "Session directory"). Absent fields are
-    None (``voided`` False); keys this definition does not know are kept in ``other``."""
+    None (``voided`` False); keys this definition does not know are kept in ``other``. Every
+    session's meta.json has the core fields (``CORE_FIELDS``: all but those made with
+    ``_extra()``), null where unknown."""
 
     model: str | None = None
     model_id: str | None = None
@@ -43,10 +50,10 @@ class SessionMeta:
     status: SessionStatus | None = None
     voided: bool = False
     void_reason: str | None = None
-    void_kind: VoidReason | None = None
+    void_kind: VoidReason | None = _extra()
     cost_usd: float | None = None
-    cost_complete: bool | None = None
-    cost_estimated_usd: float | None = None
+    cost_complete: bool | None = _extra()
+    cost_estimated_usd: float | None = _extra()
     turns: int | None = None
     duration_s: float | None = None
     resumes: int | None = None
@@ -59,9 +66,9 @@ class SessionMeta:
     ended: str | None = None
     session_id: str | None = None
     error: str | None = None
-    limits: dict | None = None
-    runner: dict | None = None                 # host, pid, pid_start of the runner
-    cli_settings: dict | None = None
+    limits: dict | None = _extra()
+    runner: dict | None = _extra()             # host, pid, pid_start of the runner
+    cli_settings: dict | None = _extra()
     other: dict[str, Any] = field(default_factory=dict)
     problems: list[Issue] = field(default_factory=list, compare=False)
 
@@ -106,11 +113,8 @@ _HINTS = typing.get_type_hints(SessionMeta)
 _CHECKS = {name: (_HINTS[name], checker(_HINTS[name])) for name in _FIELDS}
 
 #: The fields every session's meta.json has (written even when null).
-CORE_FIELDS = (
-    "model", "model_id", "condition", "seed", "simulated", "exploratory", "accounts", "status", "voided",
-    "void_reason", "cost_usd", "turns", "duration_s", "resumes", "decisions", "manifest_sha256",
-    "code_version", "cli_version", "token_reminder", "started", "ended", "session_id", "error",
-)
+CORE_FIELDS = tuple(f.name for f in dataclasses.fields(SessionMeta)
+                    if f.name in _FIELDS and f.metadata.get("core", True))
 
 
 def meta_path(session_dir: Path) -> Path:
