@@ -32,7 +32,7 @@ from study.session_io.folders import EVENTS_NAME, META_NAME
 from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason
 
-from .claim import claim_session
+from .claim import SessionExists, claim_session
 from .interrupt import Interruption
 from .progress import ProgressDisplay
 from .session import SessionSpec, prepare, run_claimed
@@ -174,6 +174,9 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
                         result.skipped.append((p.session_dir, "not started: run-all was interrupted"))
                         continue
                     result.ran.append((p.session_dir, status))
+                except SessionExists as exc:  # another runner holds it, or finished it meanwhile
+                    result.skipped.append((p.session_dir, str(exc)))
+                    continue
                 except Exception as exc:  # the worker itself died or refused: nothing finished is lost
                     status = SessionStatus.UNFINISHED
                     result.errors.append((p.session_dir, f"{type(exc).__name__}: {exc}"))

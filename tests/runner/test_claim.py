@@ -76,6 +76,18 @@ def test_run_all_plans_each_session_once(tmp_path):
     assert [p.spec.seed for p in planned] == [2, 3]
 
 
+def test_run_all_skips_a_session_another_runner_holds(tmp_path):
+    import io
+
+    from study.runner.matrix import run_matrix
+
+    spec = SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=tmp_path)
+    with claim_session(prepare(spec).session_dir):   # "another runner": the worker cannot claim it
+        result = run_matrix([spec], stream=io.StringIO())
+    assert not result.ran and not result.errors
+    assert "is being run by the runner pid" in result.skipped[0][1]
+
+
 def test_study_run_refuses_a_claimed_or_finished_session_in_one_line_with_exit_2(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
