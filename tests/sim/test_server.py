@@ -125,3 +125,47 @@ def test_bad_options_are_refused_with_the_valid_choices():
         SimServer("genius")
     with pytest.raises(RuntimeError, match="not running"):
         SimServer("oracle").base_url
+
+
+class _Script:
+    """A policy object (not one of POLICIES): sees each request, answers from a list."""
+
+    def __init__(self, replies):
+        self.replies, self.seen = list(replies), []
+
+    def see_request(self, body):
+        self.seen.append(body)
+
+    def reply(self, memory, tools):
+        return self.replies.pop(0)
+
+
+def test_a_policy_object_sees_the_request_and_can_set_usage_a_delay_or_an_api_error():
+    import threading
+    import time
+
+    from study.sim.protocol import ApiError, Reply, Usage
+
+    script = _Script([Reply(text="hi", usage=Usage(1000, 50)),
+                      Reply(error=ApiError(429, "Your quota is exhausted", "rate_limit_error")),
+                      Reply(error=ApiError(500, "boom")),
+                      Reply(text="late", delay_s=3.0)])
+    with SimServer(script) as sim:
+        events = sse_data(post(sim, first_request(), MAIN)[2])
+        assert events[0]["message"]["usage"]["input_tokens"] == 1000 and events[4]["usage"]["output_tokens"] == 50
+        assert script.seen == [first_request()]
+        status, _, text = post(sim, first_request(), MAIN)
+        assert status == 429 and json.loads(text)["error"] == {"type": "rate_limit_error", "message": "Your quota is exhausted"}
+        status, _, text = post(sim, first_request(), MAIN)
+        assert status == 500 and json.loads(text)["error"]["type"] == "api_error"
+        # the delayed answer does not hold up other requests (the handler waits, not the server)
+        late: list = []
+        worker = threading.Thread(target=lambda: late.append(post(sim, first_request(), MAIN)))
+        started = time.monotonic()
+        worker.start()
+        side = {"model": "m", "messages": [{"role": "user", "content": "Write a title"}]}
+        while len(script.seen) < 4:  # the delayed request has been answered by the policy
+            time.sleep(0.01)
+        assert post(sim, side)[0] == 200 and not late
+        worker.join()
+        assert time.monotonic() - started >= 3.0 and "late" in late[0][2]
