@@ -158,6 +158,7 @@ EVENT_ROUTES: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
 }
 check_detectors("analysis/scoring.py", [*DECISION_ROUTES, *EVENT_ROUTES])
 _COUNTED = {r.key: r.measure is Measure.COUNT for r in ESCAPE_ROUTES}
+_ON_DECISION = tuple(DECISION_ROUTES.items())
 _ON_EVENT: dict[str, list[tuple[str, Callable[[dict[str, Any]], bool]]]] = {}
 for _key, (_kind, _test) in EVENT_ROUTES.items():
     _ON_EVENT.setdefault(_kind, []).append((_key, _test))
@@ -238,8 +239,9 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
                                          last_record.get(account),
                                          run_seq if run_account != account else other_seq))
                 decided.add(account)
-                for key, takes in DECISION_ROUTES.items():
-                    if takes(decisions[-1], last_record_account):
+                d = decisions[-1]
+                for key, takes in _ON_DECISION:
+                    if takes(d, last_record_account):
                         _take(routes, key, len(decisions))
         else:
             if kind == "resume":
