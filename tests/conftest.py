@@ -48,14 +48,20 @@ def freeze_tree():
 
 
 @pytest.fixture
-def frozen_project():
-    """``frozen_project(dest)``: this checkout's preregistration/ and every frozen code file (as
-    imported) copied into a new git checkout at ``dest``, ``preregistration/runtime.json`` set to the
-    installed runtime, and frozen there (the freeze committed). Point the ``study`` command at it
-    with ``STUDY_ROOT=dest``; the real tree's freeze is never touched."""
+def frozen_project(monkeypatch):
+    """``frozen_project(dest)``: a self-contained checkout at ``dest``, frozen there (the freeze
+    committed): this checkout's preregistration/, a snapshot of the installed packages (``study``,
+    ``analysis``, ``sopbench_tools``) with the lock file beside them, and
+    ``preregistration/runtime.json`` set to the installed runtime. For the rest of the test,
+    ``PYTHONPATH`` puts the snapshot first, so a ``study`` subprocess imports the very code that was
+    frozen (edits made meanwhile in the shared working tree do not reach it). Point the ``study``
+    command at it with ``STUDY_ROOT=dest``; the real tree's freeze is never touched."""
+    import os
+
+    from study.environment import lock_path
     from study.paths import project_root
-    from study.prereg.files import RECORD_FILES
-    from study.prereg.imported import imported_paths
+    from study.prereg.files import CODE_PACKAGES, RECORD_FILES
+    from study.prereg.imported import package_dir
     from study.prereg.runtime import write_runtime
 
     def make(dest: Path) -> Path:
@@ -63,10 +69,11 @@ def frozen_project():
         records = {Path(rel).name for rel in RECORD_FILES}
         shutil.copytree(source / "preregistration", dest / "preregistration",
                         ignore=shutil.ignore_patterns("__pycache__", *records))
-        for rel, path in imported_paths().items():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, dest / rel)
+        for name in CODE_PACKAGES:
+            shutil.copytree(package_dir(name), dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copyfile(lock_path(), dest / lock_path().name)
         write_runtime(dest)
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(dest), os.environ.get("PYTHONPATH")])))
         return freeze_committed(init_committed(dest))
 
     return make

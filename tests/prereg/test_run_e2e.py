@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from study.prereg import amend, check_before_run
+from study.prereg import amend
 
 
 def study_run(root: Path, out: Path) -> subprocess.CompletedProcess:
@@ -43,7 +43,7 @@ def test_run_refuses_a_change_and_proceeds_once_it_is_amended(tmp_path, frozen_p
     meta = json.loads((session / "meta.json").read_text(encoding="utf-8"))
     start = json.loads((session / "events.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert start["kind"] == "session_start"
-    assert meta["manifest_sha256"] == start["manifest_sha256"] == entry["sha256"] == check_before_run(root)
+    assert meta["manifest_sha256"] == start["manifest_sha256"] == entry["sha256"]
     assert meta["code_version"] and meta["status"] == "completed"
 
 
