@@ -5,7 +5,6 @@ not frozen or the sessions folder is not writable."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,6 @@ import pytest
 from study import doctor
 from study.claude_cmd import CLI_ENV
 from study.environment import LOCK_ENV
-from study.paths import project_root
 
 STUDY = [sys.executable, "-m", "study.cli"]
 
@@ -27,20 +25,9 @@ def _doctor(env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def frozen_root(tmp_path, git, freeze_tree):
-    """A copy of the plan, frozen with the installed runtime (the real tree's freeze is never touched)."""
-    from study.prereg.runtime import write_runtime
-
-    root = tmp_path / "study"
-    for top in ("preregistration", "analysis"):
-        shutil.copytree(project_root() / top, root / top, ignore=shutil.ignore_patterns("__pycache__"))
-    for record in ("MANIFEST.sha256", "freeze.json", "amendments.jsonl"):
-        (root / "preregistration" / record).unlink(missing_ok=True)
-    write_runtime(root)
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "plan")
-    return freeze_tree(root)
+def frozen_root(tmp_path, frozen_project):
+    """A self-contained frozen checkout with the installed runtime (the real tree's freeze is never touched)."""
+    return frozen_project(tmp_path / "study")
 
 
 @pytest.mark.e2e
