@@ -1,8 +1,8 @@
 """The checks ``study audit`` makes on an analysed session beyond its manifest hash, and the
 sessions check of ``study prereg verify``.
 
-- **Runtime**: the session's ``cli_version`` (and ``sdk_version``, recorded since schema 2;
-  its absence in an older log is a note) equals the runtime in effect when it started (the
+- **Runtime**: the session's ``cli_version`` (and ``sdk_version`` and ``lock_sha256``, recorded
+  since schema 2; their absence in an older log is a note) equals the runtime in effect when it started (the
   ``runtime.json`` of the manifest in effect then, read from the tree or from git history).
 - **Code version**: the session's ``code_version`` is a commit of this repository whose frozen
   files equal the manifest in effect when it started (the freeze commit, or a later commit that
@@ -53,7 +53,8 @@ class SessionChecks:
         if runtime is None:
             notes.append(f"{link.label} records no readable runtime ({RUNTIME}): CLI and SDK versions not checked")
             return
-        for name, words, old_logs in (("cli_version", "Claude Code CLI", False), ("sdk_version", "claude-agent-sdk", True)):
+        for name, words, old_logs in (("cli_version", "Claude Code CLI", False), ("sdk_version", "claude-agent-sdk", True),
+                                      ("lock_sha256", "lock file (sha256)", True)):
             recorded = start.get(name) or meta.get(name)
             if not recorded:
                 if old_logs:

@@ -43,6 +43,7 @@ from claude_agent_sdk import (
 
 from sopbench_tools.sdk_server import make_sdk_server
 from sopbench_tools.toolbox import ALL_TOOLS, ToolBox
+from study.environment import lock_sha256
 from study.prereg import code_version
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.folders import EVENTS_NAME
@@ -56,7 +57,7 @@ from .ending import CallEnd, End, SessionState, after_call, interrupted
 from .interrupt import Interruption
 from .launcher import stop_process_group, write_launcher
 from .ledger import CostLedger
-from .sdk import CLITransport, bundled_cli_path, bundled_cli_version
+from .sdk import CLITransport, bundled_cli_path, bundled_cli_version, sdk_version
 from .texts import continuation_message, first_message
 
 if TYPE_CHECKING:
@@ -125,7 +126,8 @@ class SessionDriver:
             "status": SessionStatus.RUNNING, "voided": False, "void_reason": None, "cost_usd": 0.0,
             "cost_estimated_usd": 0.0, "turns": 0, "duration_s": 0.0, "resumes": 0, "decisions": 0,
             "manifest_sha256": spec.manifest_sha256 or UNCHECKED, "code_version": code_version(),
-            "cli_version": self.cli_version, "token_reminder": self.prepared.token_reminder,
+            "cli_version": self.cli_version, "sdk_version": sdk_version(), "lock_sha256": lock_sha256(),
+            "token_reminder": self.prepared.token_reminder,
             "started": utc_now(), "ended": None, "session_id": None, "error": None,
             "limits": self.prepared.limits.as_dict(), "runner": runner_identity(),
         }
@@ -170,7 +172,8 @@ class SessionDriver:
             EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
             model=model.name, model_id=model.model_id, simulated=model.simulated,
             exploratory=self.prepared.exploratory, manifest_sha256=self.meta["manifest_sha256"],
-            code_version=self.meta["code_version"], cli_version=self.cli_version, order=list(box.order),
+            code_version=self.meta["code_version"], cli_version=self.cli_version,
+            sdk_version=self.meta["sdk_version"], lock_sha256=self.meta["lock_sha256"], order=list(box.order),
             limits=self.prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
             factors=self.prepared.condition.as_dict(), token_reminder=self.prepared.token_reminder,
             cli_settings=self.meta["cli_settings"], inherited_env=cli_options.inherited(env), base_url=base_url,

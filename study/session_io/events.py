@@ -39,6 +39,8 @@ class SessionStart(TypedDict):
     limits: dict
     exploratory: NotRequired[bool]
     model_id: NotRequired[str | None]
+    sdk_version: NotRequired[str | None]  # claude-agent-sdk (schema 2)
+    lock_sha256: NotRequired[str | None]  # the lock file the environment was installed from (schema 2)
 
 
 class ToolCall(TypedDict):
@@ -112,6 +114,7 @@ class SessionEnd(TypedDict):
     resumes: NotRequired[int]
     decisions: NotRequired[int | None]
     accounts_left: NotRequired[int | None]
+    cli_stop_s: NotRequired[float | None]  # time taken to stop the CLI when the runner ended the call
 
 
 #: The definition of each kind.

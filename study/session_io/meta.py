@@ -61,6 +61,8 @@ class SessionMeta:
     manifest_sha256: str | None = None
     code_version: str | None = None
     cli_version: str | None = None
+    sdk_version: str | None = _extra()
+    lock_sha256: str | None = _extra()
     token_reminder: str | None = None
     started: str | None = None
     ended: str | None = None
