@@ -31,6 +31,7 @@ from sopbench_tools.dataset import gold_labels
 # (docs/contracts.md, "Tools the agent sees").
 from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
 from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
+from study.session_io.vocabulary import SessionStatus
 
 from .logfile import LogError, LogRead, read_session
 
@@ -38,6 +39,8 @@ from .logfile import LogError, LogRead, read_session
 WINDOW = 50
 
 _DATA = frozenset(DATA_TOOLS)
+#: session_end statuses that void a session (infrastructure failure, interrupted, unfinished).
+_VOIDING_STATUSES = frozenset(s.value for s in SessionStatus if s.voids)
 
 
 class AccountScore(NamedTuple):
@@ -255,9 +258,10 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
     cost = end.get("cost_usd") if end else None
     if cost is None:
         cost = meta.get("cost_usd")
-    voided = bool(meta.get("voided")) or status == "infrastructure_failure"
+    voided_by_end = status in _VOIDING_STATUSES
+    voided = bool(meta.get("voided")) or voided_by_end
     void_reason = meta.get("void_reason") or (
-        f"infrastructure failure: {end.get('error')}" if status == "infrastructure_failure" else None)
+        f"{status.replace('_', ' ')}: {end.get('error')}" if voided_by_end else None)
     return SessionScore(
         path=str(log.path.parent), model=str(start["model"]), condition=str(start["condition"]),
         seed=int(start["seed"]), simulated=bool(start["simulated"] or meta.get("simulated")),

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import click
 
+from study.session_io.meta import read_meta
+
 from .conditions import ConditionError, condition_names
 from .limits import OVERRIDE_KEYS, LimitsError, parse_override
-from .matrix import format_summary, run_matrix
+from .matrix import MatrixInterrupted, format_summary, run_matrix, voids
 from .models import ModelError
 from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_session
@@ -137,11 +139,12 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
         raise BadInput(str(exc)) from None
     except _SETUP_ERRORS as exc:
         raise click.ClickException(str(exc)) from None
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    click.echo(f"{meta['status']}: {meta['decisions']}/{meta['accounts']} decided, ${meta['cost_usd']:.2f}, "
-               f"{meta['duration_s'] / 60:.1f} min, {meta['resumes']} resume(s)")
-    if meta["voided"]:
-        click.echo(f"VOIDED ({meta['void_reason'].splitlines()[0]}); rerun with study run-all --rerun-voided", err=True)
+    meta = read_meta(folder, strict=True)   # the runner has just written it; anything else is a bug
+    click.echo(f"{meta.status}: {meta.decisions}/{meta.accounts} decided, ${meta.cost_usd or 0.0:.2f}, "
+               f"{(meta.duration_s or 0.0) / 60:.1f} min, {meta.resumes} resume(s)")
+    if meta.voided:
+        reason = (meta.void_reason or "no reason recorded").splitlines()[0]
+        click.echo(f"VOIDED ({reason}); rerun with study run-all --rerun-voided", err=True)
         raise SystemExit(3)
 
 
@@ -183,11 +186,12 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, r
         result = run_matrix(specs, jobs=jobs, rerun_voided=rerun_voided, root=out_root)
     except _SETUP_ERRORS as exc:
         raise click.ClickException(f"{exc}\nnothing was started") from None
-    except KeyboardInterrupt:
-        raise click.ClickException("interrupted: finished sessions are kept; the same command continues "
-                                   "(add --rerun-voided to redo the interrupted ones)") from None
+    except MatrixInterrupted as stopped:
+        click.echo(format_summary(stopped.result))
+        raise click.ClickException(f"{stopped}: finished sessions are kept, interrupted ones are voided; the same "
+                                   "command continues (add --rerun-voided to redo the interrupted ones)") from None
     click.echo(format_summary(result))
-    if result.errors or any(s == "infrastructure_failure" for _, s in result.ran):
+    if result.errors or any(voids(s) for _, s in result.ran):
         raise SystemExit(3)
 
 

@@ -187,7 +187,8 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
     return result
 
 
-def _voids(status: str) -> bool:
+def voids(status: str) -> bool:
+    """The status voids the session (infrastructure failure, interrupted, unfinished)."""
     try:
         return SessionStatus(status).voids
     except ValueError:
@@ -200,7 +201,7 @@ def format_summary(result: MatrixResult) -> str:
     cost = sum(float((read_meta(d) or {}).get("cost_usd", 0.0)) for d, _ in result.ran)
     counts = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses().items())) or "none"
     lines.append(f"ran {len(result.ran)} session(s): {counts}; cost ${cost:.2f}")
-    voided = [d for d, s in result.ran if _voids(s)]
+    voided = [d for d, s in result.ran if voids(s)]
     if voided:
         lines.append(f"{len(voided)} voided (kept; rerun with --rerun-voided):")
         lines += [f"  {d}" for d in voided]
