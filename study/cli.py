@@ -60,9 +60,9 @@ class LazyGroup(click.Group):
 def main() -> None:
     """A pre-registered study of whether LLM agents stay on procedure over long unattended runs.
 
-    Quick start (offline, no API key): `study demo`. Run a session: `study run --condition FSM
-    --seed 2`. Regenerate results: `study tables`, `study figures`. Check the freeze:
-    `study prereg verify`.
+    Quick start (offline, no API key): `study demo`. Check the install: `study doctor`. Run a
+    session: `study run --condition FSM --seed 2`. Regenerate results: `study tables`,
+    `study figures`. Check the freeze: `study prereg verify`.
     """
 
 
