@@ -97,7 +97,9 @@ def check_frozen_runtime() -> Check:
         return Check("frozen runtime", False, f"not frozen: {exc}", "see `study prereg verify`")
     if not runtime.ok:
         problems = [p.removeprefix("runtime: ") for p in runtime.problems]
-        return Check("frozen runtime", False, "; ".join(problems[:-1] or problems), problems[-1])
+        if len(problems) == 1:  # the one message says what to do
+            return Check("frozen runtime", False, problems[0])
+        return Check("frozen runtime", False, "; ".join(problems[:-1]), problems[-1])
     detail = f"matches {rel} (CLI, SDK and lock)"
     for note in runtime.notes:
         detail += "; " + note.removeprefix("runtime: ")

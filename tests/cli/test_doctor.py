@@ -88,3 +88,16 @@ def test_an_unfrozen_runtime_and_an_unwritable_sessions_folder(tmp_path, monkeyp
 def test_help_has_an_example():
     done = subprocess.run([*STUDY, "doctor", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "study doctor" in done.stdout.split("Example:")[1]
+
+
+def test_a_runtime_other_than_the_frozen_one_names_both_and_the_amendment(tmp_path, frozen_root, monkeypatch):
+    from study.environment import lock_path
+
+    other = tmp_path / "requirements.lock"
+    other.write_bytes(lock_path().read_bytes() + b"# updated\n")  # the same pins, another file: another sha256
+    monkeypatch.setenv("STUDY_ROOT", str(frozen_root))
+    assert doctor.check_frozen_runtime().ok
+    monkeypatch.setenv(LOCK_ENV, str(other))
+    check = doctor.check_frozen_runtime()
+    assert not check.ok and "lock file sha256 differs" in check.detail
+    assert "study prereg amend" in check.fix
