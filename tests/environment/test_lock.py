@@ -78,3 +78,14 @@ def test_a_missing_lock_and_another_lock(tmp_path, monkeypatch):
     assert locked_versions() == {"click": "8.0.0"}
     assert lock_mismatches() == [("click", "8.0.0", installed_versions(["click"])["click"])]
     assert lock_sha256() == hashlib.sha256(other.read_bytes()).hexdigest()
+
+
+def test_the_readme_and_ci_install_from_the_lock():
+    readme = (ROOT / "README.md").read_text()
+    quick_start = readme.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(quick_start) == 2  # two commands: install and run the demo; the tests
+    assert quick_start[0] == "pip install --require-hashes -r requirements.lock && pip install --no-deps -e . && study demo"
+    assert quick_start[1].startswith("python -m pytest -q ")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "pip_install --require-hashes -r requirements.lock\n" in ci and "pip_install --no-deps -e .\n" in ci
+    assert ci.rstrip().endswith("python -m pytest -q")
