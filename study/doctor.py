@@ -212,6 +212,7 @@ def doctor() -> None:
     show(check_sessions_folder())
     failed = [c.name for c in checks if not c.ok]
     if failed:
-        click.echo(f"Not ready: {len(failed)} check(s) failed ({', '.join(failed)}). Fix them and run `study doctor` again.")
+        click.echo(f"Not ready: {len(failed)} check(s) failed ({', '.join(failed)}). "
+                   "Fix them and run `study doctor` again.")
         sys.exit(1)
     click.echo("Ready for a confirmatory run (then `study prereg verify`: the frozen plan is intact).")
