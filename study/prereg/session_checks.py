@@ -54,17 +54,19 @@ class SessionChecks:
             notes.append(f"{link.label} records no readable runtime ({RUNTIME}): CLI and SDK versions not checked")
             return
         for name, words, old_logs in (("cli_version", "Claude Code CLI", False), ("sdk_version", "claude-agent-sdk", True),
-                                      ("lock_sha256", "lock file (sha256)", True)):
+                                      ("lock_sha256", "the lock file sha256", True)):
+            what = words if name == "lock_sha256" else f"the {words} version"
             recorded = start.get(name) or meta.get(name)
             if not recorded:
                 if old_logs:
-                    notes.append(f"no {name} recorded (a log from before it was recorded): the {words} version "
-                                 "is not checked")
+                    notes.append(f"no {name} recorded (a log from before it was recorded): {what} is not checked")
                 else:
-                    problems.append(f"no {name} recorded: the {words} version cannot be checked")
+                    problems.append(f"no {name} recorded: {what} cannot be checked")
             elif recorded != runtime.get(name):
-                problems.append(f"ran on {words} {recorded}, but the runtime in effect when it started "
+                ran = "ran with" if name == "lock_sha256" else "ran on"
+                problems.append(f"{ran} {words} {recorded}, but the runtime in effect when it started "
                                 f"({link.label}) is {runtime.get(name)}")
+
 
     def check_code_version(self, link: Link, version: Any, problems: list[str], notes: list[str]) -> None:
         if not isinstance(version, str) or version in ("", "unknown"):

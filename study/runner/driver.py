@@ -246,6 +246,12 @@ class SessionDriver:
         with contextlib.suppress(asyncio.CancelledError):
             await watchdog
         self._copy_transcript()
+        # The call may report its result in the same breath as the response that reached the cap
+        # (or as a signal arrives), before the watchdog runs: the ending is the same either way.
+        if self.stop_requested.is_set():
+            return CallEnd(interrupted=self.interruption.signal or "a signal")
+        if self.cap_reached.is_set():
+            return CallEnd(limit=Limit.SPENDING)
         return CallEnd(error=consumer.exception())
 
     async def _stop_cli(self) -> None:

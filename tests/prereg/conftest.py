@@ -86,7 +86,8 @@ def later(time: str, seconds: float) -> str:
 
 
 def write_session(folder: Path, *, started: str, manifest: str | None, code_version: str | None = "abc123",
-                  cli_version: str | None = "2.1.332", sdk_version: str | None = None, simulated: bool = True,
+                  cli_version: str | None = "2.1.332", sdk_version: str | None = None,
+                  lock_sha256: str | None = None, simulated: bool = True,
                   status: str = "completed", voided: bool = False, void_reason: str | None = None,
                   meta_manifest: str | None = "same", exploratory: bool = False, with_start: bool = True,
                   with_end: bool = True, with_meta: bool = True) -> Path:
@@ -99,6 +100,8 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
              "code_version": code_version, "cli_version": cli_version, "order": ["A1", "A2", "A3"], "limits": {}}
     if sdk_version is not None:
         start["sdk_version"] = sdk_version
+    if lock_sha256 is not None:
+        start["lock_sha256"] = lock_sha256
     end = {"seq": 1, "t": later(started, 60), "kind": "session_end", "status": status,
            "cost_usd": 0.0, "turns": 3, "duration_s": 60.0}
     events = ([start] if with_start else []) + ([end] if with_end else [])
@@ -115,8 +118,8 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
 class SessionFixtures:
     """Helpers to write session folders: ``.write(folder, started=..., manifest=...)`` and
     ``.later(time, seconds)``. ``defaults`` holds what ``write`` records unless told otherwise
-    (a test sets the code version to a commit of its tree); the CLI and SDK versions default to
-    the installed ones."""
+    (a test sets the code version to a commit of its tree); the CLI and SDK versions and the lock's
+    hash default to the installed ones."""
 
     later = staticmethod(later)
 
@@ -125,7 +128,7 @@ class SessionFixtures:
 
         runtime = current_runtime()
         self.defaults = {"code_version": "abc123", "cli_version": runtime["cli_version"],
-                         "sdk_version": runtime["sdk_version"]}
+                         "sdk_version": runtime["sdk_version"], "lock_sha256": runtime["lock_sha256"]}
 
     def write(self, folder: Path, **fields) -> Path:
         return write_session(folder, **{**self.defaults, **fields})

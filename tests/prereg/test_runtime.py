@@ -137,12 +137,14 @@ def test_audit_checks_each_session_against_the_runtime_in_effect_when_it_started
     sessions.write(out / "m/FSM/seed-5", started=after, manifest=new, code_version=amend_commit, cli_version=NEW_CLI,
                    sdk_version="0.0.1-test")
     sessions.write(out / "m/FSM/seed-6", started=after, manifest=new, code_version=amend_commit, cli_version=NEW_CLI,
-                   sdk_version=None)
+                   sdk_version=None, lock_sha256=None)
+    sessions.write(out / "m/FSM/seed-7", started=after, manifest=new, code_version=amend_commit, cli_version=NEW_CLI,
+                   lock_sha256="0" * 64)
     (frozen / RUNTIME).write_text("{}", encoding="utf-8")  # the file on disk no longer helps: git has both
 
     results = {r.path.name: r for r in audit_sessions(out, verify(frozen))}
     assert {name: r.verdict for name, r in results.items()} == {
-        "seed-2": "ok", "seed-3": "ok", "seed-4": "FAIL", "seed-5": "FAIL", "seed-6": "ok",
+        "seed-2": "ok", "seed-3": "ok", "seed-4": "FAIL", "seed-5": "FAIL", "seed-6": "ok", "seed-7": "FAIL",
     }
     assert results["seed-4"].problems == [
         f"ran on Claude Code CLI {old_cli}, but the runtime in effect when it started (amendment 1) is {NEW_CLI}"
@@ -152,7 +154,12 @@ def test_audit_checks_each_session_against_the_runtime_in_effect_when_it_started
         f"{INSTALLED['sdk_version']}"
     ]
     assert results["seed-6"].notes == [
-        "no sdk_version recorded (a log from before it was recorded): the claude-agent-sdk version is not checked"
+        "no sdk_version recorded (a log from before it was recorded): the claude-agent-sdk version is not checked",
+        "no lock_sha256 recorded (a log from before it was recorded): the lock file sha256 is not checked",
+    ]
+    assert results["seed-7"].problems == [
+        f"ran with the lock file sha256 {'0' * 64}, but the runtime in effect when it started (amendment 1) is "
+        f"{INSTALLED['lock_sha256']}"
     ]
 
 
