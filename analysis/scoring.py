@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from sopbench_tools.dataset import gold_labels
 # The five data tools, the record and the decision, as the tool server names them
 # (docs/contracts.md, "Tools the agent sees").
-from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
+from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
 from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
 from study.session_io.vocabulary import SessionStatus
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sopbench_tools.toolbox import DATA_TOOLS  # noqa: E402
+from sopbench_tools.tool_definitions import DATA_TOOLS  # noqa: E402
 from study.fsm import FsmRuntime, Workflow  # noqa: E402
 
 MAIN = ROOT / "preregistration" / "workflows" / "referral_abuse_per_account.yaml"

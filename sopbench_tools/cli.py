@@ -49,7 +49,8 @@ def serve(seed: int, accounts: int | None, state_dir: Path | None) -> None:
     """Serve the SOP-Bench tools over stdio (MCP) for one batch; messages go to stderr."""
     from .dataset import TaskDataError
     from .server import serve_stdio
-    from .toolbox import ToolBox, ToolStateError
+    from .state_log import ToolStateError
+    from .toolbox import ToolBox
 
     try:
         box = ToolBox.for_seed(seed, accounts, state_dir)

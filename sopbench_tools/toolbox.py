@@ -5,43 +5,8 @@
 in process for ``claude-agent-sdk``). ``docs/contracts.md`` ("Tools the agent sees") fixes the
 names, arguments and result format.
 
-The six SOP-Bench tools keep SOP-Bench's names, descriptions and input schemas (read from the
-vendored ``toolspecs.json``). The fields each data tool returns follow SOP-Bench's own
-implementation (``referral_abuse_detection_v2/tools.py`` in ``amazon-science/SOP-Bench``, commit
-156e9ecd), column for column and with its types:
-
-============================  ==========================================================
-tool                          fields (besides ``account_id``)
-============================  ==========================================================
-investigate_account           user_email, registration_timestamp, address_validity (bool),
-                              email_pattern_suspicious (bool), website_verified (bool),
-                              business_description, account_status, connected_accounts
-                              (int), login_geographic_consistency (bool), account_age_days
-                              (int)
-analyze_traffic_patterns      revenue_amount (float), click_through_rate (float),
-                              page_views (int), device_distribution,
-                              referral_source_quality, payment_method_shared (bool),
-                              order_patterns_suspicious (bool)
-analyze_temporal_patterns     registration_burst_detected (bool),
-                              off_hours_activity_percentage (float),
-                              activity_spike_detected (bool)
-get_violation_history         previous_violations_count (int), last_violation_date
-                              (string, null when empty), warning_issued (bool),
-                              account_rehabilitation_status
-get_financial_impact          total_lifetime_revenue (float), refund_rate_percentage
-                              (float), customer_complaint_count (int)
-determine_enforcement_action  SOP-Bench's fixed note (never a decision)
-============================  ==========================================================
-
-One deliberate difference: SOP-Bench reads the CSV with pandas, which turns the string
-``None`` of ``account_rehabilitation_status`` into NaN; here it stays the string ``"None"``,
-the value the SOP names ("Active/Probation/None"). Values come from
-``test_set_without_outputs.csv``, so no gold label can reach a result.
-
-Our own tools: ``record_analysis`` (the STEP 1–4 record), ``submit_decision`` (the first
-successful one per account is the decision) and the read-only ``list_batch`` and
-``list_decisions``. Every argument is validated; a bad call returns an error result
-``Error: <what was wrong>. <the valid form>`` and records nothing.
+The tools themselves (names, fields, schemas, usage texts) are defined in ``tool_definitions.py``
+and their arguments validated by ``argument_checks.py``; ``state_log.py`` holds the files below.
 
 State: with a ``state_dir``, every record and decision is appended to ``records.jsonl`` /
 ``decisions.jsonl`` there and fsynced before the call returns, and ``batch.json`` holds the
@@ -57,181 +22,23 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .dataset import ACTIONS, Task, load_task
-
-DATA_TOOLS = (
-    "investigate_account",
-    "analyze_traffic_patterns",
-    "analyze_temporal_patterns",
-    "get_violation_history",
-    "get_financial_impact",
+from .argument_checks import ArgumentChecks, _BadCall
+from .dataset import Task, load_task
+from .state_log import ToolStateError, _JsonlLog
+from .tool_definitions import (
+    ALL_TOOLS,
+    ARGUMENTS,
+    DATA_FIELDS,
+    DATA_TOOLS,
+    DECISION_TOOL,
+    ENFORCEMENT_NOTE,
+    LOOKUP_TOOLS,
+    OWN_TOOL_SPECS,
+    RECORD_TOOL,
+    USAGE,
 )
-LOOKUP_TOOLS = ("determine_enforcement_action",)
-RECORD_TOOL = "record_analysis"
-DECISION_TOOL = "submit_decision"
-LISTING_TOOLS = ("list_batch", "list_decisions")
-ALL_TOOLS = DATA_TOOLS + LOOKUP_TOOLS + (RECORD_TOOL, DECISION_TOOL) + LISTING_TOOLS
-
-#: STEP 1 score names (keys of ``record_analysis.step1_scores``).
-SCORE_KEYS = ("abusive_account_creation", "misleading_ad_copy", "personal_orders", "temporal_fraud", "no_violation")
-#: STEP 2 results.
-VIOLATION_TYPES = (
-    "Abusive Account Creation",
-    "Misleading Ad Copy",
-    "Personal Orders",
-    "Temporal Fraud",
-    "No Violation",
-    "Inconclusive",
-)
-#: STEP 3 results (``NONE`` for No Violation and Inconclusive).
-SEVERITIES = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE")
-
-
-def _csv_bool(text: str) -> bool:
-    if text not in ("True", "False"):
-        raise ValueError(f"not a CSV boolean: {text!r}")
-    return text == "True"
-
-
-#: Each data tool's fields and their type, as in SOP-Bench's tools.py (see module docstring).
-DATA_FIELDS: dict[str, tuple[tuple[str, Callable[[str], Any]], ...]] = {
-    "investigate_account": (
-        ("user_email", str),
-        ("registration_timestamp", str),
-        ("address_validity", _csv_bool),
-        ("email_pattern_suspicious", _csv_bool),
-        ("website_verified", _csv_bool),
-        ("business_description", str),
-        ("account_status", str),
-        ("connected_accounts", int),
-        ("login_geographic_consistency", _csv_bool),
-        ("account_age_days", int),
-    ),
-    "analyze_traffic_patterns": (
-        ("revenue_amount", float),
-        ("click_through_rate", float),
-        ("page_views", int),
-        ("device_distribution", str),
-        ("referral_source_quality", str),
-        ("payment_method_shared", _csv_bool),
-        ("order_patterns_suspicious", _csv_bool),
-    ),
-    "analyze_temporal_patterns": (
-        ("registration_burst_detected", _csv_bool),
-        ("off_hours_activity_percentage", float),
-        ("activity_spike_detected", _csv_bool),
-    ),
-    "get_violation_history": (
-        ("previous_violations_count", int),
-        ("last_violation_date", str),
-        ("warning_issued", _csv_bool),
-        ("account_rehabilitation_status", str),
-    ),
-    "get_financial_impact": (
-        ("total_lifetime_revenue", float),
-        ("refund_rate_percentage", float),
-        ("customer_complaint_count", int),
-    ),
-}
-
-#: What SOP-Bench's determine_enforcement_action returns, for every account.
-ENFORCEMENT_NOTE = {
-    "message": "Enforcement action determined successfully",
-    "note": "Agent must calculate violation scores and risk severity to determine final action",
-}
-
-_ACCOUNT_SCHEMA = {"type": "string", "description": "Unique identifier for the account"}
-_NO_ARGS_SCHEMA = {"type": "object", "properties": {}, "additionalProperties": False}
-
-#: Descriptions and input schemas of our own tools (the SOP-Bench ones come from toolspecs.json).
-OWN_TOOL_SPECS: dict[str, dict[str, Any]] = {
-    RECORD_TOOL: {
-        "description": (
-            "Records your STEP 1-4 analysis of one account (SOP section 5.7): the five STEP 1 "
-            "scores, the STEP 2 violation type, the STEP 3 risk severity (NONE for No Violation "
-            "and Inconclusive) and the STEP 4 enforcement action."
-        ),
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "account_id": _ACCOUNT_SCHEMA,
-                "step1_scores": {
-                    "type": "object",
-                    "description": "STEP 1: the five violation indicator scores",
-                    "properties": {key: {"type": "integer", "minimum": 0} for key in SCORE_KEYS},
-                    "required": list(SCORE_KEYS),
-                    "additionalProperties": False,
-                },
-                "step2_violation_type": {"type": "string", "enum": list(VIOLATION_TYPES)},
-                "step3_risk_severity": {"type": "string", "enum": list(SEVERITIES)},
-                "step4_action": {"type": "string", "enum": list(ACTIONS)},
-            },
-            "required": ["account_id", "step1_scores", "step2_violation_type", "step3_risk_severity", "step4_action"],
-            "additionalProperties": False,
-        },
-    },
-    DECISION_TOOL: {
-        "description": (
-            "Submits the final enforcement decision for one account: one of the seven actions "
-            "of SOP section 6.1. The first decision submitted for an account is final and "
-            "cannot be changed."
-        ),
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "account_id": _ACCOUNT_SCHEMA,
-                "action": {"type": "string", "enum": list(ACTIONS), "description": "The enforcement action"},
-            },
-            "required": ["account_id", "action"],
-            "additionalProperties": False,
-        },
-    },
-    "list_batch": {
-        "description": "Lists the accounts of this batch in processing order, with how many have been decided.",
-        "inputSchema": _NO_ARGS_SCHEMA,
-    },
-    "list_decisions": {
-        "description": "Lists the decisions submitted so far, in submission order.",
-        "inputSchema": _NO_ARGS_SCHEMA,
-    },
-}
-
-_EXAMPLE_ID = "ACC100042"
-_EXAMPLE_SCORES = ", ".join(f'"{key}": 0' for key in SCORE_KEYS)
-#: The valid form of each tool's call, quoted in its error messages.
-USAGE = {
-    **{name: f'Call {name} with {{"account_id": "<an account id of this batch, e.g. {_EXAMPLE_ID}>"}}.'
-       for name in DATA_TOOLS + LOOKUP_TOOLS},
-    RECORD_TOOL: (
-        f'Call record_analysis with {{"account_id": "<account id>", "step1_scores": {{{_EXAMPLE_SCORES}}} '
-        "(integers >= 0), \"step2_violation_type\": one of " + ", ".join(VIOLATION_TYPES)
-        + ', "step3_risk_severity": one of ' + ", ".join(SEVERITIES)
-        + ', "step4_action": one of the seven actions (' + ", ".join(ACTIONS) + ")}."
-    ),
-    DECISION_TOOL: (
-        'Call submit_decision with {"account_id": "<account id>", "action": one of '
-        + ", ".join(f'"{a}"' for a in ACTIONS) + "}."
-    ),
-    "list_batch": "Call list_batch with no arguments ({}).",
-    "list_decisions": "Call list_decisions with no arguments ({}).",
-}
-
-#: Each tool's arguments and the kind of value each must hold.
-ARGUMENTS: dict[str, tuple[tuple[str, str], ...]] = {
-    **{name: (("account_id", "account"),) for name in DATA_TOOLS + LOOKUP_TOOLS},
-    RECORD_TOOL: (
-        ("account_id", "account"),
-        ("step1_scores", "scores"),
-        ("step2_violation_type", "violation_type"),
-        ("step3_risk_severity", "severity"),
-        ("step4_action", "action"),
-    ),
-    DECISION_TOOL: (("account_id", "account"), ("action", "action")),
-    "list_batch": (),
-    "list_decisions": (),
-}
 
 
 @dataclass(frozen=True)
@@ -245,65 +52,11 @@ class ToolResult:
     account: str | None
 
 
-class ToolStateError(RuntimeError):
-    """The state folder cannot be used (another batch's state, or a damaged file)."""
-
-
-class _BadCall(Exception):
-    """Internal: a call is refused; ``what`` says why, ``valid_form`` (default: the tool's
-    USAGE) what to do instead."""
-
-    def __init__(self, what: str, valid_form: str | None = None):
-        super().__init__(what)
-        self.what = what
-        self.valid_form = valid_form
-
-
 def _utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def _type_name(value: Any) -> str:
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-            dict: "object", type(None): "null"}.get(type(value), type(value).__name__)
-
-
-class _JsonlLog:
-    """An append-only JSON-lines file; each append is flushed and fsynced before it returns."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def load(self) -> list[dict]:
-        """The entries written so far. A torn last line (a write cut by a crash, never
-        confirmed to the agent) is cut off; damage anywhere else stops with an error."""
-        if not self.path.exists():
-            return []
-        raw = self.path.read_bytes()
-        lines = raw.split(b"\n")
-        complete, tail = lines[:-1], lines[-1]
-        if tail:
-            with open(self.path, "r+b") as f:
-                f.truncate(len(raw) - len(tail))
-        entries = []
-        for number, line in enumerate(complete, start=1):
-            try:
-                entries.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise ToolStateError(
-                    f"{self.path}, line {number}, is not valid JSON; the tool state is damaged. "
-                    "Repair or remove that line, or start with a fresh --state-dir."
-                ) from None
-        return entries
-
-    def append(self, entry: dict) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(entry, ensure_ascii=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-
-
-class ToolBox:
+class ToolBox(ArgumentChecks):
     """All tools of one session over one batch of accounts.
 
     ``order`` is the batch (account ids in processing order); ``state_dir`` the folder for
@@ -417,73 +170,6 @@ class ToolBox:
     @staticmethod
     def _error(what: str, valid_form: str, account: str | None) -> ToolResult:
         return ToolResult(ok=False, text=f"Error: {what}. {valid_form}", data=None, account=account)
-
-    def _validate(self, name: str, args: Any) -> dict[str, Any]:
-        if not isinstance(args, dict):
-            raise _BadCall(f"the arguments must be a JSON object, got {_type_name(args)}")
-        expected = ARGUMENTS[name]
-        expected_names = [arg for arg, _kind in expected]
-        extra = [key for key in args if key not in expected_names]
-        if extra:
-            takes = "takes no arguments" if not expected else "takes only " + ", ".join(expected_names)
-            raise _BadCall(f"unexpected argument {', '.join(map(repr, extra))} ({name} {takes})")
-        values = {}
-        for arg, kind in expected:
-            if arg not in args:
-                raise _BadCall(f"missing argument {arg!r}")
-            values[arg] = getattr(self, f"_check_{kind}")(arg, args[arg])
-        return values
-
-    @staticmethod
-    def _check_string(arg: str, value: Any) -> str:
-        if not isinstance(value, str):
-            raise _BadCall(f"argument {arg!r} must be a string, got {_type_name(value)} {json.dumps(value)}")
-        if not value.strip():
-            raise _BadCall(f"argument {arg!r} is empty")
-        return value
-
-    def _check_account(self, arg: str, value: Any) -> str:
-        value = self._check_string(arg, value)
-        if value not in self.task.rows:
-            raise _BadCall(f"unknown account id {value!r} (call list_batch for the ids of this batch)")
-        if value not in self._batch:
-            raise _BadCall(f"account {value!r} is not in this batch (call list_batch for its {len(self.order)} accounts)")
-        return value
-
-    @classmethod
-    def _check_choice(cls, arg: str, value: Any, choices: tuple[str, ...], what: str) -> str:
-        value = cls._check_string(arg, value)
-        if value not in choices:
-            raise _BadCall(f"{arg} {value!r} is not {what}")
-        return value
-
-    def _check_action(self, arg: str, value: Any) -> str:
-        return self._check_choice(arg, value, ACTIONS, "one of the seven enforcement actions")
-
-    def _check_violation_type(self, arg: str, value: Any) -> str:
-        return self._check_choice(arg, value, VIOLATION_TYPES, "one of the STEP 2 violation types")
-
-    def _check_severity(self, arg: str, value: Any) -> str:
-        return self._check_choice(arg, value, SEVERITIES, "one of the STEP 3 risk severities")
-
-    @staticmethod
-    def _check_scores(arg: str, value: Any) -> dict[str, int]:
-        if not isinstance(value, dict):
-            raise _BadCall(f"argument {arg!r} must be an object, got {_type_name(value)} {json.dumps(value)}")
-        missing = [k for k in SCORE_KEYS if k not in value]
-        extra = [k for k in value if k not in SCORE_KEYS]
-        if missing or extra:
-            problems = ([f"lacks {', '.join(missing)}"] if missing else []) + ([f"has unknown key(s) {', '.join(extra)}"] if extra else [])
-            raise _BadCall(f"{arg} {' and '.join(problems)}")
-        scores = {}
-        for key in SCORE_KEYS:
-            score = value[key]
-            if isinstance(score, float) and score.is_integer():
-                score = int(score)
-            if isinstance(score, bool) or not isinstance(score, int) or score < 0:
-                raise _BadCall(f"{arg}.{key} must be an integer >= 0, got {_type_name(value[key])} {json.dumps(value[key])}")
-            scores[key] = score
-        return scores
 
     def _run(self, name: str, values: dict[str, Any]) -> dict:
         if name in DATA_TOOLS:

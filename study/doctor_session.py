@@ -65,7 +65,8 @@ async def _probe(cli: Path, work: Path, result: ProbeResult, timeout_s: float) -
 
     from sopbench_tools.orders import order_for_seed
     from sopbench_tools.sdk_server import make_sdk_server
-    from sopbench_tools.toolbox import ALL_TOOLS, ToolBox
+    from sopbench_tools.tool_definitions import ALL_TOOLS
+    from sopbench_tools.toolbox import ToolBox
     from study.sim import DEFAULT_MODEL_ID, SimServer
 
     result.accounts = list(order_for_seed(SEED)[:ACCOUNTS])

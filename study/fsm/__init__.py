@@ -13,7 +13,8 @@ The study's own checks are in ``referral_checks.py``; its workflows are generate
 """
 
 from .checks import CheckResult, GuardContext, Reviewer, register_check
-from .runtime import Decision, FsmRefusal, FsmRuntime, TransitionResult
+from .outcomes import Decision, FsmRefusal, TransitionResult
+from .runtime import FsmRuntime
 from .workflow import Workflow, WorkflowError
 
 __all__ = [

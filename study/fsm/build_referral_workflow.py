@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 from sopbench_tools.dataset import load_task
-from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, LISTING_TOOLS, LOOKUP_TOOLS, RECORD_TOOL
+from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, LISTING_TOOLS, LOOKUP_TOOLS, RECORD_TOOL
 
 from study.paths import prereg_dir
 

@@ -153,7 +153,7 @@ def serve(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_
 @click.option("--variables", "variables_file", type=click.Path(path_type=Path), default=None, help="JSON object: the frame's initial variables.")
 def enter(workflow_name: str, frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_file: Path | None) -> None:
     """Enter WORKFLOW_NAME for the agent before a session starts (prints the status)."""
-    from .runtime import FsmRefusal
+    from .outcomes import FsmRefusal
 
     try:
         rt = _runtime(frames, workflow_files, agent, variables_file)

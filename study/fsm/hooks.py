@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .runtime import Decision, FsmRuntime
+from .outcomes import Decision
+from .runtime import FsmRuntime
 
 #: The FSM tools' MCP server name the hooks assume unless told otherwise.
 FSM_SERVER = "fsm"

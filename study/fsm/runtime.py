@@ -14,8 +14,10 @@ adapters over it. Its decisions:
 
 :meth:`FsmRuntime.observe` appends a completed tool call to the history. Every change is
 written to disk at once (see :mod:`study.fsm.frames`); a new runtime over the same folder
-carries on where the last one stopped. Tokens live only in memory: a token issued before a
-restart is refused and the agent runs the self-check again.
+carries on where the last one stopped. Tokens live only in memory (see :mod:`study.fsm.tokens`): a
+token issued before a restart is refused and the agent runs the self-check again. The answers
+(:class:`Decision`, :class:`TransitionResult`, :class:`FsmRefusal`) are in :mod:`study.fsm.outcomes`;
+a frame with its workflow and trackers in :mod:`study.fsm.live_frame`.
 
 With no workflow active the gate admits every call: the FSM constrains an agent only inside a
 workflow (the study's runner enters the workflow before the first message).
@@ -24,72 +26,17 @@ workflow (the study's runner enters the workflow before the first message).
 from __future__ import annotations
 
 import copy
-import hashlib
 import secrets
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from .checks import CheckResult, GuardContext, Reviewer, run_shell_check, tracker_key
 from .frames import Frame, FrameStore, FrameStoreError
+from .live_frame import _Live
+from .outcomes import Decision, FsmRefusal, TransitionResult
+from .tokens import _Grant, _digest
 from .workflow import NamedCheck, ShellCheck, Transition, Workflow
-
-
-class FsmRefusal(ValueError):
-    """An FSM request that cannot be served (the message says why and what to do)."""
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The answer of the tool-call gate or the stop gate."""
-
-    allowed: bool
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class TransitionResult:
-    ok: bool
-    reason: str
-    from_state: str | None
-    to_state: str | None
-
-
-@dataclass(frozen=True)
-class _Grant:
-    """What a token was issued for."""
-
-    depth: int
-    workflow: str
-    state: str
-    target: str
-    commits: int
-
-
-class _Live:
-    """A frame plus what the runtime derives from it: its workflow and the checks' trackers."""
-
-    def __init__(self, frame: Frame, workflow: Workflow):
-        self.frame = frame
-        self.workflow = workflow
-        self.trackers: dict[Any, Any] = {}
-        for transition in workflow.transitions.values():
-            for check in transition.hard:
-                if isinstance(check, NamedCheck):
-                    key = tracker_key(check.registered, check.params)
-                    if key is not None and key not in self.trackers:
-                        self.trackers[key] = check.registered.tracker(check.params)
-        for position, event in enumerate(frame.history):
-            self._feed(position, event)
-
-    def append(self, event: dict[str, Any]) -> None:
-        self.frame.history.append(event)
-        self._feed(len(self.frame.history) - 1, event)
-
-    def _feed(self, position: int, event: dict[str, Any]) -> None:
-        for tracker in self.trackers.values():
-            tracker.add(position, event)
 
 
 class FsmRuntime:
@@ -410,10 +357,6 @@ class FsmRuntime:
         return " ".join(parts)
 
 
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 def _summary(value: Any) -> Any:
     """Long lists are shown by length in status."""
     if isinstance(value, (list, tuple)) and len(value) > 10:
@@ -421,4 +364,4 @@ def _summary(value: Any) -> Any:
     return value
 
 
-__all__ = ["Decision", "FsmRefusal", "FsmRuntime", "TransitionResult"]
+__all__ = ["FsmRuntime"]

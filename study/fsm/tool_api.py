@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .runtime import FsmRefusal, FsmRuntime
+from .outcomes import FsmRefusal
+from .runtime import FsmRuntime
 
 #: on_event(kind, fields): called with kind "transition" and fields from, to, ok, reason.
 EventSink = Callable[[str, dict[str, Any]], None]

@@ -36,7 +36,8 @@ import json
 import time
 from typing import Any
 
-from sopbench_tools.toolbox import DATA_TOOLS, DECISION_TOOL, ToolBox, ToolResult
+from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL
+from sopbench_tools.toolbox import ToolBox, ToolResult
 from study.fsm import hooks as fsm_hooks
 from study.fsm.hooks import FSM_SERVER, split_tool_name
 from study.session_io.writer import EventLog

@@ -42,7 +42,8 @@ from claude_agent_sdk import (
 )
 
 from sopbench_tools.sdk_server import make_sdk_server
-from sopbench_tools.toolbox import ALL_TOOLS, ToolBox
+from sopbench_tools.tool_definitions import ALL_TOOLS
+from sopbench_tools.toolbox import ToolBox
 from study.environment import lock_sha256
 from study.prereg import code_version
 from study.session_io.events import SCHEMA_VERSION

@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 
 from .conversation import Event, Said, ToolCall, ToolOutcome, UserText
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from sopbench_tools.reference import reference_analysis
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 
 from .memory import Memory
 from .plans import Segment, make_plan

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, TruthLine, check_detectors, empty_counts
 
 from .conversation import split_tool_name

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 from study.fsm import CheckResult, FsmRuntime, Workflow, register_check
 
 REPO = Path(__file__).resolve().parents[2]

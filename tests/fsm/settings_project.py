@@ -17,7 +17,7 @@ from pathlib import Path
 from claude_agent_sdk import ClaudeAgentOptions, query
 
 from fsm_helpers import MAIN
-from sopbench_tools.toolbox import ALL_TOOLS
+from sopbench_tools.tool_definitions import ALL_TOOLS
 from study.fsm import FsmRuntime, Workflow
 from study.fsm.tool_api import FSM_TOOL_NAMES
 

@@ -30,7 +30,7 @@ CHILD = r"""
 import sys
 from pathlib import Path
 from study.fsm import FsmRuntime, Workflow
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 
 wf = Workflow.load(sys.argv[1])
 rt = FsmRuntime(Path(sys.argv[2]), {wf.name: wf}, {"batch": [f"A{i}" for i in range(2000)]})

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from fsm_helpers import MAIN
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 from study.fsm import FsmRuntime, Workflow
 from study.fsm.frames import FrameStore
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from fsm_helpers import decide, investigate, make_runtime, move, observe_all, record
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 
 D1, D2, D3, D4, D5 = DATA_TOOLS
 

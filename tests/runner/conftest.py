@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from sopbench_tools.orders import order_for_seed
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 from study.session_io.events import event_problems
 from study.session_io.reader import log_events
 from study.sim import SimServer

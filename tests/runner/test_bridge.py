@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from sopbench_tools.toolbox import DATA_TOOLS, ToolBox
+from sopbench_tools.tool_definitions import DATA_TOOLS
+from sopbench_tools.toolbox import ToolBox
 from study.fsm import FsmRuntime, Workflow
 from study.fsm import hooks as fsm_hooks
 from study.paths import prereg_dir

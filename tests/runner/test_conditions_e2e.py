@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sopbench_tools.dataset import load_task
-from sopbench_tools.toolbox import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS
 from study.runner.meta import META_FIELDS
 from study.runner.texts import continuation_message, reminder_text
 

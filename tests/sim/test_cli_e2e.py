@@ -16,7 +16,8 @@ from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, ResultMessage, que
 
 from sopbench_tools.dataset import gold_labels
 from sopbench_tools.sdk_server import make_sdk_server
-from sopbench_tools.toolbox import ALL_TOOLS, ToolBox
+from sopbench_tools.tool_definitions import ALL_TOOLS
+from sopbench_tools.toolbox import ToolBox
 from study.sim import DEFAULT_MODEL_ID, SimServer, route_counts
 
 pytestmark = pytest.mark.e2e

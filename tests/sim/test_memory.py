@@ -1,6 +1,7 @@
 """The model's memory: folded from the conversation, carried through a compaction summary."""
 
-from sopbench_tools.toolbox import DATA_TOOLS, ToolBox
+from sopbench_tools.tool_definitions import DATA_TOOLS
+from sopbench_tools.toolbox import ToolBox
 from study.sim.conversation import UserText, read_conversation
 from study.sim.memory import Memory, remember, summary_text
 

@@ -3,7 +3,8 @@
 import pytest
 
 from sopbench_tools.reference import reference_analysis
-from sopbench_tools.toolbox import DATA_TOOLS, ToolBox
+from sopbench_tools.tool_definitions import DATA_TOOLS
+from sopbench_tools.toolbox import ToolBox
 from study.sim.memory import Memory
 from study.sim.plans import DRIFT_ROUTES, drift_probability, make_plan
 from study.sim.policies import POLICIES, make_policy

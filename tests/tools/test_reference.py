@@ -8,7 +8,8 @@ import pytest
 
 from sopbench_tools.dataset import gold_labels
 from sopbench_tools.reference import reference_action, reference_analysis, step2_violation_type
-from sopbench_tools.toolbox import DATA_TOOLS, ToolBox
+from sopbench_tools.tool_definitions import DATA_TOOLS
+from sopbench_tools.toolbox import ToolBox
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from sopbench_tools.orders import order_for_seed
-from sopbench_tools.toolbox import ToolBox, ToolStateError
+from sopbench_tools.state_log import ToolStateError
+from sopbench_tools.toolbox import ToolBox
 
 SCORES = {"abusive_account_creation": 2, "misleading_ad_copy": 2, "personal_orders": 1, "temporal_fraud": 0,
           "no_violation": 6}
