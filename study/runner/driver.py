@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import shutil
 import time
 import traceback
@@ -48,7 +49,7 @@ from study.environment import lock_sha256
 from study.prereg import code_version
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.folders import EVENTS_NAME
-from study.session_io.meta import runner_identity, write_meta
+from study.session_io.meta import SessionMeta, runner_identity, write_meta
 from study.session_io.vocabulary import EventKind, Limit, SessionStatus
 from study.session_io.writer import EventLog, utc_now
 
@@ -102,7 +103,7 @@ class SessionDriver:
         self.turns = 0
         self.resumes = 0
         self.started_at = time.monotonic()
-        self.meta: dict[str, Any] = {}
+        self.meta = SessionMeta()                                 # written by run()
 
     # ----- set-up ------------------------------------------------------------------------------
 
@@ -121,17 +122,16 @@ class SessionDriver:
         for d in (self.dir, self.home, self.work):
             d.mkdir(parents=True, exist_ok=True)
         spec, model = self.prepared.spec, self.prepared.model
-        self.meta = {
-            "model": model.name, "model_id": model.model_id, "condition": spec.condition, "seed": spec.seed,
-            "simulated": model.simulated, "exploratory": self.prepared.exploratory, "accounts": None,
-            "status": SessionStatus.RUNNING, "voided": False, "void_reason": None, "cost_usd": 0.0,
-            "cost_estimated_usd": 0.0, "turns": 0, "duration_s": 0.0, "resumes": 0, "decisions": 0,
-            "manifest_sha256": spec.manifest_sha256 or UNCHECKED, "code_version": code_version(),
-            "cli_version": self.cli_version, "sdk_version": sdk_version(), "lock_sha256": lock_sha256(),
-            "token_reminder": self.prepared.token_reminder,
-            "started": utc_now(), "ended": None, "session_id": None, "error": None,
-            "limits": self.prepared.limits.as_dict(), "runner": runner_identity(),
-        }
+        self.meta = SessionMeta(
+            model=model.name, model_id=model.model_id, condition=spec.condition, seed=spec.seed,
+            simulated=model.simulated, exploratory=self.prepared.exploratory,
+            status=SessionStatus.RUNNING, voided=False, cost_usd=0.0, cost_estimated_usd=0.0, turns=0,
+            duration_s=0.0, resumes=0, decisions=0,
+            manifest_sha256=spec.manifest_sha256 or UNCHECKED, code_version=code_version(),
+            cli_version=self.cli_version, sdk_version=sdk_version(), lock_sha256=lock_sha256(),
+            token_reminder=self.prepared.token_reminder, started=utc_now(),
+            limits=self.prepared.limits.as_dict(), runner=runner_identity(),
+        )
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
             try:
@@ -149,7 +149,7 @@ class SessionDriver:
         Returns the bridge, the CLI's environment, the servers and the allowed tool names."""
         spec, model = self.prepared.spec, self.prepared.model
         box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=self.dir / "tools")
-        self.meta["accounts"] = len(box.order)
+        self.meta.accounts = len(box.order)
         write_meta(self.dir, self.meta)
         cli = bundled_cli_path()
         if cli is None:
@@ -168,16 +168,16 @@ class SessionDriver:
         fsm = self._make_fsm(box.order)
         bridge = SessionBridge(log, box, self.prepared.condition, fsm=fsm, reminder=self.prepared.reminder,
                                stop_block_cap=self.prepared.limits.stop_blocks)
-        self.meta["cli_settings"] = cli_options.recorded_settings(env)
+        self.meta.cli_settings = cli_options.recorded_settings(env)
         log.emit(
             EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
             model=model.name, model_id=model.model_id, simulated=model.simulated,
-            exploratory=self.prepared.exploratory, manifest_sha256=self.meta["manifest_sha256"],
-            code_version=self.meta["code_version"], cli_version=self.cli_version,
-            sdk_version=self.meta["sdk_version"], lock_sha256=self.meta["lock_sha256"], order=list(box.order),
+            exploratory=self.prepared.exploratory, manifest_sha256=self.meta.manifest_sha256,
+            code_version=self.meta.code_version, cli_version=self.cli_version,
+            sdk_version=self.meta.sdk_version, lock_sha256=self.meta.lock_sha256, order=list(box.order),
             limits=self.prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
             factors=self.prepared.condition.as_dict(), token_reminder=self.prepared.token_reminder,
-            cli_settings=self.meta["cli_settings"], inherited_env=cli_options.inherited(env), base_url=base_url,
+            cli_settings=self.meta.cli_settings, inherited_env=cli_options.inherited(env), base_url=base_url,
         )
         servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
         allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in ALL_TOOLS]
@@ -350,12 +350,12 @@ class SessionDriver:
                  resumes=self.resumes, decisions=bridge.decisions if bridge else None,
                  accounts_left=bridge.accounts_left if bridge else None, **extra)
         void_kind = end.void_kind
-        self.meta.update(
-            status=end.status, voided=void_kind is not None,
+        self.meta = dataclasses.replace(
+            self.meta, status=end.status, voided=void_kind is not None,
             void_reason=(end.error or str(void_kind)) if void_kind else None, void_kind=void_kind,
             cost_usd=cost, cost_complete=self.ledger.complete, cost_estimated_usd=estimated, turns=self.turns,
             duration_s=duration, resumes=self.resumes,
-            decisions=bridge.decisions if bridge else self.meta.get("decisions", 0),
+            decisions=bridge.decisions if bridge else self.meta.decisions,
             cli_version=self.cli_version, ended=utc_now(), session_id=self.session_id, error=end.error,
         )
         write_meta(self.dir, self.meta)

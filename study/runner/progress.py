@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from .meta import RUNNING, effective_status, read_meta
+from study.session_io.meta import effective_status, read_meta
+from study.session_io.vocabulary import SessionStatus
+
 from .status import LogProgress
 
 
@@ -45,7 +47,7 @@ class ProgressDisplay:
         for d in self.dirs:
             progress = self._progress[d].update()
             cost += progress.cost_usd
-            if d not in self.done and effective_status(read_meta(d)) == RUNNING:
+            if d not in self.done and effective_status(read_meta(d)) == SessionStatus.RUNNING:
                 total = progress.accounts if progress.accounts is not None else "?"
                 running.append(f"  {self._label(d)}: {progress.decisions}/{total} decided, ${progress.cost_usd:.2f}")
         queued = len(self.dirs) - len(self.done) - len(running)

@@ -19,11 +19,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sopbench_tools.tool_definitions import DECISION_TOOL
 from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
+from study.session_io.meta import effective_status
 from study.session_io.reader import read_session
 from study.session_io.vocabulary import EventKind, SessionStatus
-
-from .meta import effective_status
 
 
 @dataclass
@@ -87,7 +87,7 @@ class LogProgress:
         kind = event.get("kind")
         if kind == EventKind.SESSION_START and isinstance(event.get("order"), list):
             self.accounts = len(event["order"])
-        elif (kind == EventKind.TOOL_CALL and event.get("tool") == "submit_decision" and event.get("ok") is True
+        elif (kind == EventKind.TOOL_CALL and event.get("tool") == DECISION_TOOL and event.get("ok") is True
               and isinstance(event.get("account"), str)):
             self.decided.add(event["account"])
         elif kind in (EventKind.CALL_END, EventKind.USAGE):

@@ -9,7 +9,7 @@ import pytest
 
 from sopbench_tools.dataset import load_task
 from sopbench_tools.tool_definitions import DATA_TOOLS
-from study.runner.meta import META_FIELDS
+from study.session_io.meta import CORE_FIELDS
 from study.runner.texts import continuation_message, reminder_text
 
 pytestmark = pytest.mark.e2e
@@ -60,7 +60,7 @@ def test_plain_completes_with_a_well_formed_log_transcript_and_cost(kit):
     end = ran.events[-1]
     assert end["status"] == "completed" and ran.meta["status"] == "completed"
     assert (ran.meta["decisions"], ran.meta["exploratory"], ran.meta["voided"]) == (2, True, False)
-    assert set(META_FIELDS) <= set(ran.meta)
+    assert set(CORE_FIELDS) <= set(ran.meta)
     assert end["cost_usd"] > 0 and end["cost_usd"] == ran.meta["cost_usd"]
     assert ran.meta["session_id"] and (ran.dir / "transcript.jsonl").stat().st_size > 0
     transcript = [json.loads(line) for line in (ran.dir / "transcript.jsonl").read_text().splitlines()]

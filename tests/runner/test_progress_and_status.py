@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from study.runner.meta import runner_identity, write_meta
+from study.session_io.meta import runner_identity, write_meta
 from study.runner.progress import ProgressDisplay
 from study.runner.status import LogProgress, format_table, scan
 from study.session_io.writer import EventLog

@@ -8,7 +8,7 @@ import sys
 
 from claude_agent_sdk import ProcessError, ResultError
 
-from study.runner.meta import effective_status, read_meta, runner_identity, write_meta
+from study.session_io.meta import effective_status, read_meta, runner_identity, write_meta
 from study.runner.voiding import archive_attempt, classify_error
 
 
