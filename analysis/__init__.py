@@ -2,7 +2,7 @@
 
 Modules, in the order data flows through them:
 
-- ``logfile``: read one ``events.jsonl`` (schema check, torn last line, malformed lines).
+- (reading and validating one session's ``events.jsonl`` and ``meta.json`` is ``study.session_io``'s.)
 - ``scoring``: score one session's events (per-account inv/rec/foc/correct, FC, windows,
   escape routes); ``score_session_dir(path)`` is the entry point other parts use.
 - ``loading``: find and score every session under a folder into polars frames, excluding and

@@ -13,9 +13,9 @@ from pathlib import Path
 import click
 
 from study.paths import figures_dir
+from study.session_io.issues import LogError
 from study.runner.conditions import ConditionError
 
-from .logfile import LogError
 from .loading import CorpusError
 from .plan import PlanError
 from .render import FORMATS, render

@@ -32,9 +32,9 @@ import polars as pl
 from sopbench_tools.orders import DEVELOPMENT_SEED
 from study.escape_routes import ROUTE_KEYS
 from study.session_io.folders import EVENTS_NAME, exploratory_by_location, find_sessions
-from study.session_io.issues import Issue, Rule
+from study.session_io.issues import Issue, LogError, Rule
+from study.session_io.reader import read_log
 
-from .logfile import LogError, read_log
 from .scoring import WINDOW, SessionScore, score_session_dir
 
 #: Below this many sessions, scoring stays in this process (workers cost more than they save).

@@ -31,9 +31,10 @@ from sopbench_tools.dataset import gold_labels
 # (docs/contracts.md, "Tools the agent sees").
 from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
 from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
+from study.session_io.issues import LogError
+from study.session_io.reader import LogRead, read_session
 from study.session_io.vocabulary import SessionStatus
 
-from .logfile import LogError, LogRead, read_session
 
 #: Accounts per window of Table 1's "FC per 50 accounts".
 WINDOW = 50

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from analysis.corpus import wrong_action
-from analysis.logfile import LogError
+from study.session_io.issues import LogError
 from analysis.scoring import DATA_TOOLS, score_session_dir
 
 

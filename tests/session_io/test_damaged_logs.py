@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.loading import load_corpus, load_events
-from analysis.logfile import LogError
+from study.session_io.issues import LogError
 from analysis.scoring import score_session_dir
 from study.cli import main
 from study.session_io.reader import read_log, read_session
