@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sopbench_tools.dataset import load_task
-from study.paths import prereg_dir, sessions_dir
+from study.paths import prereg_dir
 from study.session_io.folders import EVENTS_NAME, session_dir_for
 from study.session_io.meta import read_meta
 
@@ -26,8 +25,8 @@ from .claim import SessionClaimed, SessionExists, claim_session
 from .conditions import Condition, load_conditions
 from .driver import UNCHECKED, SessionDriver
 from .interrupt import Interruption
-from .limits import Limits, load_limits
-from .models import ModelError, ResolvedModel, resolve_model
+from .limits import Limits
+from .models import ResolvedModel
 from .preflight import validate_spec
 from .texts import reminder_text
 
@@ -85,31 +84,21 @@ class Prepared:
 def prepare(spec: SessionSpec) -> Prepared:
     """Resolve and validate a spec (condition, model and key, limits, texts) without side effects.
 
-    Raises ConditionError, ModelError, LimitsError, TextError, WorkflowError or ValueError with a
-    message saying what to do.
+    Raises PreflightError, ConditionError, ModelError, LimitsError, TextError, WorkflowError or
+    ValueError with a message saying what to do.
     """
-    validate_spec(spec)  # B2: every bad input refused before anything is created (preflight.py)
+    checked = validate_spec(spec)  # every bad input refused before anything is created (preflight.py)
+    model, limits = checked.model, checked.limits
     conditions = load_conditions()
     condition = conditions.get(spec.condition)
-    model = resolve_model(spec.model, spec.base_url)
-    if model.simulated:
-        from study.sim.policies import POLICIES
-
-        if model.policy not in POLICIES:
-            raise ModelError(f"unknown simulator policy {model.policy!r}; policies: {', '.join(POLICIES)}")
-    limits = load_limits(model.name, spec.limit_overrides)
-    n_accounts = len(load_task().account_ids)
-    if spec.accounts is not None and not 1 <= spec.accounts <= n_accounts:
-        raise ValueError(f"--accounts must be between 1 and {n_accounts} (a prefix of the seed's order), got {spec.accounts}")
     workflow = None
     if condition.workflow is not None:
         from study.fsm import Workflow
 
         workflow = Workflow.load(prereg_dir() / "workflows" / condition.workflow)
     reminder = reminder_text() if condition.reminder else None
-    out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
-    session_dir = session_dir_for(out_root, model.folder_name, condition.name, spec.seed,
-                                  exploratory=spec.exploratory or condition.exploratory, accounts=spec.accounts)
+    session_dir = session_dir_for(checked.out_root, model.folder_name, condition.name, spec.seed,
+                                  exploratory=checked.exploratory, accounts=spec.accounts)
     return Prepared(spec, condition, model, limits, conditions.cli_settings.token_reminder,
                     conditions.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder)
 
