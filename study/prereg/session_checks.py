@@ -1,9 +1,10 @@
 """The checks ``study audit`` makes on an analysed session beyond its manifest hash, and the
 sessions check of ``study prereg verify``.
 
-- **Runtime**: the session's ``cli_version`` (and ``sdk_version`` and ``lock_sha256``, recorded
-  since schema 2; their absence in an older log is a note) equals the runtime in effect when it started (the
-  ``runtime.json`` of the manifest in effect then, read from the tree or from git history).
+- **Runtime**: the session's ``cli_version``, ``sdk_version`` and ``lock_sha256`` (the fields a run
+  refuses on, ``runtime.REFUSING``; the last two are recorded since schema 2, and their absence in
+  an older log is a note) equal the runtime in effect when it started (the ``runtime.json`` of the
+  manifest in effect then, read from the tree or from git history).
 - **Code version**: the session's ``code_version`` is a commit of this repository whose frozen
   files equal the manifest in effect when it started (the freeze commit, or a later commit that
   changed frozen files only through amendments). ``+dirty`` is flagged: the code that ran
@@ -23,10 +24,12 @@ from typing import Any
 from .chain import Link
 from .files import FROZEN_CODE_DIRS, FROZEN_CODE_FILES, PREREG_DIR, RUNTIME, is_frozen_path
 from .gitinfo import blob_sha256, head_commit, is_commit, tree_blobs
-from .runtime import runtime_for_hash
+from .runtime import REFUSING, runtime_for_hash
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _DIRTY = ("+dirty", "-dirty")
+#: Runtime fields sessions record only since schema 2: their absence in an older log is a note.
+_RECORDED_SINCE_SCHEMA_2 = ("sdk_version", "lock_sha256")
 
 
 @dataclass
@@ -53,17 +56,16 @@ class SessionChecks:
         if runtime is None:
             notes.append(f"{link.label} records no readable runtime ({RUNTIME}): CLI and SDK versions not checked")
             return
-        for name, words, old_logs in (("cli_version", "Claude Code CLI", False), ("sdk_version", "claude-agent-sdk", True),
-                                      ("lock_sha256", "the lock file sha256", True)):
-            what = words if name == "lock_sha256" else f"the {words} version"
+        for name, words in REFUSING.items():
+            what = f"the {words}" if name == "lock_sha256" else f"the {words} version"
             recorded = start.get(name) or meta.get(name)
             if not recorded:
-                if old_logs:
+                if name in _RECORDED_SINCE_SCHEMA_2:
                     notes.append(f"no {name} recorded (a log from before it was recorded): {what} is not checked")
                 else:
                     problems.append(f"no {name} recorded: {what} cannot be checked")
             elif recorded != runtime.get(name):
-                ran = "ran with" if name == "lock_sha256" else "ran on"
+                ran = "ran with the" if name == "lock_sha256" else "ran on"
                 problems.append(f"{ran} {words} {recorded}, but the runtime in effect when it started "
                                 f"({link.label}) is {runtime.get(name)}")
 
