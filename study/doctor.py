@@ -77,9 +77,9 @@ def check_lock() -> Check:
 
 def check_frozen_runtime() -> Check:
     from study.paths import project_root
+    from study.prereg.files import RUNTIME as rel
 
     root = project_root()
-    rel = "preregistration/runtime.json"
     if not (root / rel).is_file():
         return Check("frozen runtime", False, f"not frozen ({rel} does not exist in {root})",
                      "the freeze records the runtime: `study prereg runtime --write`, commit it, then `study prereg "
@@ -90,7 +90,7 @@ def check_frozen_runtime() -> Check:
         from study.prereg.runtime import check_runtime
 
         report = verify(root)
-        runtime = getattr(report, "runtime", None) or check_runtime(root, report.effective)
+        runtime = report.runtime or check_runtime(root, report.effective)   # None when the chain is broken
     except ImportError as exc:
         return Check("frozen runtime", False, f"cannot be checked: {exc}", "reinstall: " + INSTALL)
     except PreregError as exc:

@@ -65,8 +65,9 @@ async def _probe(cli: Path, work: Path, result: ProbeResult, timeout_s: float) -
 
     from sopbench_tools.orders import order_for_seed
     from sopbench_tools.sdk_server import make_sdk_server
-    from sopbench_tools.tool_definitions import ALL_TOOLS
+    from sopbench_tools.tool_definitions import ALL_TOOLS, DECISION_TOOL
     from sopbench_tools.toolbox import ToolBox
+    from study.fsm.hooks import deny_tool, split_tool_name
     from study.sim import DEFAULT_MODEL_ID, SimServer
 
     result.accounts = list(order_for_seed(SEED)[:ACCOUNTS])
@@ -75,10 +76,10 @@ async def _probe(cli: Path, work: Path, result: ProbeResult, timeout_s: float) -
     async def gate(hook_input, tool_use_id, context):
         result.hook_calls += 1
         account = (hook_input.get("tool_input") or {}).get("account_id")
-        if hook_input.get("tool_name", "").endswith("submit_decision") and account not in result.denied:
+        _server, tool = split_tool_name(hook_input.get("tool_name", ""))
+        if tool == DECISION_TOOL and account not in result.denied:
             result.denied.append(account)
-            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                           "permissionDecisionReason": "study doctor: submit this decision again."}}
+            return deny_tool("study doctor: submit this decision again.")   # the output the study's gate gives
         return {}
 
     with SimServer("early-stop", SEED, k=1) as sim:
