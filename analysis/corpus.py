@@ -23,6 +23,7 @@ from sopbench_tools.orders import order_for_seed
 from study.escape_routes import empty_counts
 from study.runner.conditions import condition_names
 from study.session_io.events import SCHEMA_VERSION
+from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
 from .scoring import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL, WINDOW
@@ -58,7 +59,7 @@ class SessionWriter:
         self.order = list(order)
         self.decided: set[str] = set()
         self.calls = 0
-        self.log.emit("session_start", schema=SCHEMA_VERSION, condition=condition, seed=seed,
+        self.log.emit(EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=condition, seed=seed,
                       model=model, simulated=simulated, manifest_sha256="0" * 64,
                       code_version="corpus-generator", cli_version="none", order=self.order,
                       limits={})
@@ -71,7 +72,7 @@ class SessionWriter:
         fields: dict[str, Any] = {"result": json.dumps({"account_id": account})} if ok else {
             "error": "Error: refused by the tool-call gate." if not allowed else "Error: bad input."}
         self.calls += 1
-        self.log.emit("tool_call", server=server, tool=tool, args=args, account=account,
+        self.log.emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=account,
                       allowed=allowed, ok=ok and allowed, state=None, call_id=f"call-{self.calls}",
                       **fields)
 
@@ -89,14 +90,14 @@ class SessionWriter:
             self.decided.add(account)
 
     def stop(self, outcome: str = "ended") -> None:
-        self.log.emit("stop", accounts_left=len(self.order) - len(self.decided), outcome=outcome,
+        self.log.emit(EventKind.STOP, accounts_left=len(self.order) - len(self.decided), outcome=outcome,
                       reason=None)
 
     def say(self, text: str) -> None:
-        self.log.emit("assistant_text", text=text)
+        self.log.emit(EventKind.ASSISTANT_TEXT, text=text)
 
     def end(self, status: str, cost_usd: float | None, error: str | None = None) -> None:
-        self.log.emit("session_end", status=status, cost_usd=cost_usd, turns=0, duration_s=0.0,
+        self.log.emit(EventKind.SESSION_END, status=status, cost_usd=cost_usd, turns=0, duration_s=0.0,
                       error=error)
         self.log.close()
 

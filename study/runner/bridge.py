@@ -40,6 +40,7 @@ from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL
 from sopbench_tools.toolbox import ToolBox, ToolResult
 from study.fsm import hooks as fsm_hooks
 from study.fsm.hooks import FSM_SERVER, split_tool_name
+from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
 from .conditions import Condition
@@ -115,7 +116,7 @@ class SessionBridge:
             self.reminded.add(result.account)
         fields: dict[str, Any] = {"result": result.text} if result.ok else {"error": result.text}
         self.log.emit(
-            "tool_call", server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
+            EventKind.TOOL_CALL, server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
             allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
             reminder_attached=attach, **fields,
         )
@@ -143,7 +144,7 @@ class SessionBridge:
                 account = args.get("account_id") if isinstance(args, dict) else None
                 where = {"server": server} if server is not None else {}  # no server: a built-in tool
                 self.log.emit(
-                    "tool_call", **where, tool=tool, args=args,
+                    EventKind.TOOL_CALL, **where, tool=tool, args=args,
                     account=account if isinstance(account, str) else None,
                     allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
                 )
@@ -167,7 +168,7 @@ class SessionBridge:
         ok = fsm_hooks.tool_call_ok(hook_input)
         self._pop_call_id(tool, args)
         fields = {"result": text} if ok else {"error": text}
-        self.log.emit("tool_call", server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
+        self.log.emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
                       state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
         return {}
 
@@ -186,17 +187,17 @@ class SessionBridge:
             message = fsm_hooks.refusal(output)
             if message is not None:
                 if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:
-                    self.log.emit("stop", accounts_left=left, outcome="ended", reason=None,
+                    self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None,
                                   stop_hook_active=active, block_cap_reached=True)
                     self.consecutive_blocks = 0
                     self.stop_cap_reached = True
                 else:
                     self.consecutive_blocks += 1
-                    self.log.emit("stop", accounts_left=left, outcome="blocked", reason=message,
+                    self.log.emit(EventKind.STOP, accounts_left=left, outcome="blocked", reason=message,
                                   stop_hook_active=active)
                 return output
         self.consecutive_blocks = 0
-        self.log.emit("stop", accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
+        self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
         return {}
 
     def on_fsm_event(self, kind: str, fields: dict[str, Any]) -> None:
@@ -204,5 +205,5 @@ class SessionBridge:
         self.log.emit(kind, **fields)
 
     async def pre_compact(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        self.log.emit("compaction", trigger=hook_input.get("trigger", "auto"))
+        self.log.emit(EventKind.COMPACTION, trigger=hook_input.get("trigger", "auto"))
         return {}
