@@ -33,15 +33,13 @@ from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TO
 from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
 from study.session_io.issues import LogError
 from study.session_io.reader import LogRead, read_session
-from study.session_io.vocabulary import SessionStatus
+from study.session_io.vocabulary import status_voids
 
 
 #: Accounts per window of Table 1's "FC per 50 accounts".
 WINDOW = 50
 
 _DATA = frozenset(DATA_TOOLS)
-#: session_end statuses that void a session (infrastructure failure, interrupted, unfinished).
-_VOIDING_STATUSES = frozenset(s.value for s in SessionStatus if s.voids)
 
 
 class AccountScore(NamedTuple):
@@ -259,7 +257,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
     cost = end.get("cost_usd") if end else None
     if cost is None:
         cost = meta.get("cost_usd")
-    voided_by_end = status in _VOIDING_STATUSES
+    voided_by_end = status_voids(status)
     voided = bool(meta.get("voided")) or voided_by_end
     void_reason = meta.get("void_reason") or (
         f"{status.replace('_', ' ')}: {end.get('error')}" if voided_by_end else None)

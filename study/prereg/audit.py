@@ -22,7 +22,7 @@ from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import Rule
 from study.session_io.meta import read_meta
 from study.session_io.reader import read_log
-from study.session_io.vocabulary import SessionStatus
+from study.session_io.vocabulary import status_voids
 
 from .session_checks import SessionChecks
 from .verify import Link, Report
@@ -107,7 +107,7 @@ def _exclusion(path: Path, directory: Path | None, meta: dict, start: dict, end:
     """Why the analysis leaves this session out, or None if it is analysed."""
     if meta.get("voided"):
         return f"voided: {meta.get('void_reason') or 'no reason recorded'}"
-    if _voids(end.get("status")):
+    if status_voids(end.get("status")):
         return f"voided: {end.get('status')} ({end.get('error') or 'no error text'})"
     if not (path / EVENTS_NAME).exists():
         return "incomplete: no events.jsonl (the log was deleted, or the session never started)"
@@ -116,14 +116,6 @@ def _exclusion(path: Path, directory: Path | None, meta: dict, start: dict, end:
     if meta.get("exploratory") or start.get("exploratory") or folders.exploratory_by_location(path, directory):
         return "exploratory: not a preregistered run"
     return None
-
-
-def _voids(status: Any) -> bool:
-    """A session_end status that voids the session (the analysis' rule, ``SessionStatus.voids``)."""
-    try:
-        return SessionStatus(status).voids
-    except ValueError:
-        return False
 
 
 def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) -> Link | None:

@@ -15,10 +15,11 @@ from pathlib import Path
 import click
 
 from study.session_io.meta import read_meta
+from study.session_io.vocabulary import status_voids
 
 from .conditions import ConditionError, condition_names
 from .limits import OVERRIDE_KEYS, LimitsError, parse_override
-from .matrix import MatrixInterrupted, format_summary, run_matrix, voids
+from .matrix import MatrixInterrupted, format_summary, run_matrix
 from .models import ModelError
 from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_session
@@ -191,7 +192,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, r
         raise click.ClickException(f"{stopped}: finished sessions are kept, interrupted ones are voided; the same "
                                    "command continues (add --rerun-voided to redo the interrupted ones)") from None
     click.echo(format_summary(result))
-    if result.errors or any(voids(s) for _, s in result.ran):
+    if result.errors or any(status_voids(s) for _, s in result.ran):
         raise SystemExit(3)
 
 

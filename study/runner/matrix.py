@@ -30,7 +30,7 @@ from study.paths import sessions_dir
 
 from study.session_io.folders import EVENTS_NAME, META_NAME
 from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
-from study.session_io.vocabulary import SessionStatus, VoidReason
+from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
 from .claim import SessionExists, claim_session
 from .interrupt import Interruption
@@ -187,21 +187,13 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
     return result
 
 
-def voids(status: str) -> bool:
-    """The status voids the session (infrastructure failure, interrupted, unfinished)."""
-    try:
-        return SessionStatus(status).voids
-    except ValueError:
-        return False
-
-
 def format_summary(result: MatrixResult) -> str:
     """The end-of-run summary: counts per status, cost, voided and failed sessions, skips."""
     lines = []
     cost = sum(float((read_meta(d) or {}).get("cost_usd", 0.0)) for d, _ in result.ran)
     counts = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses().items())) or "none"
     lines.append(f"ran {len(result.ran)} session(s): {counts}; cost ${cost:.2f}")
-    voided = [d for d, s in result.ran if voids(s)]
+    voided = [d for d, s in result.ran if status_voids(s)]
     if voided:
         lines.append(f"{len(voided)} voided (kept; rerun with --rerun-voided):")
         lines += [f"  {d}" for d in voided]

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from .folders import META_NAME
 from .issues import Issue, MetaError, Rule
 from .jsontypes import checker, describe, shown
-from .vocabulary import SessionStatus, VoidReason
+from .vocabulary import SessionStatus, VoidReason, status_voids
 
 
 def _extra() -> Any:
@@ -234,7 +234,4 @@ def effective_status(meta: SessionMeta | Mapping[str, Any] | None) -> SessionSta
 def is_rerunnable(status: str) -> bool:
     """Sessions ``--rerun-voided`` reruns: voided ones (infrastructure failure, interrupted) and
     those left unfinished by a killed runner."""
-    try:
-        return SessionStatus(status).voids
-    except ValueError:
-        return False
+    return status_voids(status)

@@ -78,6 +78,15 @@ class SessionStatus(StrEnum):
         return self in (SessionStatus.INFRASTRUCTURE_FAILURE, SessionStatus.INTERRUPTED, SessionStatus.UNFINISHED)
 
 
+def status_voids(status: object) -> bool:
+    """``status`` (a ``SessionStatus`` or any value read from a file) voids the session; an
+    unknown value does not."""
+    try:
+        return SessionStatus(status).voids
+    except ValueError:
+        return False
+
+
 class VoidReason(StrEnum):
     """Why a session is voided (``meta.json`` ``void_kind``; ``void_reason`` keeps the text)."""
 
