@@ -1,0 +1,69 @@
+"""One vocabulary for every ``study`` command: the shared options and the exit codes.
+
+Every command that reads or writes *sessions* names their folder ``--sessions DIR`` (default:
+``sessions/`` of the project); every command that writes *output files* (tables, figures, a
+bundle, a report) names their folder ``--out DIR``. Exit codes mean the same everywhere:
+
+====  =====================================================================================
+0     done, and what was asked for exists (an audit that passed, tables with rows, ...)
+1     it ran and found a failure (a session that failed, an audit or verify that did not hold)
+2     usage error: a bad option or input, refused before anything was created
+3     interrupted (SIGINT/SIGTERM); the record of what ran is final and readable
+4     nothing to show: the results asked for do not exist (no analysable session, nothing to
+      audit); says why and what to do
+====  =====================================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+OK = 0
+FAILED = 1
+USAGE = 2
+INTERRUPTED = 3
+NOTHING = 4
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class UsageError(click.ClickException):
+    """A bad input found before anything was created: one line (``Error: ...``), exit code 2."""
+
+    exit_code = USAGE
+
+
+class NothingToShow(click.ClickException):
+    """The results asked for do not exist: one line saying why and what to do, exit code 4."""
+
+    exit_code = NOTHING
+
+
+def sessions_option(*, help: str | None = None, exists: bool = False) -> Callable[[F], F]:
+    """``--sessions DIR``: the sessions folder (default: the project's ``sessions/``).
+
+    The value is ``None`` when not given; resolve it with ``study.paths.sessions_dir()``.
+    """
+    return click.option(
+        "--sessions", "sessions", type=click.Path(path_type=Path, file_okay=False, exists=exists), default=None,
+        metavar="DIR", help=help or "The sessions folder [default: sessions/ of the project].")
+
+
+def out_option(*, help: str | None = None) -> Callable[[F], F]:
+    """``--out DIR``: the folder a command writes its output files into."""
+    return click.option(
+        "--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None, metavar="DIR",
+        help=help or "Write the output files into DIR instead of printing them.")
+
+
+def examples(*lines: str) -> str:
+    """An ``Examples:`` block for a command's help: pass it as ``epilog=examples(...)``.
+
+    Click rewraps help text; the ``\\b`` line keeps the examples verbatim, one per line.
+    """
+    body = "\n".join(f"  {line}" for line in lines)
+    return f"\b\nExamples:\n{body}"
