@@ -88,6 +88,8 @@ class SessionScore:
     decisions: tuple[AccountScore, ...]
     routes: dict[str, int | None]
     warnings: tuple[str, ...] = field(default=())
+    #: Per decision, in decision order, what its clauses were decided on (``score_log(evidence=True)``).
+    evidence: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def decided(self) -> int:
@@ -174,25 +176,41 @@ def _take(routes: dict[str, int | None], key: str, decided: int) -> None:
         routes[key] = decided
 
 
+def _inv(retrieved: dict[str, int]) -> bool:
+    """inv: every data tool has a last successful call for the account before the decision."""
+    return len(retrieved) == len(DATA_TOOLS)
+
+
+def _rec(record: tuple[int, str | None] | None, action: str | None, retrieved: dict[str, int]) -> bool:
+    """rec: the last record comes after every retrieval and names the submitted action."""
+    return (record is not None and record[1] == action
+            and all(record[0] > i for i in retrieved.values()))
+
+
+def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
+    """foc: no data call for another account since the first of the account's last retrievals."""
+    first = min(retrieved.values(), default=None)
+    return first is None or latest_other < first
+
+
 def _decide(event: dict[str, Any], account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
             latest_other: int) -> AccountScore:
     """Score one decision from the positions of the account's last retrievals and record and of
     the last data call for any other account before it (-1 if none)."""
     action = (event.get("args") or {}).get("action")
-    first = min(retrieved.values(), default=None)
     return AccountScore(
         account=account, position=position, decision_seq=seq, decision_index=index,
         action=action, gold=gold, data_tools=len(retrieved),
-        inv=len(retrieved) == len(DATA_TOOLS),
-        rec=(record is not None and record[1] == action
-             and all(record[0] > i for i in retrieved.values())),
-        foc=first is None or latest_other < first,
+        inv=_inv(retrieved), rec=_rec(record, action, retrieved), foc=_foc(retrieved, latest_other),
     )
 
 
-def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
-    """Score the events of one session log (``meta`` supplies voiding and the exploratory flag)."""
+def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: bool = False) -> SessionScore:
+    """Score the events of one session log (``meta`` supplies voiding and the exploratory flag).
+
+    ``evidence``: also keep, per decision, what each clause was decided on (``SessionScore.evidence``,
+    ``analysis.evidence.ClauseEvidence``): the same values the clauses were computed from."""
     meta = meta or {}
     gold = _gold()
     start = log.start
@@ -206,6 +224,10 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
     # data call for any account other than a is run_seq if run_account != a, else other_seq.
     run_account: str | None = None
     run_seq = other_seq = -1
+    other_account: str | None = None                  # the account of other_seq (evidence only)
+    kept: list[Any] = []
+    if evidence:
+        from .evidence import ClauseEvidence   # it imports this module's clause predicates
 
     decisions: list[AccountScore] = []
     decided: set[str] = set()
@@ -228,7 +250,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
                     retrieved = last_data[account] = {}
                 retrieved[tool] = seq
                 if account != run_account:
-                    other_seq, run_account = run_seq, account
+                    other_seq, other_account, run_account = run_seq, run_account, account
                 run_seq = seq
             elif tool == RECORD_TOOL:
                 last_record[account] = (seq, (event.get("args") or {}).get("step4_action"))
@@ -236,12 +258,15 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
             elif tool == DECISION_TOOL and account not in decided:
                 if account not in position:
                     raise _not_in_batch(log, event)
+                other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
                 decisions.append(_decide(event, account, seq, position[account], len(decisions),
                                          gold.get(account, ""), last_data.get(account, {}),
-                                         last_record.get(account),
-                                         run_seq if run_account != account else other_seq))
+                                         last_record.get(account), other[0]))
                 decided.add(account)
                 d = decisions[-1]
+                if evidence:
+                    kept.append(ClauseEvidence.of(d, dict(last_data.get(account, {})), last_record.get(account),
+                                                  other, last_record_account))
                 for key, takes in _ON_DECISION:
                     if takes(d, last_record_account):
                         _take(routes, key, len(decisions))
@@ -267,6 +292,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None) -> SessionScore:
         exploratory=bool(meta.get("exploratory") or start.get("exploratory")), status=status, voided=voided,
         void_reason=void_reason if voided else None, cost_usd=cost, resumes=resumes,
         order=order, decisions=tuple(decisions), routes=routes, warnings=tuple(log.warnings),
+        evidence=tuple(kept),
     )
 
 
@@ -275,11 +301,11 @@ def _not_in_batch(log: LogRead, event: dict[str, Any]) -> LogError:
                     "which is not in session_start.order; the log is inconsistent with its batch.")
 
 
-def score_session_dir(path: Path) -> SessionScore:
+def score_session_dir(path: Path, *, evidence: bool = False) -> SessionScore:
     """Score the session in ``path`` (a folder holding ``events.jsonl`` and usually ``meta.json``).
 
     The log and meta.json are read strictly and validated together (``study.session_io.reader``):
     a log or meta that breaks a rule raises ``LogError`` (``MetaError``) naming the file, the
     line and the rule, and is never scored."""
     session = read_session(Path(path), strict=True)
-    return score_log(session.log, session.meta.to_dict() if session.meta else None)
+    return score_log(session.log, session.meta.to_dict() if session.meta else None, evidence=evidence)
