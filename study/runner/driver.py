@@ -17,7 +17,8 @@ agent, sends the first message and then drives ``query()`` calls until the sessi
   close it (a crash of the runtime is an ``infrastructure_failure``; voided).
 
 Everything the session does is in ``events.jsonl`` (``study.session_io.writer.EventLog``),
-summarised in ``meta.json``; Claude Code's own transcript is copied to ``transcript.jsonl``.
+summarised in ``meta.json``; Claude Code's own transcript is kept once, as ``transcript.jsonl``
+(``transcript.py``: moved there after each call, linked back for a resume).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import shutil
 import time
 import traceback
 from pathlib import Path
@@ -61,6 +61,7 @@ from .launcher import stop_process_group, write_launcher
 from .ledger import CostLedger
 from .sdk import CLITransport, bundled_cli_path, bundled_cli_version, sdk_version
 from .texts import continuation_message, first_message
+from .transcript import keep_one
 
 if TYPE_CHECKING:
     from .session import Prepared
@@ -246,7 +247,7 @@ class SessionDriver:
         watchdog.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watchdog
-        self._copy_transcript()
+        keep_one(self.dir, self.home, self.session_id)
         # The call may report its result in the same breath as the response that reached the cap
         # (or as a signal arrives), before the watchdog runs: the ending is the same either way.
         if self.stop_requested.is_set():
@@ -330,17 +331,10 @@ class SessionDriver:
             if broken:
                 raise RuntimeError(f"MCP server(s) failed to start in the CLI: {broken}")
 
-    def _copy_transcript(self) -> None:
-        if not self.session_id:
-            return
-        found = [p for p in self.home.rglob(f"{self.session_id}.jsonl") if "subagents" not in p.parts]
-        if found:
-            shutil.copyfile(found[0], self.dir / "transcript.jsonl")
-
     # ----- the end -----------------------------------------------------------------------------
 
     def _finish(self, log: EventLog, bridge: SessionBridge | None, end: End) -> None:
-        self._copy_transcript()
+        keep_one(self.dir, self.home, self.session_id)   # the CLI has been stopped or has exited
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)

@@ -15,6 +15,8 @@ reported as usual. Nothing here raises on bad records.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,8 @@ from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
 from study.session_io.meta import effective_status
 from study.session_io.reader import read_session
 from study.session_io.vocabulary import EventKind, SessionStatus
+
+from .cost_text import cost_text, simulated_note
 
 
 @dataclass
@@ -41,6 +45,8 @@ class SessionRow:
     simulated: bool
     exploratory: bool
     attempts: int        # earlier attempts kept in attempt-<k>/
+    size_bytes: int = 0  # on disk: every regular file of the folder, attempts included, links not followed
+    model_id: str | None = None   # the API model id (a simulated session is priced as this model)
     problems: list[str] = field(default_factory=list)   # what is wrong with its records (never analysed)
 
     def as_dict(self) -> dict:
@@ -103,6 +109,31 @@ class LogProgress:
         return len(self.decided)
 
 
+def folder_size(folder: Path) -> int:
+    """Bytes of the regular files under ``folder`` (symbolic links are not followed, so the
+    transcript linked from the CLI's HOME counts once)."""
+    total = 0
+    for path, _dirs, files in os.walk(folder, onerror=lambda _: None):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(path, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+    return total
+
+
+def human_size(size: int) -> str:
+    """1234567 -> '1.2 MB' (decimal units, as ``du --si``)."""
+    value = float(size)
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"
+
+
 def session_row(root: Path, folder: Path) -> SessionRow:
     """One session's row, from its meta.json and events.jsonl read in reporting mode."""
     session = read_session(folder, strict=False)
@@ -127,7 +158,8 @@ def session_row(root: Path, folder: Path) -> SessionRow:
         duration_s=m("duration_s") if final else None,
         voided=bool(m("voided", False)), simulated=bool(m("simulated", False)),
         exploratory=bool(m("exploratory", False)),
-        attempts=len(attempts(folder)),
+        attempts=len(attempts(folder)), size_bytes=folder_size(folder),
+        model_id=m("model_id", start.get("model_id")),
         problems=[i.describe(folder) for i in session.errors],
     )
 
@@ -154,10 +186,11 @@ def scan(root: Path) -> list[SessionRow]:
 
 
 def format_table(rows: list[SessionRow]) -> str:
-    """A plain-text table, one session a line, then the count per status."""
+    """A plain-text table, one session a line, then the count per status, the size on disk and
+    the cost (a simulated session's cost is marked as priced as the model the simulator stands in for)."""
     if not rows:
         return "no sessions found"
-    header = ("session", "status", "decided", "cost $", "time", "notes")
+    header = ("session", "status", "decided", "cost $", "time", "size", "notes")
     lines = []
     for r in rows:
         notes = []
@@ -169,14 +202,15 @@ def format_table(rows: list[SessionRow]) -> str:
         if r.status == SessionStatus.UNFINISHED and not r.problems:
             notes.append("runner gone: rerun with study run-all --rerun-voided")
         if r.simulated:
-            notes.append("simulated")
+            notes.append(simulated_note(r.model_id))
         if r.exploratory:
             notes.append("exploratory")
         if r.attempts:
             notes.append(f"{r.attempts} earlier attempt(s) kept")
         decided = f"{r.decisions}/{r.accounts}" if r.accounts is not None else str(r.decisions)
         duration = "-" if r.duration_s is None else f"{r.duration_s / 60:.1f} min"
-        lines.append((r.path, r.status, decided, f"{r.cost_usd:.2f}", duration, ", ".join(notes)))
+        lines.append((r.path, r.status, decided, f"{r.cost_usd:.2f}", duration, human_size(r.size_bytes),
+                      ", ".join(notes)))
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
     out = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *lines]]
     counts: dict[str, int] = {}
@@ -184,8 +218,21 @@ def format_table(rows: list[SessionRow]) -> str:
         counts[r.status] = counts.get(r.status, 0) + 1
     out.append("")
     out.append(f"{len(rows)} session(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    out.append(f"on disk: {human_size(sum(r.size_bytes for r in rows))}; " + _cost_line(rows))
     broken = sum(1 for r in rows if r.problems)
     if broken:
         out.append(f"{broken} session(s) with broken records (listed above): they are never analysed; "
                    "`study score <folder>` names the first broken rule")
     return "\n".join(out)
+
+
+def _cost_line(rows: list[SessionRow]) -> str:
+    real = [r for r in rows if not r.simulated]
+    simulated = [r for r in rows if r.simulated]
+    parts = []
+    if real:
+        parts.append(f"cost {cost_text(sum(r.cost_usd for r in real), simulated=False)}")
+    if simulated:
+        ids = sorted({r.model_id or "" for r in simulated})
+        parts.append(f"cost of simulated sessions {cost_text(sum(r.cost_usd for r in simulated), simulated=True, model_id=', '.join(ids))}")
+    return "; ".join(parts)
