@@ -1,24 +1,27 @@
 """The plan's predictions evaluated on a corpus: observed values and verdicts (paper Table 6).
 
-Verdicts: a prediction holds when every clause holds and fails when one fails; a falsification
-rule is triggered when any clause holds; a catch-up rule exceeds, catches up or does not catch
-up by the thresholds it states. A clause whose sessions are incomplete (a planned seed missing)
-makes the entry "not evaluable" unless another clause already decides the verdict. A session
-that decided nothing has no compliance, and satisfies no comparison on it.
+Verdicts come from ``analysis.verdicts``, the one code that decides them (``study power`` applies
+it to simulated draws); the observed sessions are its single draw. A clause whose sessions are
+incomplete (a planned seed missing) makes the entry "not evaluable" unless another clause
+already decides the verdict. A session that decided nothing has no compliance, and satisfies no
+comparison on it. This module writes the "Observed" column and feeds the rules.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from . import verdicts as vr
 from .comparisons import Comparison, Values, index, session_values
-from .plan import OPS, Plan
+from .plan import Plan
+from .verdicts import NOT_EVALUABLE, VERDICTS
 
-NOT_EVALUABLE = "not evaluable"
+__all__ = ["NOT_EVALUABLE", "ObservedSource", "Outcome", "evaluate", "fmt_signed"]
 
 
 @dataclass(frozen=True)
@@ -41,149 +44,149 @@ def _metric_text(metric: str, value: float) -> str:
     return f"{100 * value:.1f}%" if metric == "compliance" else f"{value:g}"
 
 
-class _Evaluator:
+class _Metrics(Mapping):
+    """One condition's sessions on its planned seeds, as (1, seeds) arrays per metric (NaN: None)."""
+
+    def __init__(self, rows: list[dict]):
+        self.rows = rows
+
+    def __getitem__(self, metric: str) -> np.ndarray:
+        return np.array([[np.nan if r[metric] is None else float(r[metric]) for r in self.rows]])
+
+    def __iter__(self):
+        return iter(self.rows[0]) if self.rows else iter(())
+
+    def __len__(self) -> int:
+        return len(self.rows[0]) if self.rows else 0
+
+
+class ObservedSource:
+    """The observed corpus as the single draw of ``analysis.verdicts``' rules."""
+
+    draws = 1
+
     def __init__(self, plan: Plan, values: Values, comparisons: list[Comparison]):
         self.plan, self.values, self.cmp = plan, values, index(comparisons)
 
-    # each clause returns (True | False | None for not evaluable, observed text)
-    def seeds_where(self, clause: dict, model: str) -> tuple[bool | None, str]:
-        sw = clause["seeds_where"]
-        tests, combine = (sw["all"], all) if "all" in sw else (sw["any"], any)
-        texts, oks = [], []
-        for condition in sw["conditions"]:
-            seeds = self.plan.seeds_for(model, condition)
-            rows = [self.values.get((model, condition, s)) for s in seeds]
-            missing = [s for s, r in zip(seeds, rows) if r is None]
-            if missing:
-                texts.append(f"{condition}: seeds {', '.join(map(str, missing))} missing")
-                oks.append(None)
-                continue
-            hits = sum(combine(r[m] is not None and OPS[op](r[m], v) for m, op, v in tests) for r in rows)
-            need = len(seeds) if clause["at_least"] == "all" else int(clause["at_least"])
-            texts.append(f"{hits}/{len(seeds)}")
-            oks.append(hits >= need)
-        return _all(oks), ", ".join(texts)
+    def rows(self, model: str, condition: str) -> tuple[tuple[int, ...], list[dict | None]]:
+        seeds = self.plan.seeds_for(model, condition)
+        return seeds, [self.values.get((model, condition, s)) for s in seeds]
 
-    def contrast(self, clause: dict, model: str | None) -> tuple[bool | None, str]:
-        c = self.cmp.get((clause["contrast"], model)) or self.cmp.get((clause["contrast"], None))
-        if c is None:
-            return None, "no sessions"
-        if not c.complete:
-            got = len(c.paired.seeds) if c.paired else 0
-            return None, f"{c.spec.label}: {got} of {len(c.planned_seeds or ())} seeds"
-        p = c.paired
-        shows_mean = "mean" in clause or "abs_mean" in clause or not (
-            "positive" in clause or "negative" in clause)
-        oks, parts = [], [fmt_signed(p.mean)] if shows_mean else []
-        if "mean" in clause:
-            op, v = clause["mean"]
-            oks.append(OPS[op](p.mean, v))
-        if "abs_mean" in clause:
-            op, v = clause["abs_mean"]
-            oks.append(OPS[op](abs(p.mean), v))
-            parts.append(f"CI [{p.ci_low:.1f}, {p.ci_high:.1f}]")
-        for key, count in (("positive", p.positive), ("negative", p.negative)):
-            if key in clause:
-                rule = clause[key]
-                if "at_least_fraction" in rule:
-                    ok = count >= rule["at_least_fraction"] * p.n
-                else:
-                    ok = count >= (p.n if rule["at_least"] == "all" else int(rule["at_least"]))
-                oks.append(ok)
-                parts.append(f"{count}/{p.n} {key}")
-        if clause.get("show") == "means":
-            parts = [f"{c.mean_a:.1f} vs. {c.mean_b:.1f}"]
-        return _all(oks), ", ".join(parts)
+    def has_model(self, model: str) -> bool:
+        return any(key[0] == model for key in self.values)
 
-    def contrast_pair(self, clause: dict, model: str | None) -> tuple[bool | None, str]:
-        pair = clause["contrast_pair"]
-        left, right = (self.cmp.get((pair[k], model)) for k in ("left", "right"))
-        if not (left and right and left.complete and right.complete):
-            return None, "seeds missing"
-        return (OPS[pair["op"]](left.paired.mean, right.paired.mean),
-                f"{left.paired.mean:.1f} vs. {right.paired.mean:.1f}")
+    def seed_metrics(self, model: str, condition: str) -> _Metrics | None:
+        _seeds, rows = self.rows(model, condition)
+        return None if any(r is None for r in rows) else _Metrics(rows)
 
-    def clause(self, clause: dict, model: str | None) -> tuple[bool | None, str]:
-        for kind in ("seeds_where", "contrast_pair", "contrast"):
-            if kind in clause:
-                return getattr(self, kind)(clause, model)
-        raise AssertionError(clause)  # load_plan admits only these kinds
+    def comparison(self, comparison: str, model: str | None) -> Comparison | None:
+        return self.cmp.get((comparison, model)) or self.cmp.get((comparison, None))
 
-    def regime(self, rule: dict, model: str) -> tuple[str | None, str]:
-        seeds = self.plan.seeds_for(model, rule["condition"])
-        rows = [self.values.get((model, rule["condition"], s)) for s in seeds]
-        if any(r is None for r in rows):
-            return None, f"{rule['condition']} seeds missing"
-        vals = [r[rule["metric"]] for r in rows if r[rule["metric"]] is not None]
-        if not vals:
-            return None, f"{rule['condition']} decided nothing"
-        level = float(np.mean(vals))
-        shown = _metric_text(rule["metric"], level)
-        if level < rule["drift_below"]:
-            return "drift", f"drift ({shown})"
-        if level >= rule["no_drift_at_least"]:
-            return "no_drift", f"no drift ({shown})"
-        return None, f"regime undetermined ({shown})"
-
-
-def _all(oks: list[bool | None]) -> bool | None:
-    if any(ok is False for ok in oks):
-        return False
-    return None if any(ok is None for ok in oks) else True
-
-
-def _any(oks: list[bool | None]) -> bool | None:
-    if any(ok is True for ok in oks):
-        return True
-    return None if any(ok is None for ok in oks) else False
-
-
-def _evaluate_one(ev: _Evaluator, p: dict[str, Any], model: str | None) -> tuple[str, str]:
-    """(observed, verdict) of one prediction for one model."""
-    if p["kind"] == "catch_up":
-        c = ev.cmp.get((p["contrast"], None))
+    def differences(self, comparison: str, model: str | None) -> np.ndarray | None:
+        c = self.comparison(comparison, model)
         if c is None or not c.complete:
-            return "seeds missing", NOT_EVALUABLE
+            return None
+        return np.array([c.paired.differences], dtype=float)
+
+
+# The "Observed" column: one text per clause, written from the same inputs the rules read.
+def _seeds_where_text(src: ObservedSource, clause: dict, model: str) -> str:
+    sw = clause["seeds_where"]
+    how = "all" if "all" in sw else "any"
+    texts = []
+    for condition in sw["conditions"]:
+        seeds, rows = src.rows(model, condition)
+        missing = [s for s, r in zip(seeds, rows) if r is None]
+        if missing:
+            texts.append(f"{condition}: seeds {', '.join(map(str, missing))} missing")
+            continue
+        hits = int(vr.count_seeds(_Metrics(rows), sw[how], how)[0])
+        texts.append(f"{hits}/{len(seeds)}")
+    return ", ".join(texts)
+
+
+def _contrast_text(src: ObservedSource, clause: dict, model: str | None) -> str:
+    c = src.comparison(clause["contrast"], model)
+    if c is None:
+        return "no sessions"
+    if not c.complete:
+        got = len(c.paired.seeds) if c.paired else 0
+        return f"{c.spec.label}: {got} of {len(c.planned_seeds or ())} seeds"
+    p = c.paired
+    shows_mean = "mean" in clause or "abs_mean" in clause or not (
+        "positive" in clause or "negative" in clause)
+    parts = [fmt_signed(p.mean)] if shows_mean else []
+    if "abs_mean" in clause:
+        parts.append(f"CI [{p.ci_low:.1f}, {p.ci_high:.1f}]")
+    for key, count in (("positive", p.positive), ("negative", p.negative)):
+        if key in clause:
+            parts.append(f"{count}/{p.n} {key}")
+    if clause.get("show") == "means":
+        parts = [f"{c.mean_a:.1f} vs. {c.mean_b:.1f}"]
+    return ", ".join(parts)
+
+
+def _contrast_pair_text(src: ObservedSource, clause: dict, model: str | None) -> str:
+    pair = clause["contrast_pair"]
+    left, right = (src.comparison(pair[k], model) for k in ("left", "right"))
+    if not (left and right and left.complete and right.complete):
+        return "seeds missing"
+    return f"{left.paired.mean:.1f} vs. {right.paired.mean:.1f}"
+
+
+def _clause_text(src: ObservedSource, clause: dict, model: str | None) -> str:
+    if "seeds_where" in clause:
+        return _seeds_where_text(src, clause, model)
+    if "contrast_pair" in clause:
+        return _contrast_pair_text(src, clause, model)
+    return _contrast_text(src, clause, model)
+
+
+def _regime_text(src: ObservedSource, rule: dict, model: str) -> tuple[str | None, str]:
+    level = vr.regime_level(rule, model, src)
+    if level is None:
+        return None, f"{rule['condition']} seeds missing"
+    if np.isnan(level[0]):
+        return None, f"{rule['condition']} decided nothing"
+    shown = _metric_text(rule["metric"], float(level[0]))
+    code = int(vr.regime_codes(rule, level)[0])
+    if code == 0:
+        return "drift", f"drift ({shown})"
+    if code == 1:
+        return "no_drift", f"no drift ({shown})"
+    return None, f"regime undetermined ({shown})"
+
+
+def _observed(src: ObservedSource, p: dict[str, Any], model: str | None) -> str:
+    """The "Observed" text of one prediction for one model."""
+    if p["kind"] == "catch_up":
+        c = src.comparison(p["contrast"], None)
+        if c is None or not c.complete:
+            return "seeds missing"
         diffs = ", ".join(f"{d:+.0f}" for d in c.paired.differences)
-        observed = f"{fmt_signed(c.paired.mean)} (seeds: {diffs})"
-        if c.paired.mean >= p["exceeds_at_least"]:
-            return observed, "exceeds"
-        if c.paired.mean >= p["catches_up_at_least"]:
-            return observed, "catches up"
-        return observed, "does not catch up"
-    if model is not None and not any(key[0] == model for key in ev.values):
-        return f"no sessions of {model}", NOT_EVALUABLE
-    prefix = ""
+        return f"{fmt_signed(c.paired.mean)} (seeds: {diffs})"
+    if model is not None and not src.has_model(model):
+        return f"no sessions of {model}"
     if "by_regime" in p:
-        regime, prefix = ev.regime(p["regime"], model)
+        regime, prefix = _regime_text(src, p["regime"], model)
         if regime is None:
-            return prefix, NOT_EVALUABLE
-        clauses, combine = p["by_regime"][regime], _all
-        prefix += ": "
-    elif "any" in p:
-        clauses, combine = p["any"], _any
+            return prefix
+        clauses, prefix = p["by_regime"][regime], prefix + ": "
     else:
-        clauses, combine = p["all"], _all
-    results = [ev.clause(c, model) for c in clauses]
-    ok = combine([r[0] for r in results])
-    observed = prefix + "; ".join(r[1] for r in results)
-    if ok is None:
-        return observed, NOT_EVALUABLE
-    if p["kind"] == "falsification":
-        return observed, "triggered" if ok else "not triggered"
-    return observed, "holds" if ok else "fails"
+        clauses, prefix = p.get("any") or p["all"], ""
+    return prefix + "; ".join(_clause_text(src, c, model) for c in clauses)
 
 
 def evaluate(plan: Plan, sessions: pl.DataFrame, comparisons: list[Comparison]) -> list[Outcome]:
     """Every prediction of the plan, in the plan's order (one row per model of a multi-model entry)."""
-    ev = _Evaluator(plan, session_values(sessions), comparisons)
+    src = ObservedSource(plan, session_values(sessions), comparisons)
     out = []
     for p in plan.predictions:
         keys = [p["model"]] if "model" in p else p.get("models") or [None]
         for key in keys:
             model = plan.models[key].name if key else None
-            observed, verdict = _evaluate_one(ev, p, model)
+            verdict = VERDICTS[p["kind"]][int(vr.verdict_index(p, model, src)[0])]
             out.append(Outcome(id=p["id"], section=p.get("section", ""), text=p["text"],
                                model=plan.models[key].label if "models" in p else None,
-                               observed=observed, verdict=verdict))
+                               observed=_observed(src, p, model), verdict=verdict))
     return out
