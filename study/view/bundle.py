@@ -1,0 +1,65 @@
+"""``study view --bundle OUT``: the viewer as a static folder that opens from disk (``file://``).
+
+The folder holds ``index.html``, ``static/`` (the same page and assets the server serves) and
+``data/``: one script per document, split per session (``data/<session>/session.js``,
+``account-<id>.js``, ``events-<page>.js``, ``transcript-<page>.js``). Each script calls
+``VIEW.put(<its path>, <document>)``: browsers refuse ``fetch()`` of ``file://`` URLs but run
+scripts from them. The documents are those the server answers with (``documents``), so both show
+the same content. Only sessions inside the sessions folder are read (``paths``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import documents
+from .load import Store
+from .page import STATIC, index_html
+from .paths import file_key, session_names
+
+
+def _script(out: Path, relative: str, doc: Any) -> int:
+    """Write ``doc`` as the script ``relative`` under ``out``; its size in bytes."""
+    path = out / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # "</" must not appear inside a <script> body served inline by some hosts; escaping it keeps
+    # the JSON valid JavaScript either way.
+    body = orjson.dumps(doc).replace(b"</", b"<\\/")
+    data = b"VIEW.put(" + orjson.dumps(relative) + b"," + body + b");\n"
+    path.write_bytes(data)
+    return len(data)
+
+
+def write_bundle(root: Path, out: Path, *, progress: Callable[[str], None] = lambda _m: None) -> dict[str, int]:
+    """Write the bundle of every session under ``root`` into ``out``; counts of what was written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(STATIC, out / "static", dirs_exist_ok=True, ignore=shutil.ignore_patterns("index.html"))
+    (out / "index.html").write_text(index_html("bundle"), encoding="utf-8")
+    store = Store(Path(root), size=1)
+    counts = {"sessions": 0, "files": 0, "bytes": 0}
+
+    def put(relative: str, doc: Any) -> None:
+        counts["files"] += 1
+        counts["bytes"] += _script(out, relative, doc)
+
+    put("data/matrix.js", documents.matrix_doc(store))
+    for name in session_names(store.root):
+        session = store.session(name)
+        folder = f"data/{file_key(name)}/"
+        put(folder + "session.js", documents.session_doc(session))
+        for account in session.start.get("order") or []:
+            put(folder + f"account-{file_key(account)}.js", documents.account_doc(session, account))
+        for page in range(max(1, -(-len(session.events) // documents.EVENTS_PAGE))):
+            put(folder + f"events-{page}.js", documents.events_doc(session, page))
+        lines = store.transcript_lines(session)
+        for page in range(max(1, -(-len(lines) // documents.TRANSCRIPT_PAGE))):
+            put(folder + f"transcript-{page}.js", documents.transcript_doc(session, lines, page))
+        counts["sessions"] += 1
+        progress(name)
+    return counts

@@ -1,0 +1,69 @@
+"""``study view``: browse sessions in a local web page, or write the same viewer as a static folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from study.cli_vocabulary import NothingToShow, UsageError, examples, sessions_option
+from study.paths import sessions_dir
+
+from .paths import session_names
+
+#: The port ``study view`` listens on unless told otherwise.
+DEFAULT_PORT = 8765
+
+
+@click.command(epilog=examples(
+    "study view                                  # serve sessions/ on http://127.0.0.1:8765/",
+    "study view --sessions demo/sessions --port 0  # another folder, any free port",
+    "study view --bundle viewer/                 # a static folder: open viewer/index.html",
+))
+@sessions_option(help="The sessions folder to browse [default: sessions/ of the project].")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
+              help="Port on 127.0.0.1 to serve on (0: any free port). The server never listens beyond this machine.")
+@click.option("--bundle", "bundle", type=click.Path(path_type=Path), default=None, metavar="OUT",
+              help="Write the viewer as a static folder OUT (opens from disk, no server) instead of serving it.")
+def view(sessions: Path | None, port: int, bundle: Path | None) -> None:
+    """Browse sessions: the matrix, each session's time line and routes, each account's calls.
+
+    Serves a local page on 127.0.0.1 and prints its address (Ctrl-C stops it), or with --bundle
+    writes the same viewer, split per session, as a folder that opens from disk. Compliance
+    shown is computed by the same scoring code as the tables.
+    """
+    root = Path(sessions) if sessions is not None else sessions_dir()
+    if not root.is_dir():
+        raise UsageError(f"{root}: no such folder. Pass the sessions folder with --sessions DIR.")
+    names = session_names(root)
+    if not names:
+        raise NothingToShow(f"no session under {root}. Run one first (study run, study demo) or point "
+                            "--sessions at a folder that holds sessions.")
+    if bundle is not None:
+        _write_bundle(root, bundle, len(names))
+        return
+    from .server import bind, serve
+
+    try:
+        sock = bind(port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}); pass another --port, "
+                         "or --port 0 for any free one.") from None
+    click.echo(f"study view: {len(names)} sessions of {root} at http://127.0.0.1:{sock.getsockname()[1]}/ "
+               "(Ctrl-C stops it)", err=False)
+    serve(root, sock)
+
+
+def _write_bundle(root: Path, out: Path, count: int) -> None:
+    from .bundle import write_bundle
+
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} is a file; --bundle takes a folder to write the viewer into.")
+    if out.is_dir() and any(out.iterdir()) and not (out / "data" / "matrix.js").is_file():
+        raise UsageError(f"{out} is not empty and holds no earlier bundle; pass a new or empty folder.")
+    resolved, base = out.resolve(), root.resolve()
+    if resolved == base or base in resolved.parents:
+        raise UsageError(f"{out} is inside the sessions folder {root}; write the bundle elsewhere.")
+    counts = write_bundle(root, out)
+    click.echo(f"wrote {counts['sessions']} of {count} sessions ({counts['files']} files, "
+               f"{counts['bytes'] / 1e6:.1f} MB) to {out}; open {out / 'index.html'} in a browser")

@@ -1,0 +1,268 @@
+"""The JSON documents the viewer's pages are drawn from, one function per document.
+
+The server answers each with one of these; the bundle writes each into a file. So the browser
+sees the same content from ``study view`` and from ``study view --bundle`` (``app.js`` never
+computes a verdict: every clause, class and route below comes from ``analysis.scoring``).
+
+- ``matrix_rows``: one row per session (identity, metrics, marks, the Figure-1 sliver);
+- ``session_doc``: the account strip, the time-axis markers, cost and decided over time, the
+  escape routes with their occurrences, meta and preregistration hash;
+- ``account_doc``: the account's calls in order, its record and decision, each clause with its
+  evidence (the breaking call's seq), the assistant text around, the FSM state per call;
+- ``events_doc`` / ``transcript_doc``: one page of the log / of the Claude Code transcript.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
+from study.escape_routes import ESCAPE_ROUTES, Measure
+from study.runner.cost_text import cost_text
+from study.session_io.vocabulary import EventKind
+
+from .load import Session
+
+#: Events per page of the session's event list (server and bundle alike).
+EVENTS_PAGE = 200
+#: Transcript lines per page.
+TRANSCRIPT_PAGE = 100
+#: A longer text (a tool result, an assistant turn) is cut to this many characters.
+TEXT_CAP = 4000
+#: At most this many events are listed on an account page before other accounts' calls are hidden.
+SPAN_CAP = 400
+#: At most this many points per curve of the session page.
+CURVE_POINTS = 400
+
+#: The sliver's classes, Figure 1's colours (app.js draws them).
+FC, WRONG, NONCOMPLIANT, UNDECIDED = "fc", "wrong", "noncompliant", "undecided"
+
+
+def account_classes(session: Session) -> list[tuple[str, str, int | None]]:
+    """(account, class, decision seq) in batch order: FC, compliant-but-wrong, not compliant, undecided."""
+    by_account = {d.account: d for d in session.score.decisions} if session.score else {}
+    out = []
+    for account in session.start.get("order") or []:
+        d = by_account.get(account)
+        if d is None:
+            out.append((account, UNDECIDED, None))
+        else:
+            out.append((account, (FC if d.correct else WRONG) if d.compliant else NONCOMPLIANT, d.decision_seq))
+    return out
+
+
+def _cost(session: Session) -> tuple[float | None, str]:
+    s = session.score
+    usd = s.cost_usd if s else (session.meta.cost_usd if session.meta else None)
+    model_id = session.start.get("model_id") or (session.meta.model_id if session.meta else None)
+    return usd, cost_text(usd, simulated=session.simulated, model_id=model_id)
+
+
+def matrix_row(session: Session) -> dict[str, Any]:
+    """The session's row of the matrix page."""
+    s, start, meta = session.score, session.start, session.meta
+    usd, cost = _cost(session)
+    row = {
+        "name": session.name, "simulated": session.simulated, "exploratory": session.exploratory,
+        "model": (s.model if s else start.get("model") or (meta and meta.model)),
+        "condition": (s.condition if s else start.get("condition") or (meta and meta.condition)),
+        "seed": (s.seed if s else start.get("seed") or (meta and meta.seed)),
+        "status": (s.status if s else (meta.status.value if meta and meta.status else None)) or "no session_end",
+        "voided": bool(s.voided if s else meta and meta.voided), "error": session.error,
+        "accounts": len(start.get("order") or []), "cost_usd": usd, "cost": cost,
+        "decided": s.decided if s else None, "fc": s.fc if s else None,
+        "compliance": s.compliance if s else None,
+        "sliver": [c for _a, c, _seq in account_classes(session)],
+    }
+    return row
+
+
+def _compact(event: dict[str, Any], session: Session) -> dict[str, Any]:
+    """An event as a page lists it: long texts cut to ``TEXT_CAP`` (``cut`` gives the full
+    length), the batch and limits of ``session_start`` left to the meta panel."""
+    out: dict[str, Any] = {}
+    for key, value in event.items():
+        if key in ("order", "cli_settings", "inherited_env", "prices_per_mtok"):
+            continue
+        if isinstance(value, str) and len(value) > TEXT_CAP:
+            out.setdefault("cut", {})[key] = len(value)
+            value = value[:TEXT_CAP]
+        out[key] = value
+    out["s"] = session.seconds(event)
+    return out
+
+
+def _downsample(points: list[list[float]]) -> list[list[float]]:
+    if len(points) <= CURVE_POINTS:
+        return points
+    step = len(points) / CURVE_POINTS
+    return [points[int(i * step)] for i in range(CURVE_POINTS)] + [points[-1]]
+
+
+def _markers(session: Session) -> list[dict[str, Any]]:
+    """Stops (blocked or not), resumes, compactions, denials, FSM transitions and the first token
+    remark, each with its seq and seconds from the start."""
+    remark = EVENT_ROUTES["first_token_remark"][1]
+    out, remarked = [], False
+    for e in session.events:
+        kind, label = e.get("kind"), None
+        if kind == EventKind.STOP:
+            kind = f"stop-{e.get('outcome')}"
+            label = f"stop ({e.get('outcome')}), {e.get('accounts_left')} accounts left"
+        elif kind == EventKind.RESUME:
+            label = f"resume {e.get('n')}"
+        elif kind == EventKind.COMPACTION:
+            label = f"compaction ({e.get('trigger')})"
+        elif kind == EventKind.TOOL_CALL and e.get("allowed") is False:
+            kind, label = "denial", f"denied {e.get('tool')}: {(e.get('error') or '')[:200]}"
+        elif kind == EventKind.TRANSITION:
+            kind = "transition" if e.get("ok") else "transition-refused"
+            label = f"{e.get('from')} → {e.get('to')}{'' if e.get('ok') else ' refused'}: {(e.get('reason') or '')[:200]}"
+        elif kind == EventKind.ASSISTANT_TEXT and not remarked and remark(e):
+            remarked, kind = True, "token-remark"
+            label = f"first remark on tokens: {(e.get('text') or '')[:200]}"
+        if label is not None:
+            out.append({"seq": e["seq"], "s": session.seconds(e), "kind": kind, "label": label})
+    return out
+
+
+def _curves(session: Session) -> dict[str, list[list[float]]]:
+    cost, decided = [[0.0, 0.0]], [[0.0, 0]]
+    decisions = {d.decision_seq for d in session.score.decisions} if session.score else set()
+    for e in session.events:
+        if e.get("kind") in (EventKind.USAGE, EventKind.CALL_END) and e.get("session_cost_usd") is not None:
+            cost.append([session.seconds(e) or 0.0, e["session_cost_usd"]])
+        elif e.get("seq") in decisions:
+            decided.append([session.seconds(e) or 0.0, decided[-1][1] + 1])
+    return {"cost": _downsample(cost), "decided": _downsample(decided)}
+
+
+def _routes(session: Session) -> list[dict[str, Any]]:
+    """Each escape route with its value (``SessionScore.routes``) and where it occurred."""
+    where: dict[str, list[dict[str, Any]]] = {r.key: [] for r in ESCAPE_ROUTES}
+    for ev in session.score.evidence:
+        for key, takes in DECISION_ROUTES.items():
+            if takes(ev.score, ev.record_account):
+                where[key].append({"seq": ev.score.decision_seq, "account": ev.score.account})
+    for key, (kind, takes) in EVENT_ROUTES.items():
+        first = next(r for r in ESCAPE_ROUTES if r.key == key).measure is Measure.DECIDED_AT_FIRST
+        for e in session.events:
+            if e.get("kind") == kind and takes(e):
+                where[key].append({"seq": e["seq"]})
+                if first:
+                    break
+    return [{"key": r.key, "header": r.header, "value": session.score.routes.get(r.key),
+             "counted": r.measure is Measure.COUNT, "occurrences": where[r.key]} for r in ESCAPE_ROUTES]
+
+
+def session_doc(session: Session) -> dict[str, Any]:
+    row = matrix_row(session)
+    start = session.start
+    doc = {
+        **row,
+        "strip": [{"account": a, "class": c, "seq": seq} for a, c, seq in account_classes(session)],
+        "markers": _markers(session),
+        "duration_s": session.seconds(session.events[-1]) if session.events else None,
+        "events_total": len(session.events), "events_page": EVENTS_PAGE, "transcript_page": TRANSCRIPT_PAGE,
+        "prereg": {k: start.get(k) or (session.meta.get(k) if session.meta else None)
+                   for k in ("manifest_sha256", "code_version", "cli_version", "sdk_version", "lock_sha256")},
+        "meta": session.meta.to_dict() if session.meta else None,
+        "warnings": list(session.score.warnings) if session.score else [],
+    }
+    if session.score is not None:
+        doc["metrics"] = {k: v for k, v in session.score.metrics().items() if k not in ("path", "routes", "warnings")}
+        doc["curves"] = _curves(session)
+        doc["routes"] = _routes(session)
+    return doc
+
+
+def events_doc(session: Session, page: int) -> dict[str, Any]:
+    events = session.events[page * EVENTS_PAGE:(page + 1) * EVENTS_PAGE]
+    return {"name": session.name, "simulated": session.simulated, "page": page, "page_size": EVENTS_PAGE,
+            "total": len(session.events), "events": [_compact(e, session) for e in events]}
+
+
+def account_doc(session: Session, account: str) -> dict[str, Any] | None:
+    """The account page; None for an account not in the session's batch."""
+    if account not in (session.start.get("order") or []):
+        return None
+    events = session.events
+    evidence = next((ev for ev in (session.score.evidence if session.score else ()) if ev.score.account == account), None)
+    mine = [i for i, e in enumerate(events) if e.get("kind") == EventKind.TOOL_CALL and e.get("account") == account]
+    doc: dict[str, Any] = {"name": session.name, "account": account, "simulated": session.simulated,
+                           "position": session.start["order"].index(account), "decided": evidence is not None,
+                           "class": next(c for a, c, _s in account_classes(session) if a == account),
+                           "events": [], "hidden": 0, "breaking_seq": None}
+    if evidence is not None:
+        d = evidence.score
+        doc["score"] = {"action": d.action, "gold": d.gold, "decision_seq": d.decision_seq,
+                        "inv": d.inv, "rec": d.rec, "foc": d.foc, "correct": d.correct,
+                        "compliant": d.compliant, "data_tools": d.data_tools}
+        doc["clauses"] = evidence.clauses()
+        doc["breaking_seq"] = doc["clauses"]["foc"]["breaking"] and doc["clauses"]["foc"]["breaking"]["seq"]
+        doc["record_seq"] = evidence.record[0] if evidence.record else None
+        doc["routes"] = [k for k, takes in DECISION_ROUTES.items() if takes(d, evidence.record_account)]
+    if not mine:
+        return doc
+    first = mine[0]
+    last = evidence.score.decision_seq if evidence else events[mine[-1]]["seq"]
+    span = [e for e in events[first:last + 1] if e.get("kind") not in (EventKind.USAGE, EventKind.CALL_END)]
+    if len(span) > SPAN_CAP:
+        keep = [e for e in span if e.get("kind") != EventKind.TOOL_CALL or e.get("account") in (account, None)
+                or e["seq"] == doc["breaking_seq"]]
+        doc["hidden"] = len(span) - len(keep)
+        span = keep
+    before = next((e for e in reversed(events[:first]) if e.get("kind") == EventKind.ASSISTANT_TEXT), None)
+    after = next((e for e in events[last + 1:] if e.get("kind") == EventKind.ASSISTANT_TEXT), None)
+    listed = [e for e in (before, *span, after) if e is not None]
+    doc["events"] = [{**_compact(e, session), "other": e.get("kind") == EventKind.TOOL_CALL
+                      and e.get("account") not in (account, None), "context": e is before or e is after}
+                     for e in listed]
+    return doc
+
+
+def _transcript_entry(n: int, raw: bytes) -> dict[str, Any]:
+    """One transcript line as a page shows it: its type, time, role and content blocks (texts cut)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return {"n": n, "type": "unreadable", "blocks": [{"type": "raw", "text": raw[:TEXT_CAP].decode("utf-8", "replace")}]}
+    message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+    content = message.get("content", obj.get("content"))
+    blocks = []
+    for block in content if isinstance(content, list) else [content] if content is not None else []:
+        if isinstance(block, dict):
+            kind = block.get("type", "?")
+            body = block.get("text") or block.get("thinking") or block.get("content") or block.get("input")
+            text = body if isinstance(body, str) else orjson.dumps(body).decode() if body is not None else ""
+            if kind == "tool_use":
+                text = f"{block.get('name')} {text}"
+        else:
+            kind, text = "text", str(block)
+        blocks.append({"type": kind, "text": text[:TEXT_CAP], "cut": len(text) if len(text) > TEXT_CAP else None})
+    return {"n": n, "type": obj.get("type"), "t": obj.get("timestamp"), "role": message.get("role"), "blocks": blocks}
+
+
+def transcript_doc(session: Session, lines: list[bytes], page: int) -> dict[str, Any]:
+    chunk = lines[page * TRANSCRIPT_PAGE:(page + 1) * TRANSCRIPT_PAGE]
+    return {"name": session.name, "simulated": session.simulated, "page": page, "page_size": TRANSCRIPT_PAGE,
+            "total": len(lines), "entries": [_transcript_entry(page * TRANSCRIPT_PAGE + i, raw)
+                                             for i, raw in enumerate(chunk)]}
+
+
+def matrix_doc(store: Any) -> dict[str, Any]:
+    """Every session of the store's folder as a matrix row (rows kept while the files are unchanged)."""
+    from .load import _stamp, read
+    from .paths import session_names
+
+    rows = []
+    for name in session_names(store.root):
+        path = store.root / name
+        stamp = _stamp(path)
+        kept = store.rows.get(name)
+        if not kept or kept[0] != stamp:
+            kept = store.rows[name] = (stamp, matrix_row(read(store.root, name)))
+        rows.append(kept[1])
+    return {"root": str(store.root), "simulated": any(r["simulated"] for r in rows), "sessions": rows}

@@ -1,0 +1,137 @@
+"""Reading one session for the viewer: its meta, its log and its score with clause evidence.
+
+Everything the viewer shows about compliance comes from ``analysis.scoring.score_log`` (with
+``evidence=True``): the same code as the tables, never a second scorer. A session is read once
+and kept (``Store``) until its files change, so paging through its events does not re-read it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from analysis.scoring import SessionScore, score_log
+from study.session_io.folders import EVENTS_NAME, META_NAME, exploratory_by_location
+from study.session_io.issues import LogError, MetaError
+from study.session_io.meta import SessionMeta
+from study.session_io.reader import LogRead, read_session
+
+from .paths import session_dir
+
+TRANSCRIPT_NAME = "transcript.jsonl"
+
+
+@dataclass
+class Session:
+    """One session as the viewer shows it; ``score`` is None when its records break a rule
+    (``error`` says which), and the page then shows the error instead of metrics."""
+
+    name: str
+    path: Path
+    meta: SessionMeta | None
+    log: LogRead | None
+    score: SessionScore | None
+    error: str | None
+    exploratory: bool
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self.log.events if self.log else []
+
+    @property
+    def start(self) -> dict[str, Any]:
+        return self.log.start if self.log else {}
+
+    @property
+    def simulated(self) -> bool:
+        if self.score is not None:
+            return self.score.simulated
+        return bool(self.start.get("simulated") or (self.meta and self.meta.simulated))
+
+    def seconds(self, event: dict[str, Any]) -> float | None:
+        """Seconds from the session's start to ``event``."""
+        return _seconds(self.start.get("t"), event.get("t"))
+
+
+def _seconds(origin: Any, t: Any) -> float | None:
+    try:
+        return round((datetime.fromisoformat(t) - datetime.fromisoformat(origin)).total_seconds(), 3)
+    except (TypeError, ValueError):
+        return None
+
+
+def read(root: Path, name: str) -> Session:
+    """Read and score session ``name`` of ``root`` (``paths.Refused`` outside it)."""
+    path = session_dir(root, name)
+    exploratory = exploratory_by_location(path, Path(root).resolve())
+    try:
+        read_ = read_session(path, strict=True)
+    except (LogError, MetaError) as exc:
+        loose = read_session(path, strict=False)
+        return Session(name, path, loose.meta, loose.log, None, str(exc), exploratory)
+    meta = read_.meta
+    score = score_log(read_.log, meta.to_dict() if meta else None, evidence=True)
+    return Session(name, path, meta, read_.log, score, None, exploratory or score.exploratory)
+
+
+def _stamp(path: Path) -> tuple[float, ...]:
+    """When the session's files last changed (a running session's log grows)."""
+    out = []
+    for file in (EVENTS_NAME, META_NAME):
+        try:
+            st = (path / file).stat()
+            out += [st.st_mtime, st.st_size]
+        except OSError:
+            out += [0.0, 0]
+    return tuple(out)
+
+
+class Store:
+    """Sessions read so far, at most ``size`` of them, re-read when their files change."""
+
+    def __init__(self, root: Path, size: int = 8) -> None:
+        self.root = Path(root)
+        self.size = size
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[str, tuple[tuple[float, ...], Session]] = OrderedDict()
+        self._transcripts: OrderedDict[Path, tuple[tuple[float, int], list[bytes]]] = OrderedDict()
+        self.rows: dict[str, tuple[tuple[float, ...], dict[str, Any]]] = {}   # matrix rows by session
+
+    def session(self, name: str) -> Session:
+        path = session_dir(self.root, name)
+        stamp = _stamp(path)
+        with self._lock:
+            kept = self._kept.get(name)
+            if kept and kept[0] == stamp:
+                self._kept.move_to_end(name)
+                return kept[1]
+        session = read(self.root, name)
+        with self._lock:
+            self._kept[name] = (stamp, session)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return session
+
+    def transcript_lines(self, session: Session) -> list[bytes]:
+        """The lines of the session's Claude Code transcript (read on first use, kept while
+        unchanged); empty when the session has none."""
+        path = session.path / TRANSCRIPT_NAME
+        try:
+            st = path.stat()
+        except OSError:
+            return []
+        stamp = (st.st_mtime, st.st_size)
+        with self._lock:
+            kept = self._transcripts.get(path)
+            if kept and kept[0] == stamp:
+                return kept[1]
+        lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]
+        with self._lock:
+            self._transcripts[path] = (stamp, lines)
+            while len(self._transcripts) > 2:
+                self._transcripts.popitem(last=False)
+        return lines
