@@ -1,5 +1,13 @@
 """``study run``, ``study run-all`` and ``study status``.
 
+All three name the sessions folder ``--sessions DIR`` (``study.cli_vocabulary``); the old
+spellings (``--out`` of run/run-all, the positional folder of status) still work for one release,
+hidden, with a note on stderr. ``run-all --shard K/N`` runs one shard of the matrix
+(``shard.py``; docs/cluster.md). While sessions run, a live display (``display.py``) shows each
+session's progress; ``run-all`` ends with a summary naming the sessions that need a look
+(``summary.py``). Exit codes: 0 ok, 1 a session failed (voided, worker error), 2 bad input,
+3 interrupted.
+
 ``run`` and ``run-all`` first call the preregistration check (``study.prereg.check_before_run``)
 and refuse when it fails; then every session is checked before anything is created
 (``preflight.py``: seed and its frozen order, accounts, condition, model with the form of its API
@@ -14,16 +22,22 @@ from pathlib import Path
 
 import click
 
+from study.cli_vocabulary import FAILED, INTERRUPTED, UsageError, examples, sessions_option
+
 from study.session_io.meta import read_meta
-from study.session_io.vocabulary import status_voids
+from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
 from .conditions import ConditionError, condition_names
 from .limits import OVERRIDE_KEYS, LimitsError, parse_override
-from .matrix import MatrixInterrupted, format_summary, run_matrix
+from .cost_text import cost_text
+from .display import MatrixDisplay, Watch
+from .matrix import MatrixInterrupted, run_matrix
 from .models import ModelError
 from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_session
+from .shard import ShardError, canonical, parse_shard, select
 from .status import format_table, scan
+from .summary import format_summary
 from .texts import TextError
 
 _SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)  # WorkflowError is a ValueError
@@ -31,10 +45,8 @@ _SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExis
 _INPUT_ERRORS = (PreflightError, ConditionError, ModelError, LimitsError)
 
 
-class BadInput(click.ClickException):
-    """A bad input found before anything was created: one line (``Error: ...``), exit code 2."""
-
-    exit_code = 2
+#: A bad input found before anything was created: one line (``Error: ...``), exit code 2.
+BadInput = UsageError
 
 
 def preflight(specs: list[SessionSpec], *, probe: bool = True) -> list[Checked]:
@@ -87,8 +99,29 @@ def parse_seeds(text: str) -> list[int]:
         raise click.BadParameter(str(exc), param_hint="--seeds") from None
 
 
+
 _SEED_HELP = ("Each needs a frozen order in preregistration/orders/ (planned seeds), "
               "unless the session is exploratory (--accounts).")
+_SESSIONS_HELP = "The sessions folder, writable, created if missing [default: sessions/ of the project]."
+
+
+def sessions_folder(sessions: Path | None, old: Path | None, old_name: str) -> Path | None:
+    """The sessions folder from ``--sessions`` or its old spelling (a hidden alias for one release,
+    which prints one note on stderr); both given and different: a usage error."""
+    if old is None:
+        return sessions
+    click.echo(f"note: {old_name} is now --sessions for this command" if old_name.startswith("--")
+               else "note: the folder is now --sessions DIR", err=True)
+    if sessions is not None and Path(sessions) != Path(old):
+        raise UsageError(f"--sessions {sessions} and {old_name} {old} name two folders; give only --sessions DIR")
+    return Path(old)
+
+
+class _HiddenArgument(click.Argument):
+    """A positional argument kept for one release and left out of the usage line."""
+
+    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return []
 
 
 _common = [
@@ -98,8 +131,9 @@ _common = [
     click.option("--base-url", default=None,
                  help="Any Anthropic-compatible endpoint (a relay, a local server), http(s)://host[:port]; default: "
                       "the model's, or ANTHROPIC_BASE_URL. It must accept a TCP connection before anything starts."),
-    click.option("--out", "out_root", type=click.Path(path_type=Path), default=None,
-                 help="Sessions folder, writable, created if missing (default: sessions/ of the project)."),
+    sessions_option(help=_SESSIONS_HELP),
+    click.option("--out", "old_out", type=click.Path(path_type=Path), default=None, hidden=True,
+                 help="Old spelling of --sessions (kept for one release)."),
     click.option("--limit", "limit", multiple=True, metavar="NAME=VALUE",
                  help=f"Override a limit of limits.yaml by name ({', '.join(OVERRIDE_KEYS)}) with a finite number > 0, "
                       "e.g. no_decision_s=60 (the session is exploratory)."),
@@ -112,7 +146,17 @@ def _with_common(fn):
     return fn
 
 
-@click.command()
+def _root(sessions: Path | None) -> Path:
+    from study.paths import sessions_dir
+
+    return Path(sessions) if sessions is not None else sessions_dir()
+
+
+@click.command(epilog=examples(
+    "study run --condition FSM --seed 2",
+    "study run --condition Remind-loop --seed 3 --model sonnet-4.6",
+    "study run --condition FSM --seed 2 --model sim:oracle --accounts 5 --sessions /tmp/try",
+    "study run --condition Plain --seed 2 --base-url http://127.0.0.1:8080 --limit spending_usd=2"))
 @click.option("--condition", required=True,
               help="A condition of preregistration/conditions.yaml: a preregistered one (e.g. FSM) or an "
                    "exploratory one (e.g. FSM-bound; its sessions are always exploratory).")
@@ -120,53 +164,78 @@ def _with_common(fn):
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
 def run(condition: str, seed: int, model: str | None, accounts: int | None, base_url: str | None,
-        out_root: Path | None, limit: tuple[str, ...]) -> None:
+        sessions: Path | None, old_out: Path | None, limit: tuple[str, ...]) -> None:
     """Run one session: one real Claude Code process over one batch, to its end.
 
-    Example: study run --condition FSM --seed 2 --model sim:oracle --accounts 5
-    (exits with status 2 on a bad input, before anything is created, and with status 3 when the
-    session is voided).
+    While it runs, a live display shows decided/N with the rate and the time left, the spend as
+    streamed beside the spending cap, the elapsed time, resumes and stop-gate blocks (one line per
+    event when the output is not a terminal). Exit status: 0 when the session ended (whatever
+    its status), 1 when it was voided by a failure, 2 on a bad input (nothing is created), 3 when
+    it was interrupted.
     """
+    sessions = sessions_folder(sessions, old_out, "--out")
     overrides = _limits(limit)
     manifest = checked_manifest()
-    spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=out_root,
+    spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
                        manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides)
     preflight([spec])
     try:
         prepared = prepare(spec)
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
-        folder = run_session(spec)
+        with Watch(MatrixDisplay([prepared.session_dir], _root(sessions), title="study run")):
+            folder = run_session(spec)
     except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
-        raise BadInput(str(exc)) from None
+        raise UsageError(str(exc)) from None
     except _SETUP_ERRORS as exc:
         raise click.ClickException(str(exc)) from None
     meta = read_meta(folder, strict=True)   # the runner has just written it; anything else is a bug
-    click.echo(f"{meta.status}: {meta.decisions}/{meta.accounts} decided, ${meta.cost_usd or 0.0:.2f}, "
+    cost = cost_text(meta.cost_usd or 0.0, simulated=bool(meta.simulated), model_id=meta.model_id)
+    click.echo(f"{meta.status}: {meta.decisions}/{meta.accounts} decided, {cost}, "
                f"{(meta.duration_s or 0.0) / 60:.1f} min, {meta.resumes} resume(s)")
+    if meta.status != SessionStatus.COMPLETED:
+        click.echo(f"inspect: study score {folder}")
     if meta.voided:
         reason = (meta.void_reason or "no reason recorded").splitlines()[0]
         click.echo(f"VOIDED ({reason}); rerun with study run-all --rerun-voided", err=True)
-        raise SystemExit(3)
+        raise SystemExit(INTERRUPTED if meta.void_kind == VoidReason.INTERRUPTED else FAILED)
 
 
-@click.command("run-all")
-@click.option("--models", default=None, help="Comma-separated model aliases or sim:<policy> (default: the table's default model).")
+@click.command("run-all", epilog=examples(
+    "study run-all --seeds 2-9",
+    "study run-all --models haiku-4.5,sonnet-4.6 --conditions Remind-loop,FSM --seeds 2-9 --jobs 4",
+    "study run-all --model sim:oracle --conditions Plain,FSM --seeds 2-3 --accounts 20 --sessions /tmp/try",
+    "study run-all --seeds 2-9 --shard ${SLURM_ARRAY_TASK_ID}/8 --sessions /shared/sessions   (docs/cluster.md)",
+    "study run-all --seeds 2-9 --rerun-voided"))
+@click.option("--models", "--model", "models", default=None,
+              help="Comma-separated model aliases or sim:<policy> (default: the table's default model).")
 @click.option("--conditions", default=None,
               help="Comma-separated conditions (default: the preregistered ones of conditions.yaml, in its order).")
 @click.option("--seeds", required=True, help=f"Seeds, e.g. 2-9 or 2,3,4 (each once). {_SEED_HELP}")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Sessions run in parallel (worker processes, at least 1).")
+@click.option("--shard", default=None, metavar="K/N",
+              help="Run only shard K of N of the matrix (a deterministic split: every session is in exactly one "
+                   "shard), for a cluster job array over a shared --sessions folder; see docs/cluster.md.")
 @click.option("--rerun-voided", is_flag=True,
               help="Rerun voided sessions and sessions left unfinished by a killed runner, from scratch (the earlier attempt is kept).")
 @_with_common
-def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, rerun_voided: bool, accounts: int | None,
-            base_url: str | None, out_root: Path | None, limit: tuple[str, ...]) -> None:
+def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
+            accounts: int | None, base_url: str | None, sessions: Path | None, old_out: Path | None,
+            limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
-    Exits with status 2 on a bad input (nothing is created), with status 3 when a session was
-    voided or a worker failed.
+    A live display shows each running session (decided/N, rate and time left, spend beside the
+    cap, elapsed, resumes, blocks) and the totals with the matrix's time left; one line per event
+    when the output is not a terminal. The summary names the sessions that ended with accounts
+    left, hit a limit or were voided, with the command to inspect each. Exit status: 0 ok,
+    1 a session was voided or a worker failed, 2 a bad input (nothing is created), 3 interrupted.
     """
+    sessions = sessions_folder(sessions, old_out, "--out")
+    try:
+        chosen = parse_shard(shard) if shard is not None else None
+    except ShardError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
     overrides = _limits(limit)
     seed_list = parse_seeds(seeds)
     model_list = parse_names(models, "--models", "haiku-4.5,sim:oracle") if models is not None else [None]
@@ -176,34 +245,50 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, r
         try:
             condition_list = list(condition_names())
         except ConditionError as exc:
-            raise BadInput(str(exc)) from None
+            raise UsageError(str(exc)) from None
     specs = [
-        SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=out_root, manifest_sha256=manifest,
+        SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=sessions, manifest_sha256=manifest,
                     base_url=base_url, limit_overrides=overrides)
         for m in model_list for c in condition_list for s in seed_list
     ]
-    preflight(specs)
+    preflight(specs)   # the whole matrix, so every shard refuses the same bad input
+    title = "study run-all"
+    if chosen is not None:
+        mine = select(specs, chosen)
+        total = len(canonical(specs))
+        title += f", shard {chosen} ({len(mine)} of the matrix's {total} sessions)"
+        click.echo(f"shard {chosen}: {len(mine)} of the matrix's {total} sessions")
+        specs = mine
+        if not specs:
+            click.echo("this shard holds no session (more shards than sessions); nothing to run")
+            return
     try:
-        result = run_matrix(specs, jobs=jobs, rerun_voided=rerun_voided, root=out_root)
+        result = run_matrix(specs, jobs=jobs, rerun_voided=rerun_voided, root=sessions, title=title)
     except _SETUP_ERRORS as exc:
         raise click.ClickException(f"{exc}\nnothing was started") from None
     except MatrixInterrupted as stopped:
-        click.echo(format_summary(stopped.result))
-        raise click.ClickException(f"{stopped}: finished sessions are kept, interrupted ones are voided; the same "
-                                   "command continues (add --rerun-voided to redo the interrupted ones)") from None
-    click.echo(format_summary(result))
+        click.echo(format_summary(stopped.result, _root(sessions)))
+        click.echo(f"Error: {stopped}: finished sessions are kept, interrupted ones are voided; the same command "
+                   "continues (add --rerun-voided to redo the interrupted ones)", err=True)
+        raise SystemExit(INTERRUPTED) from None
+    click.echo(format_summary(result, _root(sessions)))
     if result.errors or any(status_voids(s) for _, s in result.ran):
-        raise SystemExit(3)
+        raise SystemExit(FAILED)
 
 
-@click.command()
-@click.argument("folder", type=click.Path(path_type=Path, exists=True, file_okay=False), required=False)
+@click.command(epilog=examples(
+    "study status",
+    "study status --sessions /shared/sessions",
+    "study status --sessions sessions/exploratory --json"))
+@sessions_option(exists=True, help="The sessions folder, or one session's folder [default: sessions/ of the project].")
+@click.argument("folder", cls=_HiddenArgument, type=click.Path(path_type=Path, exists=True, file_okay=False),
+                required=False)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session instead of the table.")
-def status(folder: Path | None, as_json: bool) -> None:
-    """Show every session's status under FOLDER (default: sessions/), unfinished ones included."""
-    from study.paths import sessions_dir
-
-    rows = scan(folder or sessions_dir())
+def status(sessions: Path | None, folder: Path | None, as_json: bool) -> None:
+    """Show every session's status under the sessions folder, unfinished ones included: decided/N,
+    cost (a simulated session's priced as the model the simulator stands in for), time, size on
+    disk and notes. Over a cluster's shared folder it shows every shard's sessions."""
+    rows = scan(_root(sessions_folder(sessions, folder, "FOLDER")))
     if as_json:
         for row in rows:
             click.echo(json.dumps(row.as_dict()))

@@ -30,11 +30,12 @@ from study.paths import sessions_dir
 
 from study.session_io.folders import EVENTS_NAME, META_NAME
 from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
-from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
+from study.session_io.vocabulary import SessionStatus, VoidReason
 
 from .claim import SessionExists, claim_session
 from .interrupt import Interruption
-from .progress import ProgressDisplay
+from .display import MatrixDisplay
+from .summary import format_summary  # noqa: F401  (study.demo imports it from here)
 from .session import SessionSpec, prepare, run_claimed
 from .voiding import archive_attempt
 
@@ -131,9 +132,11 @@ def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
 
 
 def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = False, root: Path | None = None,
-               stream: TextIO | None = None, refresh_s: float = 1.0) -> MatrixResult:
-    """Run the planned sessions in ``jobs`` worker processes with a live progress display.
-    Raises ``MatrixInterrupted`` (after the running sessions have ended) on SIGINT or SIGTERM."""
+               stream: TextIO | None = None, refresh_s: float = 1.0, console: Any = None,
+               title: str = "study run-all") -> MatrixResult:
+    """Run the planned sessions in ``jobs`` worker processes with a live display (``display.py``;
+    ``console``: a rich Console to draw it on). Raises ``MatrixInterrupted`` (after the running
+    sessions have ended) on SIGINT or SIGTERM."""
     planned = plan_matrix(specs, rerun_voided=rerun_voided)
     result = MatrixResult()
     why = {None: "", SessionStatus.RUNNING: "running in another runner",
@@ -147,11 +150,11 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
     if not todo:
         return result
     root = Path(root) if root is not None else Path(todo[0].spec.out_root or sessions_dir())
-    display = ProgressDisplay([p.session_dir for p in todo], root, stream=stream)
+    display = MatrixDisplay([p.session_dir for p in todo], root, jobs=jobs, stream=stream, console=console, title=title)
     context = multiprocessing.get_context("spawn")
     forwarded = False
     stop = context.Event()
-    with Interruption() as interruption, ProcessPoolExecutor(
+    with Interruption() as interruption, display, ProcessPoolExecutor(
             max_workers=max(1, jobs), mp_context=context, initializer=_init_worker, initargs=(stop,)) as pool:
         futures: dict[Future, Planned] = {pool.submit(_run_one, p.spec, p.action == "rerun"): p for p in todo}
         pending = set(futures)
@@ -185,22 +188,3 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
     if interruption.signal:
         raise MatrixInterrupted(result, interruption.signal)
     return result
-
-
-def format_summary(result: MatrixResult) -> str:
-    """The end-of-run summary: counts per status, cost, voided and failed sessions, skips."""
-    lines = []
-    cost = sum(float((read_meta(d) or {}).get("cost_usd", 0.0)) for d, _ in result.ran)
-    counts = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses().items())) or "none"
-    lines.append(f"ran {len(result.ran)} session(s): {counts}; cost ${cost:.2f}")
-    voided = [d for d, s in result.ran if status_voids(s)]
-    if voided:
-        lines.append(f"{len(voided)} voided (kept; rerun with --rerun-voided):")
-        lines += [f"  {d}" for d in voided]
-    if result.errors:
-        lines.append(f"{len(result.errors)} worker error(s) (the sessions show as unfinished):")
-        lines += [f"  {d}: {e}" for d, e in result.errors]
-    if result.skipped:
-        lines.append(f"skipped {len(result.skipped)} session(s) already present:")
-        lines += [f"  {d}: {w}" for d, w in result.skipped]
-    return "\n".join(lines)

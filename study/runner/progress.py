@@ -1,69 +1,147 @@
-"""The live progress display of ``study run-all``.
+"""What a session has done so far, read from its growing ``events.jsonl`` alone.
 
-It reads only the session folders (meta.json and the growing events.jsonl), so it shows the same
-thing whatever the workers are doing: sessions done, the decisions of each running session and
-the cost so far. On a terminal the block is redrawn in place; otherwise (a log file, CI) a line
-is printed whenever something changed, at most every ``quiet_s`` seconds.
+``LogProgress`` reads a session's log incrementally (only the lines added since the last read;
+a line being written is left for next time) and keeps what the live display (``display.py``)
+and ``study status`` show: decisions, the spend as streamed (the ``usage`` event the runner
+logs after each model response, then ``call_end`` and ``session_end``) beside the session's
+spending cap, when it started, resumes, stop-gate blocks, gate denials, compactions and how it
+ended. From these, the rate of decisions and the time left at that rate.
 """
 
 from __future__ import annotations
 
-import sys
-import time
+import json
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import TextIO
+from typing import Any
 
-from study.session_io.meta import effective_status, read_meta
-from study.session_io.vocabulary import SessionStatus
+from sopbench_tools.tool_definitions import DECISION_TOOL
+from study.session_io.folders import EVENTS_NAME
+from study.session_io.vocabulary import EventKind
 
-from .status import LogProgress
+#: The ``outcome`` of a ``stop`` event whose end of turn the stop gate blocked.
+BLOCKED = "blocked"
 
 
-class ProgressDisplay:
-    def __init__(self, session_dirs: list[Path], root: Path, *, stream: TextIO | None = None,
-                 quiet_s: float = 30.0):
-        self.dirs = list(session_dirs)
-        self.root = Path(root)
-        self.stream = stream or sys.stdout
-        self.tty = self.stream.isatty()
-        self.quiet_s = quiet_s
-        self.done: dict[Path, str] = {}
-        self._progress = {d: LogProgress(d) for d in self.dirs}
-        self._drawn_lines = 0
-        self._last_text = ""
-        self._last_print = 0.0
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
-    def finished(self, session_dir: Path, status: str) -> None:
-        self.done[session_dir] = status
 
-    def _label(self, d: Path) -> str:
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class LogProgress:
+    """Decisions, spend and counters of one session so far, read from its events.jsonl
+    incrementally. Lines that are not JSON objects (a line being written, damaged bytes) are skipped."""
+
+    def __init__(self, session_dir: Path):
+        self.path = Path(session_dir) / EVENTS_NAME
+        self._offset = 0
+        self.decided: set[str] = set()
+        self.cost_usd = 0.0
+        self.accounts: int | None = None
+        self.cap_usd: float | None = None
+        self.simulated = False
+        self.model_id: str | None = None
+        self.started: datetime | None = None
+        self.last_event: datetime | None = None
+        self.ended: str | None = None
+        self.duration_s: float | None = None
+        self.resumes = 0
+        self.blocks = 0           # stop-gate blocks (the end of a turn refused)
+        self.denied = 0           # tool calls the gate refused
+        self.compactions = 0
+
+    def update(self) -> "LogProgress":
         try:
-            return str(d.relative_to(self.root))
-        except ValueError:
-            return str(d)
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+        except OSError:
+            return self
+        complete = chunk[: chunk.rfind(b"\n") + 1]  # leave a line being written for next time
+        self._offset += len(complete)
+        for line in complete.splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:  # not JSON, or not UTF-8
+                continue
+            self.feed(event)
+        return self
 
-    def render(self) -> str:
-        running, cost = [], 0.0
-        for d in self.dirs:
-            progress = self._progress[d].update()
-            cost += progress.cost_usd
-            if d not in self.done and effective_status(read_meta(d)) == SessionStatus.RUNNING:
-                total = progress.accounts if progress.accounts is not None else "?"
-                running.append(f"  {self._label(d)}: {progress.decisions}/{total} decided, ${progress.cost_usd:.2f}")
-        queued = len(self.dirs) - len(self.done) - len(running)
-        head = (f"sessions: {len(self.done)}/{len(self.dirs)} done, {len(running)} running, {queued} queued; "
-                f"cost so far ${cost:.2f}")
-        return "\n".join([head, *running])
+    def feed(self, event: Any) -> None:
+        """Count one event."""
+        if not isinstance(event, dict):
+            return
+        kind = event.get("kind")
+        self.last_event = _time(event.get("t")) or self.last_event
+        if kind == EventKind.SESSION_START:
+            self._start(event)
+        elif (kind == EventKind.TOOL_CALL and event.get("tool") == DECISION_TOOL and event.get("ok") is True
+              and isinstance(event.get("account"), str)):
+            self.decided.add(event["account"])
+        elif kind == EventKind.TOOL_CALL and event.get("allowed") is False:
+            self.denied += 1
+        elif kind in (EventKind.CALL_END, EventKind.USAGE):
+            cost = _number(event.get("session_cost_usd"))
+            self.cost_usd = cost if cost is not None else self.cost_usd
+        elif kind == EventKind.RESUME:
+            self.resumes += 1
+        elif kind == EventKind.STOP and event.get("outcome") == BLOCKED:
+            self.blocks += 1
+        elif kind == EventKind.COMPACTION:
+            self.compactions += 1
+        elif kind == EventKind.SESSION_END:
+            self.ended = event.get("status") if isinstance(event.get("status"), str) else None
+            cost = _number(event.get("cost_usd"))
+            self.cost_usd = cost if cost is not None else self.cost_usd
+            self.duration_s = _number(event.get("duration_s"))
 
-    def refresh(self, force: bool = False) -> None:
-        text = self.render()
-        if self.tty:
-            if self._drawn_lines:
-                self.stream.write(f"\x1b[{self._drawn_lines}F\x1b[J")
-            self.stream.write(text + "\n")
-            self._drawn_lines = text.count("\n") + 1
-        elif force or (text != self._last_text and time.monotonic() - self._last_print >= self.quiet_s):
-            self.stream.write(text + "\n")
-            self._last_print = time.monotonic()
-        self._last_text = text
-        self.stream.flush()
+    def _start(self, event: dict) -> None:
+        if isinstance(event.get("order"), list):
+            self.accounts = len(event["order"])
+        limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
+        self.cap_usd = _number(limits.get("spending_usd"))
+        self.simulated = event.get("simulated") is True
+        self.model_id = event.get("model_id") if isinstance(event.get("model_id"), str) else None
+        self.started = _time(event.get("t"))
+
+    @property
+    def decisions(self) -> int:
+        return len(self.decided)
+
+    def elapsed_s(self, now: datetime | None = None) -> float | None:
+        """Seconds since the session started (its duration once it ended); None before it started."""
+        if self.ended is not None and self.duration_s is not None:
+            return self.duration_s
+        if self.started is None:
+            return None
+        end = self.last_event if self.ended is not None and self.last_event else (now or utc_now())
+        return max((end - self.started).total_seconds(), 0.0)
+
+    def rate_per_min(self, now: datetime | None = None) -> float | None:
+        """Decisions per minute since the start; None before the first decision."""
+        elapsed = self.elapsed_s(now)
+        if not self.decisions or not elapsed:
+            return None
+        return self.decisions / (elapsed / 60)
+
+    def eta_s(self, now: datetime | None = None) -> float | None:
+        """Seconds until the last account is decided at the rate so far (0 once ended)."""
+        if self.ended is not None:
+            return 0.0
+        rate = self.rate_per_min(now)
+        if rate is None or self.accounts is None:
+            return None
+        return max(self.accounts - self.decisions, 0) / rate * 60

@@ -1,4 +1,4 @@
-"""Every session's status under a sessions folder (``study status [DIR]``).
+"""Every session's status under a sessions folder (``study status --sessions DIR``), with its size on disk.
 
 Sessions are found by the one rule of ``study.session_io.folders`` (earlier attempts kept in a
 session's ``attempt-<k>/`` subfolders are counted, not listed). The status is meta.json's, except
@@ -14,20 +14,18 @@ reported as usual. Nothing here raises on bad records.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-from sopbench_tools.tool_definitions import DECISION_TOOL
-from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
+from study.session_io.folders import attempts, find_sessions
 from study.session_io.meta import effective_status
 from study.session_io.reader import read_session
-from study.session_io.vocabulary import EventKind, SessionStatus
+from study.session_io.vocabulary import SessionStatus
 
 from .cost_text import cost_text, simulated_note
+from .progress import LogProgress
 
 
 @dataclass
@@ -51,62 +49,6 @@ class SessionRow:
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-class LogProgress:
-    """Decisions and cost so far of one session, read from its events.jsonl incrementally.
-    Lines that are not JSON objects (a line being written, damaged bytes) are skipped."""
-
-    def __init__(self, session_dir: Path):
-        self.path = Path(session_dir) / EVENTS_NAME
-        self._offset = 0
-        self.decided: set[str] = set()
-        self.cost_usd = 0.0
-        self.accounts: int | None = None
-        self.ended: str | None = None
-
-    def update(self) -> "LogProgress":
-        try:
-            with open(self.path, "rb") as fh:
-                fh.seek(self._offset)
-                chunk = fh.read()
-        except OSError:
-            return self
-        complete = chunk[: chunk.rfind(b"\n") + 1]  # leave a line being written for next time
-        self._offset += len(complete)
-        for line in complete.splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:  # not JSON, or not UTF-8
-                continue
-            self.feed(event)
-        return self
-
-    def feed(self, event: Any) -> None:
-        """Count one event."""
-        if not isinstance(event, dict):
-            return
-        kind = event.get("kind")
-        if kind == EventKind.SESSION_START and isinstance(event.get("order"), list):
-            self.accounts = len(event["order"])
-        elif (kind == EventKind.TOOL_CALL and event.get("tool") == DECISION_TOOL and event.get("ok") is True
-              and isinstance(event.get("account"), str)):
-            self.decided.add(event["account"])
-        elif kind in (EventKind.CALL_END, EventKind.USAGE):
-            cost = _number(event.get("session_cost_usd"))
-            self.cost_usd = cost if cost is not None else self.cost_usd
-        elif kind == EventKind.SESSION_END:
-            self.ended = event.get("status") if isinstance(event.get("status"), str) else None
-            cost = _number(event.get("cost_usd"))
-            self.cost_usd = cost if cost is not None else self.cost_usd
-
-    @property
-    def decisions(self) -> int:
-        return len(self.decided)
 
 
 def folder_size(folder: Path) -> int:

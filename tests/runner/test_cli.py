@@ -25,7 +25,7 @@ def test_run_refuses_before_anything_starts_when_the_preregistration_check_fails
     out = tmp_path / "sessions"
     for args in (["run", "--condition", "Plain", "--seed", "2", "--model", "sim:oracle"],
                  ["run-all", "--models", "sim:oracle", "--seeds", "2"]):
-        result = CliRunner().invoke(main, [*args, "--out", str(out)])
+        result = CliRunner().invoke(main, [*args, "--sessions", str(out)])
         assert result.exit_code == 1
         assert "preregistration check failed, nothing was started" in result.output
         assert "freeze" in result.output
@@ -34,7 +34,7 @@ def test_run_refuses_before_anything_starts_when_the_preregistration_check_fails
 
 def test_run_without_an_api_key_says_what_to_set_and_how_to_run_offline(tmp_path, frozen, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--out", str(tmp_path / "s")])
+    result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--sessions", str(tmp_path / "s")])
     assert result.exit_code == 2  # a bad input (preflight.py)
     assert "ANTHROPIC_API_KEY" in result.output and "--model sim:oracle" in result.output
     assert not (tmp_path / "s").exists()
@@ -42,20 +42,20 @@ def test_run_without_an_api_key_says_what_to_set_and_how_to_run_offline(tmp_path
 
 def test_run_refuses_an_unknown_condition_naming_the_valid_ones(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "fsm", "--seed", "2", "--model", "sim:oracle",
-                                       "--out", str(tmp_path)])
+                                       "--sessions", str(tmp_path)])
     assert result.exit_code == 2 and "unknown condition 'fsm'" in result.output and "Stop-only" in result.output
 
 
 def test_a_bad_limit_override_is_refused(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
-                                       "--limit", "minutes=3", "--out", str(tmp_path)])
+                                       "--limit", "minutes=3", "--sessions", str(tmp_path)])
     assert result.exit_code == 2 and "no_decision_s" in result.output
 
 
 @pytest.mark.e2e
 def test_run_records_the_checked_manifest_and_a_prefix_is_exploratory(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
-                                       "--accounts", "2", "--out", str(tmp_path)])
+                                       "--accounts", "2", "--sessions", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "completed: 2/2 decided" in result.output
     meta = json.loads((tmp_path / "exploratory" / "sim-oracle" / "FSM" / "seed-2-first-2" / "meta.json").read_text())
@@ -65,33 +65,33 @@ def test_run_records_the_checked_manifest_and_a_prefix_is_exploratory(tmp_path, 
 @pytest.mark.e2e
 def test_run_all_then_status(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run-all", "--models", "sim:oracle", "--conditions", "Plain,Stop-only",
-                                       "--seeds", "2-3", "--accounts", "1", "--jobs", "2", "--out", str(tmp_path)])
+                                       "--seeds", "2-3", "--accounts", "1", "--jobs", "2", "--sessions", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "ran 4 session(s): 4 completed" in result.output
-    status = CliRunner().invoke(main, ["status", str(tmp_path)])
+    status = CliRunner().invoke(main, ["status", "--sessions", str(tmp_path)])
     assert status.exit_code == 0
     assert "4 session(s): 4 completed" in status.output
     for name in ("Plain/seed-2-first-1", "Stop-only/seed-3-first-1"):
         assert name in status.output
-    rows = [json.loads(line) for line in CliRunner().invoke(main, ["status", str(tmp_path), "--json"]).output.splitlines()]
+    rows = [json.loads(line) for line in CliRunner().invoke(main, ["status", "--sessions", str(tmp_path), "--json"]).output.splitlines()]
     assert sorted((r["condition"], r["seed"], r["status"], r["decisions"]) for r in rows) == [
         ("Plain", 2, "completed", 1), ("Plain", 3, "completed", 1),
         ("Stop-only", 2, "completed", 1), ("Stop-only", 3, "completed", 1)]
     again = CliRunner().invoke(main, ["run-all", "--models", "sim:oracle", "--conditions", "Plain,Stop-only",
-                                      "--seeds", "2-3", "--accounts", "1", "--out", str(tmp_path)])
+                                      "--seeds", "2-3", "--accounts", "1", "--sessions", str(tmp_path)])
     assert "skipped 4 session(s) already present" in again.output
 
 
 def test_a_bad_account_count_is_refused_before_anything_starts(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
-                                       "--accounts", "201", "--out", str(tmp_path / "s")])
+                                       "--accounts", "201", "--sessions", str(tmp_path / "s")])
     assert result.exit_code == 2 and "between 1 and 200" in result.output
     assert not (tmp_path / "s").exists()
 
 
 def test_an_unknown_simulator_policy_is_refused_naming_the_policies(tmp_path, frozen):
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:orcale",
-                                       "--out", str(tmp_path / "s")])
+                                       "--sessions", str(tmp_path / "s")])
     assert result.exit_code == 2 and "unknown simulator policy 'orcale'" in result.output and "oracle" in result.output
     assert not (tmp_path / "s").exists()
 
@@ -106,7 +106,7 @@ def test_run_fsm_bound_refuses_the_decision_for_another_account_that_fsm_admits(
 
     def run(condition: str, *limit: str) -> tuple[dict, list[dict], dict]:
         result = CliRunner().invoke(main, ["run", "--condition", condition, "--seed", "2", "--model", "sim:wrong-account",
-                                           "--accounts", "2", "--out", str(tmp_path), *limit])
+                                           "--accounts", "2", "--sessions", str(tmp_path), *limit])
         assert result.exit_code == 0, result.output
         folder = tmp_path / "exploratory" / "sim-wrong-account" / condition / "seed-2-first-2"
         meta = json.loads((folder / "meta.json").read_text())

@@ -1,12 +1,13 @@
-"""The live progress display and the status table, from session folders alone."""
+"""The progress read from a growing log, and the status table (size on disk, simulated cost
+wording), from session folders alone. The live display has its own tests (test_display.py)."""
 
 from __future__ import annotations
 
-import io
+import json
 
 from study.session_io.meta import runner_identity, write_meta
-from study.runner.progress import ProgressDisplay
-from study.runner.status import LogProgress, format_table, scan
+from study.runner.progress import LogProgress
+from study.runner.status import format_table, human_size, scan
 from study.session_io.writer import EventLog
 
 
@@ -29,24 +30,6 @@ def _session(root, name, *, decided, cost, status="running", ended=False):
         if ended:
             log.emit("session_end", status=status, cost_usd=cost, turns=3, duration_s=60.0)
     return folder
-
-
-def test_progress_shows_sessions_done_decisions_of_each_running_session_and_cost(tmp_path):
-    running = _session(tmp_path, "FSM", decided=["A", "B"], cost=0.5)
-    done = _session(tmp_path, "Plain", decided=["A", "B", "C", "D"], cost=0.25, status="completed", ended=True)
-    queued = tmp_path / "Sys"  # not started yet
-    out = io.StringIO()
-    display = ProgressDisplay([running, done, queued], tmp_path, stream=out)
-    display.finished(done, "completed")
-    display.refresh(force=True)
-    text = out.getvalue()
-    assert "sessions: 1/3 done, 1 running, 1 queued; cost so far $0.75" in text
-    assert "FSM: 2/4 decided, $0.50" in text and "Plain:" not in text
-    # the log is read incrementally: a new decision shows at the next refresh
-    with EventLog(running / "events.jsonl") as log:
-        log.emit("tool_call", server="sopbench", tool="submit_decision", args={}, account="C",
-                 allowed=True, ok=True, state=None, result="{}")
-    assert "FSM: 3/4 decided" in display.render()
 
 
 def test_log_progress_ignores_a_torn_last_line(tmp_path):
@@ -74,16 +57,18 @@ def test_status_lists_every_session_with_voided_and_unfinished_ones_marked(tmp_p
     assert "3 session(s): 1 completed, 1 infrastructure_failure, 1 unfinished" in table
 
 
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_on_a_terminal_the_block_is_redrawn_in_place(tmp_path):
-    running = _session(tmp_path, "FSM", decided=["A"], cost=0.5)
-    term = _Terminal()
-    display = ProgressDisplay([running], tmp_path, stream=term)
-    display.refresh()
-    display.refresh()
-    first, second = term.getvalue().split("\x1b[2F\x1b[J")  # up two lines (head + 1 running), clear
-    assert first == second and "FSM: 1/4 decided" in first
+def test_status_shows_each_sessions_size_on_disk_and_prices_simulated_costs_as_the_model_stood_in_for(tmp_path):
+    folder = _session(tmp_path, "Plain", decided=["A", "B", "C", "D"], cost=0.25, status="completed", ended=True)
+    (folder / "transcript.jsonl").write_bytes(b"x" * 1_500_000)
+    (folder / "home").mkdir()
+    (folder / "home" / "link.jsonl").symlink_to("../transcript.jsonl")   # the CLI's path: counted once
+    write_meta(folder, {**json.loads((folder / "meta.json").read_text()), "model_id": "claude-haiku-4-5"})
+    on_disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    [row] = scan(tmp_path)
+    assert row.size_bytes == on_disk and 1_500_000 < on_disk < 1_510_000
+    table = format_table([row])
+    line = next(x for x in table.splitlines() if x.startswith("Plain"))
+    assert "  1.5 MB  " in line and "simulated, priced as claude-haiku-4-5" in line
+    assert "on disk: 1.5 MB; cost of simulated sessions $0.25 (simulated, priced as claude-haiku-4-5)" in table
+    assert [human_size(n) for n in (0, 999, 1000, 17_250_000, 3_000_000_000)] == ["0 B", "999 B", "1.0 kB", "17.2 MB",
+                                                                                    "3.0 GB"]

@@ -1,0 +1,282 @@
+"""The live display of ``study run-all`` and ``study run``, read from the session folders alone.
+
+For each session: its status, decided/N with the rate so far and the time left at that rate, the
+spend as streamed (the runner logs the running price after every model response) beside its
+spending cap, the elapsed time, resumes, stop-gate blocks and gate denials; then the totals and
+an estimate of the time left for the whole matrix. It reads only what the sessions write
+(``progress.LogProgress``), so it shows the same whatever the worker processes are doing.
+
+On a terminal it is a ``rich`` live table redrawn in place (rich.live); otherwise (a log file,
+CI, a Slurm job's output) it prints one plain line per event instead: a session started,
+reached another tenth of its batch, was resumed, blocked at the stop gate, compacted, ended;
+and a line with the totals at most every ``quiet_s`` seconds when something changed.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from study.session_io.vocabulary import SessionStatus, status_voids
+
+from .cost_text import simulated_note
+from .progress import LogProgress, utc_now
+
+#: All sessions are listed up to this many; above it the running ones and the latest finished.
+FULL_LIST = 20
+LATEST_FINISHED = 8
+
+
+def clock(seconds: float | None) -> str:
+    """125 -> '2:05', 3725 -> '1:02:05', None -> '-'."""
+    if seconds is None:
+        return "-"
+    s = int(round(seconds))
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def _spend(p: LogProgress) -> str:
+    cap = f" / ${p.cap_usd:.2f}" if p.cap_usd is not None else ""
+    return f"${p.cost_usd:.2f}{cap}"
+
+
+def _style(status: str) -> str:
+    if status == SessionStatus.COMPLETED:
+        return "green"
+    if status == SessionStatus.RUNNING:
+        return "cyan"
+    if status_voids(status):
+        return "bold red"
+    return "yellow"
+
+
+class MatrixDisplay:
+    """``with MatrixDisplay(dirs, root, jobs=2) as display: ... display.refresh()``.
+
+    ``console``: draw the live table on this rich Console (tests pass a recording one);
+    otherwise a live table when ``stream`` (default stdout) is a terminal, plain lines if not.
+    """
+
+    def __init__(self, session_dirs: list[Path], root: Path, *, jobs: int = 1, stream: TextIO | None = None,
+                 console: Console | None = None, title: str = "study run-all", quiet_s: float = 60.0):
+        self.dirs = list(session_dirs)
+        self.root = Path(root)
+        self.jobs = max(1, jobs)
+        self.title = title
+        self.stream = stream or sys.stdout
+        self.live_mode = console is not None or self.stream.isatty()
+        self.console = console or Console(file=self.stream)
+        self.quiet_s = quiet_s
+        self.done: dict[Path, str] = {}
+        self.progress = {d: LogProgress(d) for d in self.dirs}
+        self.started = time.monotonic()
+        self._live: Live | None = None
+        self._seen: dict[Path, tuple] = {}
+        self._last_totals = ""
+        self._last_totals_at = 0.0
+
+    # ----- the model -----------------------------------------------------------------------------
+
+    def label(self, d: Path) -> str:
+        try:
+            return str(d.relative_to(self.root))
+        except ValueError:
+            return str(d)
+
+    def status(self, d: Path) -> str:
+        """``queued``, ``running`` or the status it ended with."""
+        p = self.progress[d]
+        if d in self.done:
+            return self.done[d]
+        if p.ended is not None:
+            return p.ended
+        return SessionStatus.RUNNING if p.started is not None else "queued"
+
+    def finished(self, session_dir: Path, status: str) -> None:
+        self.done[session_dir] = status
+
+    def _update(self) -> None:
+        for p in self.progress.values():
+            p.update()
+
+    def matrix_eta_s(self) -> float | None:
+        """Time left for the matrix: the running sessions' time left at their rates plus the queued
+        sessions at the mean duration of the finished (else the projected running) ones, over
+        the workers; never less than the longest running session's. None until a rate is known."""
+        now = utc_now()
+        statuses = {d: self.status(d) for d in self.dirs}
+        running = [self.progress[d] for d, s in statuses.items() if s == SessionStatus.RUNNING]
+        queued = sum(1 for s in statuses.values() if s == "queued")
+        left = [p.eta_s(now) for p in running]
+        if any(x is None for x in left):
+            return None
+        finished = [self.progress[d].elapsed_s(now) for d, s in statuses.items()
+                    if s not in ("queued", SessionStatus.RUNNING)]
+        durations = [x for x in finished if x] or [(p.elapsed_s(now) or 0) + (p.eta_s(now) or 0) for p in running]
+        if queued and not durations:
+            return None
+        mean = sum(durations) / len(durations) if durations else 0.0
+        total = sum(left) + queued * mean
+        return max(total / self.jobs, max(left, default=0.0))
+
+    # ----- the live table -----------------------------------------------------------------------
+
+    def _rows(self) -> list[Path]:
+        if len(self.dirs) <= FULL_LIST:
+            return list(self.dirs)
+        running = [d for d in self.dirs if self.status(d) == SessionStatus.RUNNING]
+        finished = [d for d in self.done][-LATEST_FINISHED:]
+        return finished + running
+
+    def table(self) -> Table:
+        """The live table (reads the logs first)."""
+        self._update()
+        now = utc_now()
+        table = Table(title=self._title(), title_justify="left", caption=self.totals(), caption_justify="left",
+                      expand=False, pad_edge=False)
+        for name, justify in (("session", "left"), ("status", "left"), ("decided", "right"), ("rate", "right"),
+                              ("ETA", "right"), ("spend / cap", "right"), ("elapsed", "right"),
+                              ("resumes", "right"), ("blocks", "right"), ("denied", "right")):
+            table.add_column(name, justify=justify, no_wrap=name != "session")
+        for d in self._rows():
+            p, status = self.progress[d], self.status(d)
+            rate = p.rate_per_min(now)
+            total = p.accounts if p.accounts is not None else "?"
+            running = status == SessionStatus.RUNNING
+            table.add_row(
+                self.label(d) + (" *" if p.simulated else ""), Text(status, style=_style(status)),
+                f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
+                clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
+                clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), str(p.denied))
+        hidden = len(self.dirs) - len(self._rows())
+        if hidden:
+            table.add_row(Text(f"... {hidden} more (queued or finished earlier)", style="dim"))
+        return table
+
+    def _title(self) -> str:
+        return f"{self.title}: {len(self.dirs)} session(s), {self.jobs} worker(s)"
+
+    def totals(self) -> str:
+        statuses = [self.status(d) for d in self.dirs]
+        running = statuses.count(SessionStatus.RUNNING)
+        queued = statuses.count("queued")
+        done = len(statuses) - running - queued
+        decided = sum(p.decisions for p in self.progress.values())
+        accounts = sum(p.accounts or 0 for p in self.progress.values())
+        spend = sum(p.cost_usd for p in self.progress.values())
+        simulated = sorted({p.model_id or "" for p in self.progress.values() if p.simulated})
+        eta = self.matrix_eta_s()
+        line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued; decided {decided}"
+                + (f"/{accounts}" if accounts else "") + f"; spend ${spend:.2f}; elapsed "
+                + f"{clock(time.monotonic() - self.started)}; matrix ETA {'~' + clock(eta) if eta is not None else '-'}")
+        if simulated:
+            line += f"\n* {simulated_note(', '.join(simulated))}: never a real cost"
+        return line
+
+    # ----- plain lines --------------------------------------------------------------------------
+
+    def _events(self, d: Path) -> list[str]:
+        """The plain lines for what happened in session ``d`` since the last call."""
+        p, status = self.progress[d], self.status(d)
+        if p.started is None and status == "queued":
+            return []
+        step = max(1, math.ceil((p.accounts or 10) / 10))
+        now = (True, p.decisions // step, p.resumes, p.blocks, p.compactions, status)
+        before = self._seen.get(d, (False, 0, 0, 0, 0, "queued"))
+        self._seen[d] = now
+        label, lines = self.label(d), []
+        cost = f"${p.cost_usd:.2f}" + (f" of ${p.cap_usd:.2f} cap" if p.cap_usd is not None else "")
+        if p.simulated:
+            cost += f" ({simulated_note(p.model_id)})"
+        rate = p.rate_per_min()
+        where = (f"{p.decisions}/{p.accounts if p.accounts is not None else '?'} decided"
+                 + (f", {rate:.1f}/min" if rate else "") + f", {cost}, elapsed {clock(p.elapsed_s())}")
+        if not before[0]:
+            lines.append(f"{label}: started, {p.accounts} accounts" + (f", cap ${p.cap_usd:.2f}" if p.cap_usd else ""))
+        if now[2] > before[2]:
+            lines.append(f"{label}: resumed (resume {p.resumes}), {where}")
+        if now[3] > before[3]:
+            lines.append(f"{label}: stop blocked ({p.blocks} block(s) so far)")
+        if now[4] > before[4]:
+            lines.append(f"{label}: context compacted ({p.compactions} so far)")
+        if status != SessionStatus.RUNNING and status != before[5] and status != "queued":
+            lines.append(f"{label}: ended {status}: {where}")
+        elif now[1] > before[1] and status == SessionStatus.RUNNING:
+            eta = p.eta_s()
+            lines.append(f"{label}: {where}" + (f", ETA {clock(eta)}" if eta is not None else ""))
+        return lines
+
+    def _plain(self, force: bool) -> None:
+        self._update()
+        stamp = utc_now().strftime("%H:%M:%S")
+        lines = [line for d in self.dirs for line in self._events(d)]
+        totals = self.totals().replace("\n", "; ")
+        due = time.monotonic() - self._last_totals_at >= self.quiet_s
+        if force or (totals != self._last_totals and due):
+            lines.append(f"matrix: {totals}")
+            self._last_totals, self._last_totals_at = totals, time.monotonic()
+        for line in lines:
+            self.stream.write(f"[{stamp}] {line}\n")
+        self.stream.flush()
+
+    # ----- driving it ---------------------------------------------------------------------------
+
+    def refresh(self, force: bool = False) -> None:
+        if self._live is not None:
+            self._live.update(self.table(), refresh=True)
+        elif not self.live_mode:
+            self._plain(force)
+
+    def __enter__(self) -> "MatrixDisplay":
+        if self.live_mode:
+            self._live = Live(self.table(), console=self.console, auto_refresh=False, transient=False)
+            self._live.start(refresh=True)
+        else:
+            self._plain(force=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.update(self.table(), refresh=True)
+            self._live.stop()
+            self._live = None
+        else:
+            self._plain(force=True)
+
+
+
+class Watch:
+    """Refresh a display from a thread every ``interval_s`` seconds while the caller runs a session
+    in this one (``study run``): ``with Watch(MatrixDisplay([folder], root, title="study run")): ...``."""
+
+    def __init__(self, display: MatrixDisplay, interval_s: float = 1.0):
+        import threading
+
+        self.display = display
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="study-display", daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.display.refresh()
+
+    def __enter__(self) -> "Watch":
+        self.display.__enter__()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.display.__exit__(*exc)

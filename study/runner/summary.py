@@ -1,0 +1,79 @@
+"""The end-of-run summary of ``study run-all``: what ran, what it cost, and which sessions need a
+look: ended with accounts left, hit a limit, voided, or lost to a worker error; each named with
+the command that shows it (``study score <folder>``). Skipped sessions are listed with why."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from study.session_io.meta import read_meta
+from study.session_io.vocabulary import SessionStatus, status_voids
+
+from .cost_text import cost_text
+
+
+def _inspect(folder: Path) -> str:
+    return f"study score {shlex.quote(str(folder))}"
+
+
+def _label(folder: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return str(Path(folder).relative_to(root))
+        except ValueError:
+            pass
+    return str(folder)
+
+
+def _why(status: str) -> str | None:
+    """The heading a session with this status is listed under, or None when it needs no look."""
+    if status_voids(status):
+        return "voided (kept, never analysed; rerun with --rerun-voided)"
+    try:
+        parsed = SessionStatus(status)
+    except ValueError:
+        return f"unknown status {status}"
+    if parsed == SessionStatus.ENDED_WITH_ACCOUNTS_LEFT:
+        return "ended with accounts left"
+    if parsed.limit is not None:
+        return "hit a limit"
+    return None
+
+
+def format_summary(result, root: Path | None = None) -> str:
+    """The summary of a ``matrix.MatrixResult`` (paths shown relative to ``root``)."""
+    lines = []
+    metas = {d: read_meta(d) for d, _ in result.ran}
+    costs = [(float(m.get("cost_usd", 0.0) or 0.0), bool(m.get("simulated", False)), m.get("model_id"))
+             for m in metas.values() if m is not None]
+    counts = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses().items())) or "none"
+    real = sum(c for c, sim, _ in costs if not sim)
+    simulated = [(c, mid) for c, sim, mid in costs if sim]
+    spent = []
+    if real or not simulated:
+        spent.append(f"cost {cost_text(real, simulated=False)}")
+    if simulated:
+        ids = ", ".join(sorted({mid or "" for _, mid in simulated}))
+        spent.append(f"cost {cost_text(sum(c for c, _ in simulated), simulated=True, model_id=ids)}")
+    lines.append(f"ran {len(result.ran)} session(s): {counts}; " + "; ".join(spent))
+    groups: dict[str, list[str]] = {}
+    for folder, status in result.ran:
+        why = _why(status)
+        if why is None:
+            continue
+        meta = metas.get(folder)
+        decided = f"{meta.get('decisions', '?')}/{meta.get('accounts', '?')} decided" if meta else "no meta.json"
+        reason = (meta.get("void_reason") or "").splitlines()[0] if meta and meta.get("void_reason") else ""
+        detail = f"{status}, {decided}" + (f", {reason}" if reason else "")
+        groups.setdefault(why, []).append(f"  {_label(folder, root)}  ({detail})\n      inspect: {_inspect(folder)}")
+    for why, entries in groups.items():
+        lines.append(f"{len(entries)} {why}:")
+        lines += entries
+    if result.errors:
+        lines.append(f"{len(result.errors)} worker error(s) (the sessions show as unfinished; rerun with --rerun-voided):")
+        lines += [f"  {_label(d, root)}: {e}\n      inspect: {_inspect(d)}" for d, e in result.errors]
+    if result.skipped:
+        lines.append(f"skipped {len(result.skipped)} session(s) already present or not started:")
+        lines += [f"  {_label(d, root)}: {w}" for d, w in result.skipped]
+    return "\n".join(lines)
