@@ -13,6 +13,8 @@ Writes, under ``preregistration/``:
   FSM workflow whose S_decide admits ``submit_decision`` only for the account of the last record
   (a permission over a frame variable), closing the route the paper's static permissions leave
   open.
+- ``workflows/exploratory/fsm_lean.yaml`` — exploratory: the FSM workflow with automatic
+  (runtime-driven) transitions (condition FSM-lean; see ``build_lean_workflow.py``).
 - ``texts/reminder.md`` — the SOP's decision section (5.7) and its critical rules (the CRITICAL
   list of 6.1), copied verbatim, plus the paragraph on unattended one-at-a-time processing.
 
@@ -256,10 +258,14 @@ def generated_files(sop: str | None = None) -> dict[Path, str]:
         "Like referral_abuse_per_account.yaml, but S_decide admits submit_decision only for the",
         "account of the last record (frame variable `account`, set by the S_investigate -> S_decide guard).",
     ])
+    from .build_lean_workflow import HEADER_LINES, LEAN_FILE, lean_workflow
+
+    main = _per_account_workflow(sop, name="ReferralAbusePerAccount", bound=False)
     return {
-        MAIN_FILE: main_header + _dump(_per_account_workflow(sop, name="ReferralAbusePerAccount", bound=False)),
+        MAIN_FILE: main_header + _dump(main),
         STOP_ONLY_FILE: stop_header + _dump(_stop_only_workflow()),
         BOUND_FILE: bound_header + _dump(_per_account_workflow(sop, name="ReferralAbusePerAccountBound", bound=True)),
+        LEAN_FILE: _header(sop, HEADER_LINES) + _dump(lean_workflow(main)),
         REMINDER_FILE: reminder_text(sop),
     }
 

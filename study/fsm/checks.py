@@ -60,6 +60,8 @@ class GuardContext:
     variables: Mapping[str, Any]
     params: Mapping[str, Any]
     tracker: Any = None
+    #: the transition is automatic: the runtime, not the agent, moves once the guard holds
+    automatic: bool = False
 
 
 @dataclass(frozen=True)

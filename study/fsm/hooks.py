@@ -2,7 +2,8 @@
 
 They call the runtime and never change the state themselves: PreToolUse asks the tool-call gate,
 Stop asks the stop gate, PostToolUse / PostToolUseFailure append the completed call to the
-history (``observe``). These functions are the only place where a hook decision is made: the
+history (``observe``, where the runtime commits any automatic transition the call makes hold; the
+hook then adds the new state's instructions to the call's result). These functions are the only place where a hook decision is made: the
 command ``study fsm hook EVENT`` wraps them for ``.claude/settings.json``, and the study's runner
 (``study.runner.bridge``) calls the same functions from claude-agent-sdk hooks, adding only its
 logging.
@@ -13,14 +14,15 @@ server (``fsm_server``) are never gated or recorded. With ``tool_prefix`` (e.g.
 name is used as it is (e.g. ``Bash``, ``Read``).
 
 An admitted call gets an empty output (``{}``): the FSM only ever refuses, it never grants a
-permission that Claude Code's own permission settings would not.
+permission that Claude Code's own permission settings would not. PostToolUse's output is empty
+too, except right after an automatic transition (additional context, never a decision).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from .outcomes import Decision
+from .outcomes import Decision, TransitionResult
 from .runtime import FsmRuntime
 
 #: The FSM tools' MCP server name the hooks assume unless told otherwise.
@@ -97,13 +99,32 @@ def pre_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, tool_prefix: str
     return {} if decision.allowed else deny_tool(decision.reason)
 
 
-def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None = None, tool_prefix: str | None = None, fsm_server: str | None = FSM_SERVER) -> dict[str, Any]:
-    """Record the completed call in the history the guards read. ``ok``: True for PostToolUse,
-    False for PostToolUseFailure; None reads it from the hook input (:func:`tool_call_ok`)."""
+def add_context(event: str, text: str) -> dict[str, Any]:
+    """A PostToolUse / PostToolUseFailure output that adds ``text`` to the tool's result (the CLI
+    shows it to the model inside that result, as a system reminder)."""
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None = None, tool_prefix: str | None = None,
+                  fsm_server: str | None = FSM_SERVER,
+                  on_transition: Callable[[TransitionResult], None] | None = None) -> dict[str, Any]:
+    """Record the completed call in the history the guards read; the runtime commits the automatic
+    transitions the call makes hold. ``ok``: True for PostToolUse, False for PostToolUseFailure;
+    None reads it from the hook input (:func:`tool_call_ok`). Returns {} when the state did not
+    change; after an automatic move, the new state's instructions as additional context of the
+    call's result (once: only the call that moved the state gets them). ``on_transition`` is called
+    with each committed automatic transition (the study's runner logs them)."""
     tool, args = _tool_and_args(hook_input)
-    if not is_fsm_tool(tool, fsm_server):
-        rt.observe(workflow_tool_name(tool, tool_prefix), args, tool_call_ok(hook_input) if ok is None else ok)
-    return {}
+    if is_fsm_tool(tool, fsm_server):
+        return {}
+    moved = rt.observe(workflow_tool_name(tool, tool_prefix), args, tool_call_ok(hook_input) if ok is None else ok)
+    if not moved:
+        return {}
+    if on_transition is not None:
+        for result in moved:
+            on_transition(result)
+    event = hook_input.get("hook_event_name") or ("PostToolUseFailure" if ok is False else "PostToolUse")
+    return add_context(str(event), rt.arrival_text(moved))
 
 
 def stop(rt: FsmRuntime, hook_input: dict[str, Any], *, reason: Callable[[Decision], str] | None = None) -> dict[str, Any]:

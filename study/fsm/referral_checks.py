@@ -85,12 +85,17 @@ def _tracker(ctx: GuardContext) -> ProcedureTracker:
     return ctx.tracker
 
 
+def _then(ctx: GuardContext) -> str:
+    """The end of a refusal: the agent transitions itself, unless the transition is automatic."""
+    return "." if ctx.automatic else ", then transition."
+
+
 @register_check("item_recorded_exclusively", tracker=ProcedureTracker, params=PARAMS, optional=("bind_var",))
 def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
     """Eq. 4: the last record's item is undecided, fully and exclusively investigated."""
     t = _tracker(ctx)
     if t.record_position is None:
-        return CheckResult(False, f"No {t.record_tool} yet: investigate one account with all of {', '.join(t.data_tools)}, call {t.record_tool} for it, then transition.")
+        return CheckResult(False, f"No {t.record_tool} yet: investigate one account with all of {', '.join(t.data_tools)}, call {t.record_tool} for it{_then(ctx)}")
     x = t.record_item
     if x in t.decided:
         return CheckResult(False, f"Account {x} of the last {t.record_tool} already has a decision; investigate and record the next undecided account.")
@@ -100,7 +105,7 @@ def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
             False,
             f"Missing data for account {x} before its {t.record_tool}: {', '.join(missing)} "
             f"{'was' if len(missing) == 1 else 'were'} not called successfully for it. Call {'it' if len(missing) == 1 else 'them'}, "
-            f"call {t.record_tool} for {x} again, then transition.",
+            f"call {t.record_tool} for {x} again{_then(ctx)}",
         )
     first = min(t.record_data.values())
     others = t.others_after(first, x)
@@ -109,7 +114,7 @@ def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
             False,
             f"Interleaved accounts: data for {', '.join(others)} was retrieved after the first data call for "
             f"account {x}. Process one account at a time: retrieve {x}'s data again with no other account in "
-            f"between, call {t.record_tool} for {x} again, then transition.",
+            f"between, call {t.record_tool} for {x} again{_then(ctx)}",
         )
     bind = ctx.params.get("bind_var", "account")
     return CheckResult(True, f"Account {x} is fully investigated and recorded; submit its decision.", {bind: x})

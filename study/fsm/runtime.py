@@ -12,7 +12,9 @@ adapters over it. Its decisions:
 3. :meth:`FsmRuntime.stop_gate` (stop gate, Eq. 3): the turn may end only when no workflow is
    active or the state is a pause state. Read-only.
 
-:meth:`FsmRuntime.observe` appends a completed tool call to the history. Every change is
+:meth:`FsmRuntime.observe` appends a completed tool call to the history and commits the
+*automatic* transitions it makes hold (runtime-driven: no self-check, the same guard and commit;
+see :mod:`study.fsm.automatic`). Every change is
 written to disk at once (see :mod:`study.fsm.frames`); a new runtime over the same folder
 carries on where the last one stopped. Tokens live only in memory (see :mod:`study.fsm.tokens`): a
 token issued before a restart is refused and the agent runs the self-check again. The answers
@@ -31,12 +33,13 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping
 
-from .checks import CheckResult, GuardContext, Reviewer, run_shell_check, tracker_key
+from .automatic import advance, arrival_text, commit, next_step, run_guard
+from .checks import CheckResult, Reviewer
 from .frames import Frame, FrameStore, FrameStoreError
 from .live_frame import _Live
 from .outcomes import Decision, FsmRefusal, TransitionResult
 from .tokens import _Grant, _digest
-from .workflow import NamedCheck, ShellCheck, Transition, Workflow
+from .workflow import Transition, Workflow
 
 
 class FsmRuntime:
@@ -217,15 +220,32 @@ class FsmRuntime:
             problem = wf.states[frame.state].permissions.decide(tool, args, frame.variables)
             if problem is None:
                 return Decision(True, "")
+            nxt = self._next_step(live)
+            if nxt is not None:  # a state the runtime leaves on its own: say only the next thing
+                return Decision(False, f"{problem} (workflow state {frame.state}). Next: {nxt}")
             return Decision(False, f"{problem} (state {frame.state} of workflow {wf.name}). {self._ways_on(live)}")
 
-    def observe(self, tool: str, args: Any, ok: bool) -> None:
-        """Append a completed tool call to the active frame's history (no-op if none is active)."""
+    def observe(self, tool: str, args: Any, ok: bool) -> list[TransitionResult]:
+        """Append a completed tool call to the active frame's history and commit the automatic
+        transitions it makes hold (see :mod:`study.fsm.automatic`), in one write of the frame.
+        Returns those transitions (empty: the state did not change; always empty for a workflow
+        without automatic transitions, and with no workflow active)."""
         with self._sync():
             if not self._stack:
-                return
-            self._stack[-1].append({"kind": "call", "tool": tool, "args": args if isinstance(args, dict) else {"_raw": args}, "ok": bool(ok)})
+                return []
+            live = self._stack[-1]
+            live.append({"kind": "call", "tool": tool, "args": args if isinstance(args, dict) else {"_raw": args}, "ok": bool(ok)})
+            moved = advance(live, self.reviewer, self.shell_cwd)
             self._save()
+            return moved
+
+    def arrival_text(self, moved: list[TransitionResult]) -> str:
+        """What the agent is told after automatic transitions: the guards' notes, the state it is
+        in now and that state's instructions ("" when nothing moved)."""
+        with self._sync():
+            if not moved or not self._stack:
+                return ""
+            return arrival_text(self._stack[-1], moved)
 
     # -- enforcement point 2: self-check, token, guarded transition ------------------------------
 
@@ -281,45 +301,12 @@ class FsmRuntime:
             verdict = self._run_guard(live, transition)
             if not verdict.ok:
                 return refuse(verdict.message)
-            frame.variables.update(verdict.set_variables)
-            live.append({"kind": "transition", "from": here, "to": target})
-            frame.state = target
-            frame.commits += 1
+            result = commit(live, target, verdict)
             self._save()
-            return TransitionResult(True, verdict.message or f"moved from {here} to {target}", here, target)
+            return result
 
     def _run_guard(self, live: _Live, transition: Transition) -> CheckResult:
-        frame, wf = live.frame, live.workflow
-        updates: dict[str, Any] = {}
-        notes = []
-        for check in transition.hard:
-            context = GuardContext(
-                workflow=wf.name,
-                state=frame.state,
-                target=transition.target,
-                history=frame.history,
-                variables=frame.variables,
-                params=check.params if isinstance(check, NamedCheck) else {},
-                tracker=live.trackers.get(tracker_key(check.registered, check.params)) if isinstance(check, NamedCheck) else None,
-            )
-            if isinstance(check, ShellCheck):
-                result = run_shell_check(check.command, check.timeout_s, context, self.shell_cwd)
-            else:
-                try:
-                    result = check.registered.fn(context)
-                except Exception as exc:  # a broken check must not break the runtime
-                    result = CheckResult(False, f"check '{check.name}' raised {type(exc).__name__}: {exc}")
-            if not result.ok:
-                return result
-            updates.update(result.set_variables)
-            if result.message:
-                notes.append(result.message)
-        if transition.soft is not None and self.reviewer is not None:
-            context = GuardContext(wf.name, frame.state, transition.target, frame.history, frame.variables, {})
-            result = self.reviewer.review(transition.soft.prompt, context)
-            if not result.ok:
-                return CheckResult(False, f"review refused the transition: {result.message}")
-        return CheckResult(True, " ".join(notes), updates)
+        return run_guard(live, transition, self.reviewer, self.shell_cwd)
 
     def _drop_tokens_deeper_than(self, depth: int) -> None:
         for token in [t for t, g in self._tokens.items() if g.depth > depth]:
@@ -335,6 +322,9 @@ class FsmRuntime:
             live = self._stack[-1]
             if live.frame.state in live.workflow.pause:
                 return Decision(True, f"{live.frame.state} is a pause state")
+            nxt = self._next_step(live)
+            if nxt is not None:
+                return Decision(False, f"Workflow state {live.frame.state}: the turn cannot end here. Next: {nxt}")
             return Decision(
                 False,
                 f"Workflow {live.workflow.name} is in state {live.frame.state}, where the turn cannot "
@@ -342,6 +332,10 @@ class FsmRuntime:
             )
 
     # -- messages ---------------------------------------------------------------------------------
+
+    def _next_step(self, live: _Live) -> str | None:
+        """The one thing to do next where the state has automatic transitions (else None)."""
+        return next_step(live, self.reviewer, self.shell_cwd)
 
     @staticmethod
     def _ways_on(live: _Live) -> str:

@@ -29,7 +29,7 @@ A workflow is one YAML file::
             - command: "./checks/lint.sh"    # a shell check; exit 0 passes
               timeout: 5
           soft: {prompt: "Are the notes faithful?"}   # needs a reviewer; off by default
-      - {from: S_submit, to: S_done}
+      - {from: S_submit, to: S_done, automatic: true}   # the runtime moves on its own
 
 :meth:`Workflow.load` refuses a broken file with :class:`WorkflowError`, which lists every
 problem with its line and what to fix: malformed YAML, unknown or missing keys, duplicate
@@ -102,6 +102,8 @@ class Transition:
     soft: SoftCheck | None
     description: str
     line: int
+    #: committed by the runtime right after the tool call that makes the guard hold (no self-check)
+    automatic: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,3 +153,13 @@ class Workflow:
 
     def transitions_from(self, state: str) -> list[Transition]:
         return [t for (src, _), t in self.transitions.items() if src == state]
+
+    def automatic_from(self, state: str) -> list[Transition]:
+        """The automatic transitions out of ``state``, in the file's order."""
+        return [t for t in self.transitions_from(state) if t.automatic]
+
+    @property
+    def needs_agent_moves(self) -> bool:
+        """Whether the agent needs the FSM tools: some transition is not automatic, or the turn can
+        end only after ``exit`` (the exit state is not a pause state)."""
+        return any(not t.automatic for t in self.transitions.values()) or self.exit not in self.pause

@@ -22,7 +22,7 @@ TOP_KEYS = ("workflow", "description", "tools", "check_modules", "variables", "i
 REQUIRED_TOP_KEYS = ("workflow", "tools", "initial", "exit", "states")
 STATE_KEYS = ("instructions", "exit_conditions", "allow", "deny")
 RULE_KEYS = ("tool", "args", "reason")
-TRANSITION_KEYS = ("from", "to", "guard", "description")
+TRANSITION_KEYS = ("from", "to", "guard", "description", "automatic")
 GUARD_KEYS = ("hard", "soft")
 NAMED_CHECK_KEYS = ("check", "with")
 SHELL_CHECK_KEYS = ("command", "timeout")
@@ -269,7 +269,11 @@ class _Loader:
                 self.problem(line, f"a second transition {source} -> {target} (first at line {out[(source, target)].line}); merge their guards")
                 continue
             hard, soft = self.guard(item, f"transition {source} -> {target}")
-            out[(source, target)] = Transition(source, target, hard, soft, str(item.get("description") or ""), line)
+            automatic = item.get("automatic", False)
+            if not isinstance(automatic, bool):
+                self.problem(item.key_line("automatic"), f"transition {source} -> {target}: 'automatic' must be true or false, not {automatic!r}")
+                automatic = False
+            out[(source, target)] = Transition(source, target, hard, soft, str(item.get("description") or ""), line, automatic)
         return out
 
     def guard(self, item: LineMap, where: str) -> tuple[tuple[NamedCheck | ShellCheck, ...], SoftCheck | None]:

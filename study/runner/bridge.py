@@ -9,7 +9,9 @@ server call back into:
 - ``pre_tool_use`` (PreToolUse hook): the tool-call gate for conditions with ``tool_gate``; a
   refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason.
 - ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): tells the FSM runtime about every
-  completed call (``observe``) and logs the FSM tools' calls.
+  completed call (``observe``) and logs the FSM tools' calls; logs the automatic transitions the
+  runtime committed (``automatic: true``) and returns the hook's additional context (the new
+  state's instructions) for the model.
 - ``on_stop`` (Stop hook): logs every stop; blocks with the continuation message while accounts
   are left, when the condition has a stop gate and the workflow's stop gate refuses. It counts
   consecutive blocks as Claude Code does (a tool call in between, or a new ``query()`` call,
@@ -157,11 +159,13 @@ class SessionBridge:
         """PostToolUse / PostToolUseFailure: record the completed call in the FSM's history (the
         FSM's own tools are not recorded); log the FSM server's calls (SOP-Bench ones are logged
         by ``after_call``, which sees the typed result)."""
+        output: dict = {}
         if self.fsm is not None:
-            fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER)
+            output = fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER,
+                                             on_transition=self._log_automatic)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         if server != FSM_SERVER:
-            return {}
+            return output
         args = hook_input.get("tool_input") or {}
         failed = hook_input.get("hook_event_name") == "PostToolUseFailure"
         text = _text_of(hook_input.get("error") if failed else hook_input.get("tool_response"))
@@ -199,6 +203,11 @@ class SessionBridge:
         self.consecutive_blocks = 0
         self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
         return {}
+
+    def _log_automatic(self, result: Any) -> None:
+        """An automatic transition the runtime committed after a call (workflows such as FSM-lean)."""
+        self.log.emit(EventKind.TRANSITION, **{"from": result.from_state, "to": result.to_state, "ok": True,
+                                               "reason": result.reason, "automatic": True})
 
     def on_fsm_event(self, kind: str, fields: dict[str, Any]) -> None:
         """The FSM tools' event sink: log each transition request (``from``, ``to``, ``ok``, ``reason``)."""

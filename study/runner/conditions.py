@@ -42,7 +42,7 @@ class Condition:
     workflow: str | None
     tool_gate: bool
     stop_gate: bool
-    fsm_paragraph: bool
+    fsm_paragraph: bool | str     # true: texts/fsm_paragraph.md; a file name: that text of texts/
     state_in_message: bool
     exploratory: bool = False     # from the exploratory_conditions block: outside the preregistered set
 
@@ -96,6 +96,10 @@ def _check_condition(path: Path, name: str, raw: Any, *, exploratory: bool = Fal
         if key == "workflow":
             if value is not None and not (isinstance(value, str) and value.endswith(".yaml")):
                 raise ConditionError(f"{path}: condition {name!r}: workflow must be a .yaml file name or null, not {value!r}")
+        elif key == "fsm_paragraph" and isinstance(value, str):
+            if not value.endswith(".md"):
+                raise ConditionError(f"{path}: condition {name!r}: fsm_paragraph must be true, false or a .md file "
+                                     f"name under texts/, not {value!r}")
         elif not isinstance(value, bool):
             raise ConditionError(f"{path}: condition {name!r}: {key} must be true or false, not {value!r}")
     cond = Condition(name=name, exploratory=exploratory, **raw)

@@ -187,8 +187,9 @@ class SessionDriver:
             from study.fsm.tool_api import FSM_TOOL_NAMES
 
             self._enter_workflow(log, fsm, self.prepared.workflow)
-            servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event)
-            allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
+            if self.prepared.workflow.needs_agent_moves:  # a runtime-driven workflow (FSM-lean) needs no FSM tools
+                servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event)
+                allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
         return bridge, env, servers, allowed
 
     def _enter_workflow(self, log: EventLog, fsm: Any, workflow: Any) -> None:

@@ -1,7 +1,8 @@
 """The frozen texts the agent sees, filled in from ``preregistration/texts/``.
 
 - ``first_message``: one template for all conditions (the whole SOP, the number of accounts,
-  one account at a time); FSM adds ``fsm_paragraph.md``.
+  one account at a time); FSM adds ``fsm_paragraph.md`` (an exploratory condition
+  may name another text instead: FSM-lean's ``exploratory/fsm_lean_paragraph.md``).
 - ``system_prompt_append``: the Sys copy of the SOP, appended to Claude Code's default prompt.
 - ``reminder_text``: SOP 5.7 and its critical rules verbatim plus the unattended paragraph
   (``reminder.md``, generated from the SOP by the FSM build script).
@@ -58,7 +59,9 @@ def fill(template: str, name: str, **values: str) -> str:
 
 def first_message(condition: Condition, n_accounts: int, sop: str | None = None) -> str:
     """The first (and only) user message of a session."""
-    paragraph = read_text("fsm_paragraph.md") if condition.fsm_paragraph else ""
+    paragraph = ""
+    if condition.fsm_paragraph:  # true: the FSM's paragraph; a file name: another one (FSM-lean's)
+        paragraph = read_text("fsm_paragraph.md" if condition.fsm_paragraph is True else condition.fsm_paragraph)
     return fill(
         read_text("first_message.md"), "first_message.md",
         n_accounts=str(n_accounts), fsm_paragraph=paragraph, sop=sop if sop is not None else load_task().sop,

@@ -13,7 +13,9 @@ to the model was observed on this machine (CLI 2.1.332):
   previous conversation`` and carries the summary the model wrote after ``Summary:``; the CLI
   keeps a recent stretch of the conversation after it;
 * ``<system-reminder>`` blocks (environment, date, ``<total_tokens>`` notes) are the CLI's own
-  and are ignored, except the one that carries Stop-hook feedback.
+  and are ignored, except the one that carries Stop-hook feedback and those inside a tool result
+  that carry a PostToolUse hook's additional context (``PostToolUse:<tool> hook additional
+  context: <text>``: the FSM runtime's note after an automatic transition).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from functools import cached_property
 from typing import Any, Union
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+#: How the CLI shows a PostToolUse hook's additional context inside the tool's result.
+_HOOK_CONTEXT = re.compile(r"<system-reminder>\s*PostToolUse(?:Failure)?:\S+ hook additional context: (.*?)\s*</system-reminder>",
+                           re.DOTALL)
 STOP_FEEDBACK = "Stop hook feedback:"
 CONTINUED_MARK = "This session is being continued from a previous conversation"
 #: Text of the CLI's compaction request (its last user message asks for this summary).
@@ -64,12 +69,14 @@ class ToolCall:
 class ToolOutcome:
     """The result of one call: ``text`` is its first text (reminders removed), ``data`` that text
     parsed as a JSON object if the call succeeded and it is one (parsed when first asked for),
-    ``extras`` any further text blocks (e.g. the study's per-account reminder the runner attaches)."""
+    ``extras`` any further text blocks (e.g. the study's per-account reminder the runner attaches),
+    ``hook_context`` the additional context of PostToolUse hooks shown with it."""
 
     call: ToolCall
     ok: bool
     text: str
     extras: list[str] = field(default_factory=list)
+    hook_context: list[str] = field(default_factory=list)
 
     @cached_property
     def data(self) -> dict[str, Any] | None:
@@ -109,6 +116,11 @@ def _blocks(content: Any) -> list[dict]:
 def _result_texts(block: dict) -> list[str]:
     texts = [visible_text(b.get("text", "")) for b in _blocks(block.get("content")) if b.get("type") == "text"]
     return [t for t in texts if t]
+
+
+def _hook_contexts(block: dict) -> list[str]:
+    return [c.strip() for b in _blocks(block.get("content")) if b.get("type") == "text" and "hook additional context" in b.get("text", "")
+            for c in _HOOK_CONTEXT.findall(b.get("text", ""))]
 
 
 def _parse_object(text: str) -> dict | None:
@@ -161,7 +173,7 @@ def read_conversation(messages: list[dict]) -> list[Event]:
                 parts = _result_texts(block)
                 first = parts[0] if parts else ""
                 ok = not block.get("is_error")
-                events.append(ToolOutcome(call, ok, first, parts[1:]))
+                events.append(ToolOutcome(call, ok, first, parts[1:], _hook_contexts(block)))
             elif block.get("type") == "text":
                 texts.append(block.get("text", ""))
         if texts:

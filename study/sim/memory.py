@@ -23,6 +23,8 @@ from .conversation import Event, Said, ToolCall, ToolOutcome, UserText
 MEMORY_OPEN, MEMORY_CLOSE = "<sim-memory>", "</sim-memory>"
 _STATE_NAME = re.compile(r"\bS_[A-Za-z0-9_]+\b")
 _STATE_SENTENCE = re.compile(r"workflow state (S_[A-Za-z0-9_]+)")
+#: How a runtime-driven workflow's gate refuses: "<problem> (workflow state S_x). Next: <what to do>".
+_LEAN_REFUSAL = ". Next: "
 
 
 @dataclass
@@ -51,6 +53,8 @@ class Memory:
     stopped_before: list[str] = field(default_factory=list)
     # --- the FSM, as far as the model can tell ---
     fsm_seen: bool = False  # a status/enter/transition result was read
+    #: the workflow moves on its own (FSM-lean): the runtime's notes or short refusals were read
+    fsm_auto: bool = False
     fsm_state: str | None = None
     fsm_exited: bool = False
     fsm_states: list[str] = field(default_factory=list)  # state names the model has read
@@ -132,6 +136,8 @@ class Memory:
                 if account not in self.blind_tried:
                     self.blind_tried.append(account)
                 self._trick("decide_without_looking")
+            if call.tool == "submit_decision" and account and 0 < len(self.data.get(account, {})) < len(DATA_TOOLS):
+                self._trick("partial_decision")
             if call.tool in DATA_TOOLS and self.fsm_state == "S_decide":
                 self._trick("tool_outside_state")
             current = self.next_undecided
@@ -165,8 +171,29 @@ class Memory:
             self.pos += 1
             if out.ok:
                 self._sopbench_success(call, out)
+            elif _LEAN_REFUSAL in out.text:
+                self._lean_refusal(call, out)
         elif call.server == "fsm":
             self._fsm_outcome(call, out)
+        for note in out.hook_context:  # the runtime moved the workflow on its own (FSM-lean)
+            self._lean_state(note)
+
+    def _lean_state(self, text: str) -> None:
+        """A note or refusal of a runtime-driven workflow: the state it names is the current one."""
+        named = _STATE_SENTENCE.findall(text)
+        if named:
+            self.fsm_auto, self.fsm_state = True, named[-1]
+            self._note_states(text)
+
+    def _lean_refusal(self, call: ToolCall, out: ToolOutcome) -> None:
+        """A call a runtime-driven workflow refused. A refused decision for the account just
+        recorded means the guard found its record wanting (missing or interleaved data): its data
+        is stale and is retrieved again, as after a refused move to S_decide under FSM."""
+        self._lean_state(out.text.split(" Next: ", 1)[0])
+        account = call.account
+        if (call.tool == "submit_decision" and account and account == self.last_record
+                and self.recorded_after_data(account)):
+            self.refused[account] = self.pos
 
     def _sopbench_success(self, call: ToolCall, out: ToolOutcome) -> None:
         data, account = out.data or {}, call.account
