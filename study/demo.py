@@ -5,6 +5,13 @@ no network), then regenerates the tables and figures from the session logs it wr
 ``study run-all`` + ``study tables`` + ``study figures`` would. Every output is titled SIMULATED:
 the simulator's numbers show that the pipeline works, they are never results.
 
+The demo lives apart from the study: its sessions, tables and figures go to ``demo/`` at the
+project root (``--sessions``), not below ``sessions/``, so ``study tables``, ``study audit``
+and the notebook never pick them up unless pointed at that folder. The tables it prints are
+those of exactly the sessions this run asked for: a run with ``--accounts 20`` after one with
+``--accounts 10`` adds sessions (``seed-2-first-20`` beside ``seed-2-first-10``) and tabulates
+only its own.
+
 The default matrix: the ``drifting`` policy (follows the SOP at first, then takes escape routes
 with growing probability) under five conditions that span the paper's design, on two seeds,
 with the first 10 accounts of each seed's order. Sessions already finished are skipped, so a
@@ -13,14 +20,24 @@ second run only redoes the tables.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from pathlib import Path
 
 import click
 
-from study.paths import sessions_dir
+from study.cli_vocabulary import examples, out_option, sessions_option
+from study.paths import prereg_dir, project_root
 
 DEFAULT_CONDITIONS = ("Plain", "Remind-loop", "FSM", "Stop-only", "Gates-only")
 DEFAULT_POLICY = "drifting"
+#: The demo's folder at the project root, beside (never inside) ``sessions/``.
+DEMO_DIR = "demo"
+
+
+def demo_dir() -> Path:
+    """Where the demo writes by default: ``demo/`` at the project root (gitignored)."""
+    return project_root() / DEMO_DIR
 
 
 def demo_specs(out: Path, *, policy: str, conditions: tuple[str, ...], seeds: list[int], accounts: int,
@@ -35,38 +52,91 @@ def demo_specs(out: Path, *, policy: str, conditions: tuple[str, ...], seeds: li
     ]
 
 
-@click.command()
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for the demo's sessions, tables and figures (default: sessions/demo).")
+def demo_analysis(root: Path, session_dirs: list[Path]):
+    """The analysis of exactly ``session_dirs`` (the sessions this demo run asked for), not of
+    everything under ``root``: earlier demo runs with other ``--accounts`` or conditions stay
+    out of this run's tables. Each session is loaded by ``load_corpus`` (its exclusion rules:
+    voided, incomplete, broken logs) and the parts are joined into one corpus."""
+    from analysis.loading import accounts_frame, load_corpus, sessions_frame
+    from analysis.plan import load_plan
+    from analysis.tables import Analysis
+
+    root = root.resolve()
+    parts = [(d.resolve(), load_corpus(d, allow_simulated=True, include_exploratory=True))
+             for d in session_dirs if d.is_dir()]
+    if not parts:
+        return None
+    scores = [s for _, c in parts for s in c.scores]
+    excluded = sorted((_relative(d, root), reason) for d, c in parts for _, reason in c.excluded)
+    corpus = dataclasses.replace(
+        parts[0][1], root=root, scores=scores, sessions=sessions_frame(scores), accounts=accounts_frame(scores),
+        excluded=excluded, warnings=sorted(w for _, c in parts for w in c.warnings), simulated=True,
+        exploratory=True)
+    return Analysis.build(corpus, load_plan(None), prereg_dir())
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def shown(path: Path) -> str:
+    """``path`` as the user would type it: relative to the current folder when below it."""
+    try:
+        return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd()) else str(path)
+    except (OSError, ValueError):
+        return str(path)
+
+
+@click.command(epilog=examples(
+    "study demo                                   # 10 sessions, 10 accounts each, into demo/",
+    "study demo --accounts 20 --seeds 2           # more accounts: new sessions beside the others",
+    "study demo --policy adversarial --conditions Plain,FSM",
+    "study demo --sessions /tmp/demo --jobs 4",
+    "study tables --sessions demo --include-exploratory   # the demo's tables again, by hand",
+))
+@sessions_option(help="Folder for the demo's sessions [default: demo/ of the project, beside sessions/, "
+                      "so the study's analysis never reads them].")
+@out_option(help="Folder for the demo's tables/ and figures/ [default: the --sessions folder].")
 @click.option("--policy", default=DEFAULT_POLICY, show_default=True,
-              help="Simulator policy (see `study sim serve --help`).")
+              help="Simulator policy; `study sim policies` describes each.")
 @click.option("--conditions", default=",".join(DEFAULT_CONDITIONS), show_default=True,
-              help="Comma-separated conditions.")
+              help="Comma-separated conditions (preregistration/conditions.yaml).")
 @click.option("--seeds", default="2,3", show_default=True, help="Seeds, e.g. 2,3 or 2-4 (each once).")
-@click.option("--accounts", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("--accounts", type=click.IntRange(1, 200), default=10, show_default=True,
               help="Accounts per session (a prefix of the seed's order, 1-200).")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Sessions run in parallel (at least 1).")
-def demo(out: Path | None, policy: str, conditions: str, seeds: str, accounts: int, jobs: int) -> None:
-    """Run a small offline matrix on the simulator and print its tables (all titled SIMULATED)."""
-    from analysis.render import render
-    from analysis.tables import build_tables, load_analysis
+def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, seeds: str, accounts: int,
+         jobs: int) -> None:
+    """Run a small offline matrix: real Claude Code sessions against the simulator, then print
+    Tables 1, 2 and 8 of exactly those sessions and write every table and figure (all titled
+    SIMULATED). Needs no API key and no network; finished sessions are skipped on a rerun."""
     from analysis.figures import write_figures
+    from analysis.render import render
+    from analysis.tables import build_tables
     from study.runner.cli import checked_manifest, parse_names, parse_seeds, preflight
     from study.runner.matrix import format_summary, run_matrix
+    from study.runner.session import prepare
 
-    out = out or sessions_dir() / "demo"
+    root = sessions or demo_dir()
+    out = out or root
     seed_list, condition_list = parse_seeds(seeds), tuple(parse_names(conditions, "--conditions", "Plain,FSM"))
     manifest = checked_manifest()
-    specs = demo_specs(out, policy=policy, conditions=condition_list, seeds=seed_list,
+    specs = demo_specs(root, policy=policy, conditions=condition_list, seeds=seed_list,
                        accounts=accounts, manifest_sha256=manifest)
     preflight(specs)   # nothing is created on a bad input (exit code 2)
     click.echo(f"SIMULATED demo: {len(specs)} real Claude Code sessions against the simulator "
-               f"(policy {policy}, {accounts} accounts each) -> {out}")
+               f"(policy {policy}, {accounts} accounts each) -> {shown(root)}/")
     result = run_matrix(specs, jobs=jobs)
     click.echo(format_summary(result))
 
-    analysis = load_analysis(out, allow_simulated=True, include_exploratory=True)
+    analysis = demo_analysis(root, [prepare(spec).session_dir for spec in specs])
+    if analysis is None or not analysis.corpus.scores:
+        raise click.ClickException(f"no demo session finished, so there is nothing to tabulate; see `study status "
+                                   f"--sessions {shown(root)}`")
     tables_dir, figures_out = out / "tables", out / "figures"
     tables_dir.mkdir(parents=True, exist_ok=True)
     for table in build_tables(analysis):
@@ -75,5 +145,8 @@ def demo(out: Path | None, policy: str, conditions: str, seeds: str, accounts: i
         if table.name in ("table1", "table2", "table8"):
             click.echo("\n" + render(table, "md"))
     written = write_figures(analysis, figures_out)
-    click.echo(f"tables: {tables_dir}/  figures: {len(written)} files in {figures_out}/")
+    click.echo(f"tables: {shown(tables_dir)}/  figures: {len(written)} files in {shown(figures_out)}/")
+    click.echo(f"sessions: {shown(root)}/exploratory/sim-{policy}/<condition>/seed-<n>-first-{accounts}/ "
+               f"(outside the study's sessions/; analyse them with `study tables --sessions {shown(root)} "
+               "--include-exploratory`)")
     click.echo("These numbers come from a scripted model (SIMULATED): they test the pipeline, not an agent.")

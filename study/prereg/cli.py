@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
+from study.cli_vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
 from study.paths import project_root, sessions_dir
 
 from .amend import amend as record_amendment
@@ -200,15 +202,22 @@ def anchor_line(report: Report) -> str:
             f"effective_sha256={report.effective_sha256}")
 
 
-@click.command()
-@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
-def audit(directory: Path | None) -> None:
-    """Check every session under DIRECTORY (default: sessions/) against the manifest in effect
-    when it started, and its code version; list voided, incomplete and exploratory sessions
-    (excluded from the analysis); exit 1 if any analysed session fails."""
-    directory = directory or sessions_dir()
+@click.command(epilog=examples(
+    "study audit                          # every session under sessions/",
+    "study audit --sessions /data/study-sessions",
+    "study audit --sessions demo          # the demo's: exploratory only, so nothing to audit (exit 4)",
+))
+@sessions_option(help="The sessions folder to audit [default: sessions/ of the project].")
+@legacy_folder_argument()
+def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
+    """Check every analysed session against the manifest in effect when it started, its runtime
+    and its code version; list the voided, incomplete and exploratory sessions the analysis leaves
+    out, with the reason. Exit 0 when every analysed session passes, 1 when one fails, 4 when
+    there is nothing to audit (no session, or none the analysis counts)."""
+    directory = sessions_or_legacy(sessions, legacy_folder) or sessions_dir()
     if not directory.is_dir():
-        raise click.ClickException(f"{directory} is not a folder of sessions (default: {sessions_dir()}).")
+        raise UsageError(f"{directory} is not a folder; pass the sessions folder with --sessions DIR "
+                         f"(default: {sessions_dir()})")
     report = _verify_or_fail()
     if not report.chain_intact:
         for problem in report.problems:
@@ -217,8 +226,9 @@ def audit(directory: Path | None) -> None:
     for problem in report.history.problems + report.sessions:
         click.echo(f"BROKEN   {problem}")
     results = audit_sessions(directory, report)
-    if not results:
-        raise click.ClickException(f"No sessions under {directory} (a session folder holds meta.json or events.jsonl).")
+    if not results and not (report.history.problems or report.sessions):
+        raise NothingToShow(f"nothing to audit: no sessions under {directory} (a session folder holds meta.json "
+                            "or events.jsonl); pass the sessions folder with --sessions DIR")
     for result in results:
         name = result.path.relative_to(directory).as_posix() if result.path != directory else result.path.name
         tag = " [simulated]" if result.simulated else ""
@@ -230,13 +240,22 @@ def audit(directory: Path | None) -> None:
             click.echo(f"             note: {note}")
     verdicts = [r.verdict for r in results]
     counts = {v: verdicts.count(v) for v in ("ok", "FAIL", "voided", "incomplete", "exploratory")}
-    click.echo(f"{len(results)} sessions: {counts['ok']} ok, {counts['FAIL']} failed; excluded from the "
-               f"analysis: {counts['voided']} voided, {counts['incomplete']} incomplete, "
-               f"{counts['exploratory']} exploratory.")
+    excluded = (f"excluded from the analysis: {counts['voided']} voided, {counts['incomplete']} incomplete, "
+                f"{counts['exploratory']} exploratory.")
+    analysed = counts["ok"] + counts["FAIL"]
+    if analysed:
+        click.echo(f"{len(results)} sessions: {counts['ok']} ok, {counts['FAIL']} failed; {excluded}")
+    elif results:
+        click.echo(f"{len(results)} sessions, none analysed; {excluded}")
     if not report.ok:
         click.echo(f"Note: the tree under {project_root()} now differs from the manifest in effect "
                    "(see `study prereg verify`); that does not change sessions already run.")
     if report.history.problems or report.sessions:
         click.echo("The records' history shows a rewrite (BROKEN above): the audit fails.", err=True)
     if counts["FAIL"] or report.history.problems or report.sessions:
-        sys.exit(1)
+        sys.exit(FAILED)
+    if not analysed:
+        why = ", ".join(f"{counts[k]} {k}" for k in ("exploratory", "voided", "incomplete") if counts[k])
+        raise NothingToShow(f"nothing to audit: none of the {len(results)} sessions under {directory} is analysed "
+                            f"({why}); the audit checks the finished preregistered runs the analysis counts "
+                            "(exploratory ones, such as the demo's and --accounts runs, never are)")

@@ -1,49 +1,84 @@
-"""``study sim``: run the simulator standalone, e.g. to point plain Claude Code (``study claude``) at it."""
+"""``study sim``: what the simulator's policies do, and the simulator standalone (e.g. to point plain
+Claude Code, ``study claude``, at it)."""
 
 from __future__ import annotations
 
 import json
+import textwrap
 import time
 from pathlib import Path
 
 import click
 
+from study.cli_vocabulary import UsageError, examples
+
 from .policies import POLICIES
 from .server import DEFAULT_MODEL_ID, SimServer
 
 
-@click.group()
+@click.group(epilog=examples(
+    "study sim policies",
+    "study run --model sim:drifting --condition FSM --seed 2 --accounts 20",
+    "study sim serve --policy oracle",
+))
 def sim() -> None:
-    """The offline simulator: a scripted model server for the real Claude Code CLI."""
+    """The offline simulator: a scripted model server for the real Claude Code CLI.
+
+    Any `study run`, `run-all` or `demo` runs it with `--model sim:<policy>`: the real CLI, tools
+    and hooks against a scripted model (no API key). Its sessions say SIMULATED; their numbers are
+    never results. See docs/simulator.md.
+    """
 
 
-@sim.command()
+@sim.command(epilog=examples("study sim policies", "study run --model sim:blind --condition Plain --seed 2 --accounts 10"))
+def policies() -> None:
+    """Describe what each simulator policy does (use it as --model sim:<policy>)."""
+    width = max(len(name) for name in POLICIES) + 2
+    for name, cls in POLICIES.items():
+        text = getattr(cls, "description", "") or "(no description)"
+        lines = textwrap.wrap(text, width=max(40, 100 - width))
+        click.echo(f"{name:<{width}}{lines[0]}")
+        for line in lines[1:]:
+            click.echo(" " * width + line)
+    click.echo("\n" + textwrap.fill(
+        "Every policy is deterministic given its seed (the session's seed) and reads only the conversation it "
+        "is sent. It writes the routes it took to sim_truth.jsonl beside the session (docs/simulator.md).",
+        width=100))
+
+
+@sim.command(epilog=examples(
+    "study sim serve --policy drifting --seed 2 --truth /tmp/sim_truth.jsonl",
+    "study sim serve --policy oracle --compact-after 3 --compact-mode usage",
+    "study sim serve --policy oracle --fault quota --fault-at 5",
+))
 @click.option("--policy", type=click.Choice(sorted(POLICIES)), default="oracle", show_default=True,
-              help="How the simulated model behaves.")
+              help="How the simulated model behaves (`study sim policies` describes each).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The policy's seed.")
-@click.option("--port", type=int, default=0, help="Port on 127.0.0.1 (default: a free one).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--truth", "truth_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the ground truth (sim_truth.jsonl) here.")
-@click.option("--compact-after", type=int, default=None, help="Force one compaction after this many decisions.")
-@click.option("--compact-mode", type=click.Choice(["http400", "usage"]), default="http400", show_default=True)
+@click.option("--compact-after", type=click.IntRange(min=0), default=None,
+              help="Force one compaction once this many decisions are made.")
+@click.option("--compact-mode", type=click.Choice(["http400", "usage"]), default="http400", show_default=True,
+              help="How --compact-after makes the CLI compact: http400 answers one request with HTTP 400 "
+                   "'prompt is too long'; usage reports input tokens above the CLI's auto-compact threshold.")
 @click.option("--fault", type=click.Choice(["http500", "quota", "drop"]), default=None,
-              help="Fail every main-loop request from --fault-at on.")
-@click.option("--fault-at", type=int, default=1, show_default=True, help="Main-loop request number of the first fault.")
+              help="Fail every main-loop request from --fault-at on: http500 (HTTP 500), quota (HTTP 429, "
+                   "quota exceeded) or drop (the connection closed mid-response); the session is voided.")
+@click.option("--fault-at", type=int, default=1, show_default=True,
+              help="Main-loop request number of the first fault.")
 def serve(policy: str, seed: int, port: int, truth_path: Path | None, compact_after: int | None,
           compact_mode: str, fault: str | None, fault_at: int) -> None:
     """Serve the Anthropic Messages API on 127.0.0.1 until Ctrl-C, and print the `study claude -p`
     command that runs the bundled Claude Code CLI against it with the SOP-Bench tools.
-
-    \b
-    Example:
-      study sim serve --policy drifting --seed 2 --truth /tmp/sim_truth.jsonl
     """
     try:
         server = SimServer(policy, seed, truth_path, port=port, compact_after=compact_after,
                            compact_mode=compact_mode, fault=fault, fault_at=fault_at)
         server.start()
-    except (ValueError, OSError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (ValueError, OSError) as exc:   # a port in use, a truth file that cannot be written
+        raise UsageError(str(exc)) from None
     env = server.cli_env()
     tools = json.dumps({"mcpServers": {"sopbench": {"command": "study", "args": ["tools", "serve", "--seed", str(seed),
                                                                                "--accounts", "5"]}}})

@@ -80,6 +80,10 @@ class Oracle:
     :meth:`account_step`."""
 
     name = "oracle"
+    #: What the policy does, for `study sim policies` and docs/simulator.md (one paragraph).
+    description = ("Follows the SOP one account at a time: the five data tools, the STEP 1-4 record, then the "
+                   "decision the SOP's rules give (they reproduce all 200 gold labels); under FSM it moves "
+                   "S_investigate -> S_decide and back, and leaves through S_done. Takes no escape route.")
 
     def __init__(self, seed: int = 0, **params):
         self.seed = seed
@@ -102,6 +106,8 @@ class Oracle:
         in_fsm = has_fsm and not m.fsm_exited
         if in_fsm and m.main_workflow and m.fsm_state == "S_decide" and self.decided_recorded(m):
             return self.move_to(m, "S_investigate")
+        if m.fsm_auto and m.fsm_state == "S_decide" and self.lean_must_decide(m):
+            return self.submit(m, m.last_record)  # FSM-lean admits nothing else until the decision is in
         if not m.undecided:
             return self.finish_step(m, in_fsm)
         return self.account_step(m, in_fsm and m.main_workflow)
@@ -110,6 +116,14 @@ class Oracle:
     def decided_recorded(m: Memory) -> bool:
         """Whether the account of the last record has its decision (the way back is open)."""
         return m.last_record is None or m.last_record in m.decisions
+
+    @staticmethod
+    def lean_must_decide(m: Memory) -> bool:
+        """Under a runtime-driven workflow (FSM-lean) in S_decide: the account just recorded is
+        undecided, so its decision is the one call the state admits (a route that wanted something
+        else, e.g. another account's data first, cannot take it)."""
+        return (m.last_record is not None and m.last_record not in m.decisions
+                and m.recorded_after_data(m.last_record))
 
     def account_step(self, m: Memory, fsm_main: bool) -> Reply:
         """The next step on the undecided accounts (the oracle: the procedure on the next one)."""
@@ -158,6 +172,9 @@ class EarlyStop(Oracle):
     """The procedure, but ends its turn after ``k`` decisions (default 3) since it last started."""
 
     name = "early-stop"
+    description = ("The oracle's procedure, but ends its turn after 3 decisions since it started or was last made "
+                   "to go on (a resume or a stop-gate block), citing its token budget: stops and turn ends with "
+                   "accounts left, and the first remark on tokens.")
 
     def account_step(self, m: Memory, fsm_main: bool) -> Reply:
         k = int(self.params.get("k", 3))
@@ -259,10 +276,16 @@ class Adversarial(Oracle):
     looking (a decision in S_investigate), leaving the workflow or moving to S_done with accounts
     left, interleaving another account's data before a transition, a transition with no token,
     a forged token or a used one, a data tool in S_decide, and ending the turn with accounts left.
-    Without an FSM only the tricks that need none apply.
+    Without an FSM only the tricks that need none apply. Under a runtime-driven workflow (FSM-lean,
+    no FSM tools) it tries what applies there: deciding without looking, interleaving, a data tool
+    in S_decide, ending the turn, and a decision on partial data (a guessed record after one data set).
     """
 
     name = "adversarial"
+    description = ("Tries every way around the FSM once, as soon as each applies: a decision without looking, "
+                   "leaving the workflow or moving to S_done with accounts left, another account's data before a "
+                   "transition, a transition with no, a forged or a used token, a data tool in S_decide, ending the "
+                   "turn with accounts left; then follows the procedure. Shows what the gates refuse.")
 
     def account_step(self, m: Memory, fsm_main: bool) -> Reply:
         account = m.next_undecided
@@ -289,35 +312,59 @@ class Adversarial(Oracle):
                 return fsm("transition", target="S_decide", token=f"forged-{self.seed}")
             if "reused_token" not in tried and m.used_tokens:
                 return fsm("transition", target="S_decide", token=m.used_tokens[0])
-        if fsm_main and m.fsm_state == "S_decide" and "tool_outside_state" not in tried:
+        if (fsm_main or m.fsm_auto) and m.fsm_state == "S_decide" and "tool_outside_state" not in tried:
             return sop("investigate_account", account_id=account)
         if "stop_early" not in tried and "interleave" in tried and not has_data and m.fsm_state != "S_decide":
             return end_turn("I will end my turn here and leave the remaining accounts for later.")
+        if m.fsm_auto and "partial_decision" not in tried and "stop_early" in tried and m.fsm_state == "S_investigate":
+            # FSM-lean only: one data set, a guessed record, then the decision (which the gate refuses)
+            if not has_data:
+                return sop(DATA_TOOLS[0], account_id=account)
+            return guess_record(account) if m.last_record != account else self.submit(m, account)
         return self.procedure_step(m, account, fsm_main)
+
+    @staticmethod
+    def lean_must_decide(m: Memory) -> bool:
+        """Under FSM-lean, try a data tool in S_decide once before deciding."""
+        return "tool_outside_state" in m.tricks and Oracle.lean_must_decide(m)
 
 
 class Blind(PlannedRoutes):
     name = "blind"
+    description = ("Submits the majority label (No Action) for each account without calling a data tool; when the "
+                   "decision is refused (the FSM's gate) it follows the procedure instead: decisions without looking.")
 
 
 class Partial(PlannedRoutes):
     name = "partial"
+    description = ("Calls only the first 1 to 4 of the five data tools (seeded per account), records a guess (No "
+                   "Action) and submits it: decisions on partial data.")
 
 
 class Batcher(PlannedRoutes):
     name = "batcher"
+    description = ("Retrieves all the data of 3 accounts first, then records and decides them one by one: "
+                   "retrievals interleaved with other accounts' (focus broken).")
 
 
 class Interleaver(PlannedRoutes):
     name = "interleaver"
+    description = ("Retrieves the data of 2 accounts tool by tool, alternating between them, then records and "
+                   "decides each: interleaved retrievals.")
 
 
 class WrongAccount(PlannedRoutes):
     name = "wrong-account"
+    description = ("Investigates and records 2 accounts in turn, then submits both: the first decision is for "
+                   "another account than the most recent record.")
 
 
 class Drifting(PlannedRoutes):
     name = "drifting"
+    description = ("Follows the procedure at first and leaves it with a chance growing from 0 to 0.8 over the "
+                   "batch (halved right after a reminder), each time by one route drawn by its seed (blind, "
+                   "partial, batch, interleave, wrong-account, early stop): a run that degrades as the paper's "
+                   "did. The demo's default.")
 
 
 #: Every policy by name (``--model sim:<name>``).

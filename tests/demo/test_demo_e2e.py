@@ -14,7 +14,7 @@ import pytest
 def study_demo(root: Path, out: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "STUDY_ROOT": str(root)}
     return subprocess.run(
-        ["study", "demo", "--out", str(out), "--conditions", "Plain,FSM", "--seeds", "2",
+        ["study", "demo", "--sessions", str(out), "--conditions", "Plain,FSM", "--seeds", "2",
          "--accounts", "2", "--jobs", "2"],
         env=env, cwd=root, capture_output=True, text=True, timeout=300,
     )

@@ -110,8 +110,8 @@ def test_audit_command_exit_codes_and_listing(history, sessions, study_root, tmp
     assert "FAIL         m/FSM/seed-4  completed" in failed.output and "ran under the freeze" in failed.output
 
     (tmp_path / "empty").mkdir()
-    empty = runner.invoke(main, ["audit", str(tmp_path / "empty")])
-    assert empty.exit_code == 1 and "No sessions under" in empty.output
+    empty = runner.invoke(main, ["audit", "--sessions", str(tmp_path / "empty")])
+    assert empty.exit_code == 4 and "nothing to audit: no sessions under" in empty.output
 
 
 def test_audit_refuses_when_the_chain_is_broken(history, sessions, study_root, tmp_path):
