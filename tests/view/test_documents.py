@@ -1,0 +1,40 @@
+"""The viewer's documents carry the tables' numbers: every matrix row equals the analysis corpus
+row of the same session; voided and broken sessions are marked, never hidden."""
+
+from __future__ import annotations
+
+import tarfile
+from pathlib import Path
+
+from analysis.loading import load_corpus
+from study.view import documents
+from study.view.load import Store
+
+from .conftest import GOLDEN
+
+
+def test_matrix_rows_equal_the_analysis_rows_and_mark_voided_and_broken_sessions(tmp_path):
+    with tarfile.open(GOLDEN / "corpus_logs.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    root = tmp_path / "sessions"
+    broken = root / "haiku-4.5" / "Plain" / "seed-2" / "events.jsonl"
+    lines = broken.read_bytes().split(b"\n")
+    broken.write_bytes(b"\n".join(lines[:5] + [lines[4]] + lines[5:]))        # a doubled line
+
+    corpus = load_corpus(root, allow_simulated=True, include_exploratory=True, workers=1)
+    rows = {r["name"]: r for r in documents.matrix_doc(Store(root))["sessions"]}
+    assert len(rows) == 81
+    frame = {Path(r["path"]).relative_to(root.resolve()).as_posix(): r for r in corpus.sessions.iter_rows(named=True)}
+    for name, want in frame.items():
+        got = rows[name]
+        assert (got["fc"], got["decided"], got["compliance"], got["cost_usd"], got["status"]) == (
+            want["fc"], want["decided"], want["compliance"], want["cost_usd"], want["status"]), name
+        assert got["sliver"].count("fc") == want["fc"] and got["sliver"].count("undecided") == want["accounts"] - want["decided"]
+    voided = rows["haiku-4.5/Remind/seed-5"]
+    assert voided["voided"] is True and voided["status"] == "infrastructure_failure"
+    assert "haiku-4.5/Remind/seed-5" in dict(corpus.excluded)        # the tables leave it out; the viewer marks it
+    bad = rows["haiku-4.5/Plain/seed-2"]
+    assert bad["fc"] is None and bad["sliver"] == ["undecided"] * 60
+    assert bad["error"].startswith(f"{broken}:6: seq 4 where 5 was due")
+    doc = documents.session_doc(Store(root).session("haiku-4.5/Plain/seed-2"))
+    assert doc["error"] == bad["error"] and "metrics" not in doc
