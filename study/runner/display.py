@@ -110,23 +110,32 @@ class MatrixDisplay:
             p.update()
 
     def matrix_eta_s(self) -> float | None:
-        """Time left for the matrix: the running sessions' time left at their rates plus the queued
-        sessions at the mean duration of the finished (else the projected running) ones, over
-        the workers; never less than the longest running session's. None until a rate is known."""
+        """Time left for the matrix: each running session's time left at its rate (before its first
+        decision: the mean duration less its elapsed time), plus the queued sessions at the mean
+        duration of the finished (else the projected running) ones, over the workers; never less
+        than the longest running session's. 0 when nothing is left; None until an estimate exists."""
         now = utc_now()
         statuses = {d: self.status(d) for d in self.dirs}
         running = [self.progress[d] for d, s in statuses.items() if s == SessionStatus.RUNNING]
         queued = sum(1 for s in statuses.values() if s == "queued")
-        left = [p.eta_s(now) for p in running]
-        if any(x is None for x in left):
-            return None
+        if not running and not queued:
+            return 0.0
         finished = [self.progress[d].elapsed_s(now) for d, s in statuses.items()
                     if s not in ("queued", SessionStatus.RUNNING)]
-        durations = [x for x in finished if x] or [(p.elapsed_s(now) or 0) + (p.eta_s(now) or 0) for p in running]
-        if queued and not durations:
+        projected = [(p.elapsed_s(now) or 0) + eta for p in running if (eta := p.eta_s(now)) is not None]
+        durations = [x for x in finished if x] or projected
+        mean = sum(durations) / len(durations) if durations else None
+        left = []
+        for p in running:
+            eta = p.eta_s(now)
+            if eta is None and mean is not None:
+                eta = max(mean - (p.elapsed_s(now) or 0), 0.0)
+            if eta is None:
+                return None
+            left.append(eta)
+        if queued and mean is None:
             return None
-        mean = sum(durations) / len(durations) if durations else 0.0
-        total = sum(left) + queued * mean
+        total = sum(left) + queued * (mean or 0.0)
         return max(total / self.jobs, max(left, default=0.0))
 
     # ----- the live table -----------------------------------------------------------------------
@@ -178,7 +187,8 @@ class MatrixDisplay:
         eta = self.matrix_eta_s()
         line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued; decided {decided}"
                 + (f"/{accounts}" if accounts else "") + f"; spend ${spend:.2f}; elapsed "
-                + f"{clock(time.monotonic() - self.started)}; matrix ETA {'~' + clock(eta) if eta is not None else '-'}")
+                + f"{clock(time.monotonic() - self.started)}; matrix ETA "
+                + ("done" if not running and not queued else "~" + clock(eta) if eta is not None else "-"))
         if simulated:
             line += f"\n* {simulated_note(', '.join(simulated))}: never a real cost"
         return line

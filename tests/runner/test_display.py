@@ -105,6 +105,15 @@ def test_the_matrix_eta_spreads_queued_sessions_over_the_workers(tmp_path, monke
     assert shown.matrix_eta_s() == (360 + 4 * 300) / 2      # 13:00
     early = MatrixDisplay([queued[0]], tmp_path, jobs=2, console=Console(file=io.StringIO()))
     assert early.matrix_eta_s() is None                     # nothing to estimate from yet
+    # a session started but not yet deciding is taken at the finished ones' mean duration
+    fresh = tmp_path / "sim-oracle" / "FSM" / "seed-3"
+    write_events(fresh, [(200, "session_start", start()[2])])
+    both = MatrixDisplay([plain, fresh], tmp_path, jobs=2, console=Console(file=io.StringIO()))
+    both.finished(plain, "completed")
+    both._update()
+    assert both.matrix_eta_s() == 300 - 40                  # 5:00 less its 40 s so far
+    both.finished(fresh, "completed")
+    assert both.matrix_eta_s() == 0.0
 
 
 def test_a_running_session_shows_its_spend_as_streamed_not_zero_until_the_call_returns(tmp_path, monkeypatch):
