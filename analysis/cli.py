@@ -2,7 +2,10 @@
 
 All of them read session logs only. ``--allow-simulated`` admits a mix of simulated and real
 sessions (everything is then titled SIMULATED, as it is for an all-simulated corpus);
-``--include-exploratory`` adds exploratory and development-seed sessions.
+``--include-exploratory`` adds exploratory and development-seed sessions. The sessions left out
+are printed once, each with its reason (on stderr; with ``--out`` also as ``exclusions.md`` and
+``exclusions.csv``). Asked for results that do not exist (no analysable session, a model or
+seed without sessions), a command says why and what to do and exits 4 (``NothingToShow``).
 """
 
 from __future__ import annotations
@@ -12,14 +15,16 @@ from pathlib import Path
 
 import click
 
+from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
 from study.paths import figures_dir
+from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import LogError
 from study.runner.conditions import ConditionError
 
-from .loading import CorpusError
+from . import exclusions
+from .loading import CorpusError, score_or_reason, sopbench_correct_count
 from .plan import PlanError
 from .render import FORMATS, render
-from .scoring import score_session_dir
 from .tables import Analysis, build_tables, load_analysis, table6
 
 _ERRORS = (LogError, CorpusError, PlanError, ConditionError)
@@ -27,6 +32,8 @@ _ERRORS = (LogError, CorpusError, PlanError, ConditionError)
 
 def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
               include_exploratory: bool) -> Analysis:
+    """The analysis of a sessions folder; warnings and the exclusion list printed once (stderr);
+    no analysable session: exit 4, saying why."""
     try:
         a = load_analysis(sessions, plan=plan, allow_simulated=allow_simulated,
                           include_exploratory=include_exploratory)
@@ -34,6 +41,10 @@ def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
         raise click.ClickException(str(exc)) from None
     for warning in a.corpus.warnings:
         click.echo(f"warning: {warning}", err=True)
+    for line in exclusions.plain_lines(a):
+        click.echo(line, err=True)
+    if not a.corpus.scores:
+        raise NothingToShow(f"{a.nothing_here()}.")
     return a
 
 
@@ -45,21 +56,41 @@ def corpus_options(f):
                      help="Allow simulated sessions beside real ones; every output is titled SIMULATED.")(f)
     f = click.option("--plan", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                      help="Prediction plan (default: preregistration/predictions.yaml).")(f)
-    f = click.option("--sessions", type=click.Path(file_okay=False, path_type=Path),
-                     help="Sessions folder (default: sessions/ of the project).")(f)
+    f = sessions_option()(f)
     return f
 
 
-@click.command()
+def _priced_as(session_dir: Path) -> str | None:
+    """The model id a simulated session's cost is priced as (its meta, else models.yaml's)."""
+    from study.runner.models import load_models
+    from study.session_io.meta import read_meta
+
+    meta = read_meta(session_dir, strict=False)
+    if meta is not None and getattr(meta, "model_id", None):
+        return meta.model_id
+    try:
+        return load_models().simulator_model_id
+    except Exception:   # an unreadable models.yaml only loses the name in the wording
+        return None
+
+
+@click.command(epilog=examples("study score sessions/haiku-4.5/FSM/seed-2",
+                               "study score sessions/exploratory/sim-drifting/FSM/seed-2-first-20 --json"))
 @click.argument("session_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 def score(session_dir: Path, as_json: bool) -> None:
-    """Score one session: FC, compliance, decided, correct, FC per window and escape routes."""
-    try:
-        s = score_session_dir(session_dir)
-    except LogError as exc:
-        raise click.ClickException(str(exc)) from None
-    m = s.metrics()
+    """Score one session: FC, compliance, decided, correct (also as SOP-Bench grades it), FC per
+    window, escape routes and real turn ends."""
+    from study.runner.cost_text import cost_text
+
+    if not (session_dir / EVENTS_NAME).is_file():
+        raise UsageError(f"{session_dir}: no session log here (no {EVENTS_NAME}); pass a session "
+                         "folder such as sessions/<model>/<condition>/seed-<n>.")
+    found = score_or_reason(session_dir)
+    if isinstance(found, tuple):
+        raise click.ClickException(f"{found[1].describe(session_dir)}")
+    s = found.score
+    m = {**s.metrics(), "correct_sopbench": sopbench_correct_count(s), "turn_ends": found.turn_ends}
     if as_json:
         click.echo(json.dumps(m, indent=2, sort_keys=True))
         return
@@ -69,64 +100,74 @@ def score(session_dir: Path, as_json: bool) -> None:
     click.echo(f"{head} {s.model} / {s.condition} / seed {s.seed}: status {s.status or 'incomplete'}"
                + (f", VOIDED ({s.void_reason})" if s.voided else ""))
     compliance = "-" if s.compliance is None else f"{100 * s.compliance:.1f}%"
-    cost = "-" if s.cost_usd is None else f"${s.cost_usd:.2f}"
+    cost = cost_text(s.cost_usd, simulated=s.simulated,
+                     model_id=_priced_as(session_dir) if s.simulated else None)
     click.echo(f"  FC {s.fc}  compliance {compliance}  decided {s.decided}/{len(s.order)}  "
-               f"correct {s.correct}  cost {cost}  resumes {s.resumes}")
+               f"correct {s.correct} (SOP-Bench grader: {m['correct_sopbench']})  cost {cost}  "
+               f"resumes {s.resumes}")
     click.echo("  FC per 50 accounts: " + "  ".join(str(x) for x in s.fc_windows))
     click.echo("  escape routes: " + "  ".join(f"{k}={'-' if v is None else v}"
                                                 for k, v in s.routes.items()))
+    click.echo(f"  ends_turn counts attempts to end the turn with accounts left (blocked too); "
+               f"turns that did end: {found.turn_ends}")
 
 
-@click.command()
+_FORMAT = click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
+                       help="Output format (repeatable; default md).")
+
+
+@click.command(epilog=examples("study tables", "study tables --format tex --out tables/",
+                               "study tables --sessions demo/ --include-exploratory --allow-simulated"))
 @corpus_options
-@click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
-              help="Output format (repeatable; default md).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Write table<N>.<format> files here instead of printing.")
+@_FORMAT
+@out_option(help="Write table<N>.<format> files (and the exclusion list) into DIR instead of printing.")
 def tables(sessions, plan, allow_simulated, include_exploratory, formats, out) -> None:
     """Regenerate Tables 1, 2, 6, 7 and 8 from the session logs (same bytes every run)."""
     a = _analysis(sessions, plan, allow_simulated, include_exploratory)
-    _emit(build_tables(a), formats or ("md",), out)
+    _emit(a, build_tables(a), formats or ("md",), out)
 
 
-@click.command()
+@click.command(epilog=examples("study predictions", "study predictions --format csv --out tables/"))
 @corpus_options
-@click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
-              help="Output format (repeatable; default md).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Write table6.<format> here instead of printing.")
+@_FORMAT
+@out_option(help="Write table6.<format> (and the exclusion list) into DIR instead of printing.")
 def predictions(sessions, plan, allow_simulated, include_exploratory, formats, out) -> None:
     """Evaluate the preregistered predictions: observed values and verdicts (Table 6)."""
     a = _analysis(sessions, plan, allow_simulated, include_exploratory)
-    _emit([table6(a)], formats or ("md",), out)
+    _emit(a, [table6(a)], formats or ("md",), out)
 
 
-def _emit(tables_, formats, out: Path | None) -> None:
+def _emit(a: Analysis, tables_, formats, out: Path | None) -> None:
+    for t in tables_:
+        if not t.rows:
+            click.echo(f"note: Table {t.number} is empty: "
+                       + next((n[len('No rows: '):] for n in t.notes if n.startswith("No rows: ")), "no rows."),
+                       err=True)
     if out is None:
         click.echo("\n".join(render(t, fmt) for t in tables_ for fmt in formats), nl=False)
         return
     out.mkdir(parents=True, exist_ok=True)
-    for t in tables_:
-        for fmt in formats:
-            path = out / f"{t.name}.{fmt}"
-            path.write_text(render(t, fmt), encoding="utf-8")
-            click.echo(f"wrote {path}")
+    files = [(f"{t.name}.{fmt}", render(t, fmt)) for t in tables_ for fmt in formats]
+    files += [("exclusions.md", exclusions.to_markdown(a)), ("exclusions.csv", exclusions.to_csv(a))]
+    for name, text in files:
+        (out / name).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out / name}")
 
 
-@click.command()
+@click.command(epilog=examples("study figures", "study figures --out figures/ --model haiku-4.5 --seed 3",
+                               "study figures --sessions demo/ --include-exploratory --allow-simulated"))
 @corpus_options
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for the PNG and PDF files (default: figures/ of the project).")
+@out_option(help="Folder for the PNG and PDF files [default: figures/ of the project].")
 @click.option("--model", help="Model of Figure 1 (default: the first model of the plan present).")
 @click.option("--seed", type=int, help="Seed of Figure 1 (default: the seed whose FSM - "
               "Remind-loop difference is closest to the mean, as in the paper).")
 def figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed) -> None:
     """Regenerate Figure 1, FC per window and the escape-route heatmap (PNG and PDF)."""
-    from .figures import write_figures
+    from .figures import NoFigure, write_figures
 
     a = _analysis(sessions, plan, allow_simulated, include_exploratory)
     try:
         for path in write_figures(a, out or figures_dir(), model=model, seed=seed):
             click.echo(f"wrote {path}")
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+    except NoFigure as exc:
+        raise NothingToShow(str(exc)) from None

@@ -2,7 +2,8 @@
 
 ``load_corpus(root)`` scores each ``events.jsonl`` below ``root`` and returns a ``Corpus``:
 
-- ``sessions``: one row per included session (identity, metrics, FC per window, routes);
+- ``sessions``: one row per included session (identity, metrics, FC per window, routes, the
+  real turn ends beside the attempts, and the exploratory SOP-Bench-graded correct count);
 - ``accounts``: one row per decided account of those sessions (position, inv/rec/foc, …);
 - ``excluded``: (path, reason) of every session left out: a log or meta.json that breaks a
   rule of ``study.session_io.reader`` (the reason names the file, the line and the rule), a
@@ -14,6 +15,11 @@
 Sessions are found by the one rule of ``study.session_io.folders`` (``attempt-*`` folders are
 earlier attempts, never sessions; ``exploratory/`` and the demo output are exploratory).
 
+Sessions of different batch sizes are different sessions: when a model has sessions over more
+than one number of accounts, those over fewer accounts than its largest batch are tabulated as a
+model of their own, ``<model>, first <N> accounts`` (so the demo's ``seed-2-first-10`` and
+``seed-2-first-20`` are two sessions, not duplicates).
+
 Simulated and real sessions are never mixed: a corpus holding both raises ``CorpusError``
 unless ``allow_simulated`` is set, and any corpus with a simulated session is ``simulated``
 (every artefact made from it is titled SIMULATED).
@@ -23,7 +29,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +39,11 @@ from sopbench_tools.orders import DEVELOPMENT_SEED
 from study.escape_routes import ROUTE_KEYS
 from study.session_io.folders import EVENTS_NAME, exploratory_by_location, find_sessions
 from study.session_io.issues import Issue, LogError, Rule
-from study.session_io.reader import read_log
+from study.session_io.reader import read_log, read_session
+from study.session_io.vocabulary import EventKind
 
-from .scoring import WINDOW, SessionScore, score_session_dir
+from .scoring import WINDOW, SessionScore, score_log
+from .sopbench_grader import sopbench_correct
 
 #: Below this many sessions, scoring stays in this process (workers cost more than they save).
 _PARALLEL_FROM = 64
@@ -72,19 +80,42 @@ def find_session_dirs(root: Path) -> list[Path]:
 Unscorable = tuple[str, Issue]
 
 
-def score_or_reason(path: Path) -> SessionScore | Unscorable:
-    """Score one session folder, or say why it cannot be scored (no log, a broken rule)."""
+@dataclass(frozen=True)
+class Scored:
+    """A scored session and what the tables show beside the scorer's metrics."""
+
+    score: SessionScore
+    turn_ends: int          # stop events with accounts left that ended the turn (not blocked)
+
+
+def turn_ends(events: list[dict[str, Any]]) -> int:
+    """Real turn ends with accounts left: ``stop`` events with ``accounts_left > 0`` whose
+    outcome is ``ended``. The escape route ``ends_turn`` counts the attempts (blocked ones too)."""
+    return sum(1 for e in events if e.get("kind") == EventKind.STOP
+               and (e.get("accounts_left") or 0) > 0 and e.get("outcome") == "ended")
+
+
+def sopbench_correct_count(s: SessionScore) -> int:
+    """Decisions SOP-Bench's own grader counts as correct (exploratory; ``analysis.sopbench_grader``)."""
+    return sum(sopbench_correct(d.action, d.gold) for d in s.decisions)
+
+
+def score_or_reason(path: Path) -> Scored | Unscorable:
+    """Score one session folder (reading its log once), or say why it cannot be scored (no
+    log, a broken rule)."""
     path = Path(path)
     if not (path / EVENTS_NAME).is_file():
         return str(path), Issue(Rule.NO_LOG, path / EVENTS_NAME, None,
                                 "no events.jsonl (meta.json only: the log was deleted, or the session never started)")
     try:
-        return score_session_dir(path)
+        session = read_session(path, strict=True)
     except LogError as exc:
         return str(path), exc.issue or Issue(Rule.NO_LOG, path / EVENTS_NAME, None, str(exc))
+    score = score_log(session.log, session.meta.to_dict() if session.meta else None)
+    return Scored(score, turn_ends(session.log.events))
 
 
-def score_dirs(dirs: list[Path], workers: int | None = None) -> list[SessionScore | Unscorable]:
+def score_dirs(dirs: list[Path], workers: int | None = None) -> list[Scored | Unscorable]:
     """Score session folders, in worker processes when there are many; same order as ``dirs``."""
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers < 2 or len(dirs) < _PARALLEL_FROM:
@@ -104,8 +135,8 @@ def _invalid(issue: Issue, session_dir: Path) -> str:
     return f"invalid records, never scored: {issue.describe(session_dir)}"
 
 
-def session_row(s: SessionScore, windows: int) -> dict[str, Any]:
-    """One session's row of ``Corpus.sessions``."""
+def session_row(s: SessionScore, windows: int, ends: int | None = None) -> dict[str, Any]:
+    """One session's row of ``Corpus.sessions`` (``ends``: its real turn ends, if known)."""
     fcw = list(s.fc_windows) + [None] * (windows - len(s.fc_windows))
     return {
         "path": s.path, "model": s.model, "condition": s.condition, "seed": s.seed,
@@ -115,10 +146,11 @@ def session_row(s: SessionScore, windows: int) -> dict[str, Any]:
         **{f"fc_w{i + 1}": v for i, v in enumerate(fcw)},
         "cost_usd": s.cost_usd, "resumes": s.resumes,
         **{k: s.routes[k] for k in ROUTE_KEYS},
+        "turn_ends": ends, "correct_sopbench": sopbench_correct_count(s),
     }
 
 
-def sessions_frame(scores: list[SessionScore]) -> pl.DataFrame:
+def sessions_frame(scores: list[SessionScore], ends: dict[str, int] | None = None) -> pl.DataFrame:
     """Per-session metrics, one row per score, sorted by model, condition and seed."""
     windows = max((-(-len(s.order) // WINDOW) for s in scores), default=200 // WINDOW)
     schema = {
@@ -128,8 +160,10 @@ def sessions_frame(scores: list[SessionScore]) -> pl.DataFrame:
         "fc": pl.Int64, "compliance": pl.Float64,
         **{f"fc_w{i + 1}": pl.Int64 for i in range(windows)},
         "cost_usd": pl.Float64, "resumes": pl.Int64, **{k: pl.Int64 for k in ROUTE_KEYS},
+        "turn_ends": pl.Int64, "correct_sopbench": pl.Int64,
     }
-    rows = [session_row(s, windows) for s in scores]
+    ends = ends or {}
+    rows = [session_row(s, windows, ends.get(s.path)) for s in scores]
     return pl.DataFrame(rows, schema=schema, orient="row").sort(["model", "condition", "seed", "path"])
 
 
@@ -157,14 +191,17 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
                 workers: int | None = None) -> Corpus:
     """Score every session under ``root``; see the module docstring for what is excluded."""
     root = Path(root).resolve()
-    scores = score_dirs(find_session_dirs(root), workers)
+    scored = score_dirs(find_session_dirs(root), workers)
     included: list[SessionScore] = []
     excluded: list[tuple[str, str]] = []
     warnings: list[str] = []
-    for s in scores:
-        if isinstance(s, tuple):
-            excluded.append((Path(s[0]).relative_to(root).as_posix() or ".", _invalid(s[1], Path(s[0]))))
+    ends: dict[str, int] = {}
+    for found in scored:
+        if isinstance(found, tuple):
+            excluded.append((Path(found[0]).relative_to(root).as_posix() or ".", _invalid(found[1], Path(found[0]))))
             continue
+        s = found.score
+        ends[s.path] = found.turn_ends
         rel = Path(s.path).relative_to(root).as_posix() or "."
         warnings.extend(s.warnings)
         if s.voided:
@@ -187,12 +224,28 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
             "folder with only one kind, or pass --allow-simulated to tabulate both under a "
             "SIMULATED title."
         )
+    included = separate_batch_sizes(included)
     _refuse_duplicates(included, root)
-    return Corpus(root=root, scores=included, sessions=sessions_frame(included),
+    return Corpus(root=root, scores=included, sessions=sessions_frame(included, ends),
                   accounts=accounts_frame(included), excluded=sorted(excluded),
                   warnings=sorted(warnings), simulated=bool(simulated),
                   exploratory=include_exploratory and any(
                       _is_exploratory(s, root) or s.seed == DEVELOPMENT_SEED for s in included))
+
+
+def batch_model(model: str, accounts: int) -> str:
+    """The model name under which a smaller batch of ``model`` is tabulated."""
+    return f"{model}, first {accounts} accounts"
+
+
+def separate_batch_sizes(scores: list[SessionScore]) -> list[SessionScore]:
+    """Sessions of a model over fewer accounts than its largest batch, renamed
+    :func:`batch_model` (a model with one batch size keeps its name)."""
+    largest: dict[str, int] = {}
+    for s in scores:
+        largest[s.model] = max(largest.get(s.model, 0), len(s.order))
+    return [s if len(s.order) == largest[s.model] else replace(s, model=batch_model(s.model, len(s.order)))
+            for s in scores]
 
 
 def _refuse_duplicates(scores: list[SessionScore], root: Path) -> None:

@@ -3,18 +3,29 @@
 A ``Table`` is rows of ``Cell``s grouped by a first column (the model, or a section). A cell
 has the text shown in Markdown and LaTeX, the raw values written to CSV (a column may expand to
 several CSV columns, e.g. a CI to its two ends) and, in columns marked ``emphasis``, the number
-ranked within its group: the best is bold, the second best underlined in LaTeX (italic in
-Markdown, which has no underline). Output is a pure function of the table: no timestamps, so
-the same logs give the same bytes.
+ranked within its group. One convention in every format (the paper's): the best value per group
+in bold, the second best underlined (``<u>…</u>`` in Markdown, which has no underline syntax),
+and the note :data:`EMPHASIS_NOTE` says so under the table. Output is a pure function of the
+table: no timestamps, so the same logs give the same bytes.
+
+LaTeX: a ``table`` float for an ``article`` page, needing ``booktabs`` and ``tabularx``: the
+caption (with the paper's table number, kept by setting the counter) and ``\\label`` above the
+table, the notes below it; the table is exactly ``\\linewidth`` wide (``tabularx``), prose columns
+(``Column.wrap``) are wrapping ``X`` columns, headers of number columns break over lines, and a
+group is a heading row spanning the table rather than a column of its own.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 
 FORMATS = ("md", "csv", "tex")
+
+#: The note under every table with emphasis columns, in Markdown and LaTeX alike.
+EMPHASIS_NOTE = "Best value per model in bold, second best underlined."
 
 
 @dataclass(frozen=True)
@@ -32,6 +43,10 @@ class Column:
     header: str
     csv: tuple[str, ...] = ()    # CSV headers (default: the header)
     emphasis: bool = False
+    wrap: bool = False           # prose: a wrapping, left-aligned column in LaTeX
+    align: str = "r"             # LaTeX alignment of a column that does not wrap: r (numbers) or l
+    short: str | None = None     # LaTeX header, where the full one would widen the column
+    weight: float = 1.0          # share of the prose width among the wrapping columns
 
     def csv_headers(self) -> tuple[str, ...]:
         return self.csv or (self.header,)
@@ -49,6 +64,11 @@ class Table:
     @property
     def name(self) -> str:
         return f"table{self.number}"
+
+    @property
+    def label(self) -> str:
+        """The LaTeX label, ``tab:table<N>`` (N: the paper's number)."""
+        return f"tab:{self.name}"
 
 
 def num(x: float | None, digits: int = 1, *, signed: bool = False) -> Cell:
@@ -90,9 +110,16 @@ def _marks(table: Table) -> dict[tuple[int, int], str]:
     return marks
 
 
+def table_notes(table: Table) -> list[str]:
+    """The notes printed under the table: the emphasis convention (if any column has emphasis),
+    then the table's own."""
+    head = [EMPHASIS_NOTE] if any(c.emphasis for c in table.columns) else []
+    return head + table.notes
+
+
 def to_markdown(table: Table) -> str:
     marks = _marks(table)
-    style = {"best": "**{}**", "second": "_{}_"}
+    style = {"best": "**{}**", "second": "<u>{}</u>"}
     head = [table.group] + [c.header for c in table.columns]
     lines = [f"**Table {table.number}: {table.title}**", "",
              "| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
@@ -101,11 +128,8 @@ def to_markdown(table: Table) -> str:
                  for j, c in enumerate(cells)]
         cells_md = [t.replace("|", "\\|").replace("\n", " ") for t in [group] + texts]
         lines.append("| " + " | ".join(cells_md) + " |")
-    if any(c.emphasis for c in table.columns):
-        table_notes = ["Best value per model in bold, second best in italics."] + table.notes
-    else:
-        table_notes = table.notes
-    lines += [""] + [f"- {n}" for n in table_notes] if table_notes else []
+    notes = table_notes(table)
+    lines += [""] + [f"- {n}" for n in notes] if notes else []
     return "\n".join(lines) + "\n"
 
 
@@ -122,36 +146,113 @@ def to_csv(table: Table) -> str:
     return buf.getvalue()
 
 
+# Every character LaTeX treats specially, and the non-ASCII ones our texts use, as text-mode
+# commands that print them in the default (OT1) font encoding of a plain article: there ``<``,
+# ``>``, ``|`` and ``"`` would print as other glyphs (¡, ¿, —, ”). A ``/`` may break a line (paths).
 _TEX_ESCAPE = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}",
-               "±": r"$\pm$", "≥": r"$\geq$", "≤": r"$\leq$"}
+               "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+               '"': r"{\ttfamily\char34}", "`": r"\textasciigrave{}", "/": r"/\allowbreak{}",
+               "±": r"$\pm$", "≥": r"$\geq$", "≤": r"$\leq$", "×": r"$\times$", "−": r"$-$",
+               "→": r"$\rightarrow$", "–": "--", "—": "---", "…": r"\ldots{}", "\n": " "}
 
 
 def tex_escape(text: str) -> str:
-    return "".join(_TEX_ESCAPE.get(ch, ch) for ch in text)
+    """``text`` as LaTeX that prints it literally (``--`` stays two hyphens)."""
+    out = []
+    for i, ch in enumerate(text):
+        out.append(_TEX_ESCAPE.get(ch, ch))
+        if ch == "-" and text[i + 1:i + 2] == "-":
+            out.append("{}")    # no en-dash ligature
+    return "".join(out)
+
+
+def _header_lines(header: str, width: int) -> list[str]:
+    """``header`` broken greedily into lines of at most ``width`` characters, at spaces and
+    after the hyphen of a hyphenated word or range (``SOP-|Bench``, ``151-|200``); a longer piece
+    keeps its own line."""
+    pieces = [p for word in header.split() for p in re.split(r"(?<=[A-Za-z0-9]-)(?=[A-Za-z0-9])", word)]
+    lines: list[str] = []
+    joined = False       # the last piece ended with a hyphen: the next one continues the word
+    for piece in pieces:
+        sep = "" if joined else " "
+        if lines and len(lines[-1]) + len(sep) + len(piece) <= width:
+            lines[-1] += sep + piece
+        else:
+            lines.append(piece)
+        joined = piece[-2:-1].isalnum() and piece.endswith("-")
+    return lines or [""]
+
+
+def _width(col: Column, cells: list[Cell]) -> int:
+    """A column's natural width in characters: its widest cell, or its header's longest line."""
+    widest = max([len(c.text) for c in cells] + [4])
+    head = col.short or col.header
+    return widest if col.wrap else max(widest, max(len(x) for x in _header_lines(head, widest)))
+
+
+def _tex_header(col: Column, cells: list[Cell]) -> str:
+    head = col.short or col.header
+    if col.wrap:
+        return tex_escape(head)
+    lines = _header_lines(head, max([len(c.text) for c in cells] + [4]))
+    if len(lines) == 1:
+        return tex_escape(lines[0])
+    return (rf"\begin{{tabular}}[b]{{@{{}}{col.align}@{{}}}}" + r"\\".join(tex_escape(x) for x in lines)
+            + r"\end{tabular}")
+
+
+def _prose(weight: float, total: float, count: int) -> str:
+    r"""A wrapping column; ``tabularx`` shares the free width by the columns' ``\hsize`` factors,
+    which must add up to the number of X columns."""
+    factor = "" if total == count else rf"\hsize={weight * count / total:.3g}\hsize"
+    return rf">{{{factor}\raggedright\arraybackslash}}X"
+
+
+#: Points per character, roughly (half an em), and the text width of a 10pt article.
+_SIZES = ((r"\footnotesize", 4.4), (r"\scriptsize", 3.85))
+_TEXTWIDTH_PT = 345.0
+_TABCOLSEP_PT = 2.0
+
+
+def _font(table: Table) -> str:
+    r"""``\footnotesize``, or ``\scriptsize`` when the columns' natural widths (prose columns at
+    12 characters) would not fit the text width at ``\footnotesize``."""
+    chars = sum(min(_width(c, [cells[j] for _g, cells in table.rows]), 12) if c.wrap
+                else _width(c, [cells[j] for _g, cells in table.rows]) for j, c in enumerate(table.columns))
+    gaps = 2 * _TABCOLSEP_PT * (len(table.columns) - 1)
+    return next((size for size, per_char in _SIZES if chars * per_char + gaps <= _TEXTWIDTH_PT), _SIZES[-1][0])
 
 
 def to_latex(table: Table) -> str:
     marks = _marks(table)
     style = {"best": r"\textbf{%s}", "second": r"\underline{%s}"}
-    spec = "ll" + "r" * (len(table.columns) - 1)
-    lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}",
-             r"\toprule",
-             " & ".join(tex_escape(h) for h in [table.group] + [c.header for c in table.columns])
-             + r" \\", r"\midrule"]
+    n = len(table.columns)
+    wrapping = [c for c in table.columns if c.wrap] or table.columns[:1]   # tabularx needs one X column
+    total = sum(c.weight for c in wrapping)
+    spec = "".join(_prose(c.weight, total, len(wrapping)) if c in wrapping else c.align for c in table.columns)
+    heads = [_tex_header(c, [cells[j] for _g, cells in table.rows]) for j, c in enumerate(table.columns)]
+    lines = [r"\begin{table}[t]", r"\centering", _font(table), rf"\setlength{{\tabcolsep}}{{{_TABCOLSEP_PT}pt}}",
+             rf"\setcounter{{table}}{{{table.number - 1}}}% keeps the paper's number: Table {table.number}",
+             rf"\caption{{\textbf{{{tex_escape(table.title)}}}}}", rf"\label{{{table.label}}}",
+             rf"\begin{{tabularx}}{{\linewidth}}{{@{{}}{spec}@{{}}}}", r"\toprule",
+             " & ".join(heads) + r" \\", r"\midrule"]
     previous = None
     for i, (group, cells) in enumerate(table.rows):
-        if previous is not None and group != previous:
-            lines.append(r"\midrule")
+        if group != previous:
+            if previous is not None:
+                lines.append(r"\midrule")
+            lines.append(rf"\multicolumn{{{n}}}{{@{{}}>{{\raggedright\arraybackslash}}p{{\linewidth}}@{{}}}}"
+                         rf"{{\textit{{{tex_escape(group)}}}}} \\")
         texts = [style[marks[(i, j)]] % tex_escape(c.text) if (i, j) in marks else tex_escape(c.text)
                  for j, c in enumerate(cells)]
-        lines.append(" & ".join([tex_escape(group) if group != previous else ""] + texts) + r" \\")
+        lines.append(" & ".join(texts) + r" \\")
         previous = group
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    if table.notes:
-        lines += [r"\par\smallskip{\footnotesize"] + [tex_escape(n) + r"\\" for n in table.notes] + ["}"]
-    lines += [rf"\caption{{\textbf{{{tex_escape(table.title)}}}}}",
-              rf"\label{{tab:{table.name}}}", r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabularx}"]
+    notes = table_notes(table)
+    if notes:
+        lines += [r"\par\smallskip", r"{\raggedright\scriptsize"] + [tex_escape(x) + r"\par" for x in notes] + ["}"]
+    lines += [r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 

@@ -8,8 +8,13 @@
 - Table 8: the escape routes, as sessions with the route / sessions (mean per session), and
   the median number of decided accounts at the first remark on tokens, context or budget.
 
-Every table is titled SIMULATED when its corpus holds simulated sessions, and lists under it
-the excluded sessions and the recorded amendments of the preregistration.
+Every table is titled SIMULATED when its corpus holds simulated sessions; under it, notes say
+why a table or a row is empty, how many sessions were excluded (the list, with each reason, is
+``analysis.exclusions``) and the recorded amendments of the preregistration.
+
+One model-label convention everywhere: a group is the plan's label of the model alone; how many
+seeds a row covers is its Seeds column (Table 7: the "Seeds > 0" column), and which seeds the
+note "Seeds: ..." says. FC windows are headed by the accounts they cover in the batch.
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ from pathlib import Path
 
 import polars as pl
 
-from study.escape_routes import ESCAPE_ROUTES, EscapeRoute, Measure
+from study.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
 from study.paths import prereg_dir, sessions_dir
 from study.runner.conditions import load_conditions
 
+from . import exclusions
 from .comparisons import Comparison, compute_comparisons
 from .loading import Corpus, load_corpus
 from .plan import Plan, load_plan
@@ -98,10 +104,40 @@ class Analysis:
         extra = " (including exploratory sessions)" if self.corpus.exploratory else ""
         return (SIMULATED_TITLE if self.corpus.simulated else "") + text + extra
 
+    def relative(self, path: str) -> str:
+        """A session's path below the sessions folder."""
+        try:
+            return Path(path).relative_to(self.corpus.root).as_posix() or "."
+        except ValueError:
+            return str(path)
+
+    def nothing_here(self) -> str:
+        """Why the corpus has no analysable session, and what to do."""
+        hidden = sum(1 for _p, r in self.corpus.excluded
+                     if r.startswith(("exploratory", "development seed")))
+        why = f"no analysable session under {self.corpus.root}"
+        if self.corpus.excluded:
+            why += f" ({len(self.corpus.excluded)} excluded, listed with their reasons)"
+        if hidden:
+            why += (f"; {hidden} are exploratory or on the development seed: pass "
+                    "--include-exploratory to add them")
+        return why
+
     def notes(self) -> list[str]:
-        notes = [] if self.corpus.scores else [f"No analysable sessions under {self.corpus.root}."]
-        notes += [f"Excluded: {path} - {reason}" for path, reason in self.corpus.excluded]
+        notes = [] if self.corpus.scores else [f"No rows: {self.nothing_here()}."]
+        summary = exclusions.summary_note(self)
+        notes += [summary] if summary else []
         return notes + (self.amendments or ["Amendments: none recorded."])
+
+    def seeds_note(self, frames: dict[str, pl.DataFrame]) -> str | None:
+        """``Seeds: <label> 2-9; ...`` for the models (and their rows) of a table."""
+        parts = [f"{self.plan.label(m)} {exclusions.seed_list(f['seed'].to_list())}"
+                 for m, f in frames.items() if not f.is_empty()]
+        return ("Seeds: " + "; ".join(parts) + ".") if parts else None
+
+    def batch_size(self) -> int:
+        """The largest number of accounts of a session in the corpus (200 for the study)."""
+        return max((len(s.order) for s in self.corpus.scores), default=200)
 
     def rows_for(self, model: str, conditions: list[str] | None = None) -> pl.DataFrame:
         """The model's sessions on the seeds the plan tabulates each condition over."""
@@ -150,24 +186,34 @@ def _ranked(cell: Cell) -> Cell:
     return cell if cell.rank is None else Cell(cell.text, cell.values, float(cell.text.rstrip("%")))
 
 
-def window_label(i: int) -> str:
-    """Accounts of window ``i`` (0-based) in batch order, e.g. "51-100"."""
-    return f"{WINDOW * i + 1}-{WINDOW * (i + 1)}"
+def window_label(i: int, accounts: int = 200) -> str:
+    """Accounts of window ``i`` (0-based) in a batch of ``accounts``, e.g. "51-100", or "1-20"
+    for a batch of 20."""
+    return f"{WINDOW * i + 1}-{min(WINDOW * (i + 1), accounts)}"
+
+
+GRADER_NOTE = ("Correct (SOP-Bench grader): exploratory, not preregistered; SOP-Bench's published "
+               "grader (OutputParser.compare_decisions with fuzzy_match=True) also counts "
+               "Permanent Account Closure and Account Closure as matching each other. Correct is "
+               "the preregistered exact match.")
 
 
 def table1(a: Analysis) -> Table:
     windows = [c for c in a.corpus.sessions.columns if c.startswith("fc_w")]
-    cols = [Column("Condition"), Column("FC", ("FC", "FC s.d."), emphasis=True)]
-    cols += [Column(f"FC {window_label(i)}", emphasis=True) for i in range(len(windows))]
-    cols += [Column("Compliance", emphasis=True), Column("Decided"),
-             Column("Correct", emphasis=True), Column("Cost ($)"), Column("Seeds")]
+    cols = [Column("Condition", wrap=True), Column("FC", ("FC", "FC s.d."), emphasis=True)]
+    cols += [Column(f"FC {window_label(i, a.batch_size())}", emphasis=True) for i in range(len(windows))]
+    cols += [Column("Compliance", emphasis=True, short="Compl."), Column("Decided"),
+             Column("Correct", emphasis=True), Column("Correct (SOP-Bench grader)", short="Correct (SOP-Bench)"),
+             Column("Cost ($)"), Column("Seeds")]
     t = Table(1, a.title("Main results (mean over seeds, FC with s.d.)"), "Model", cols)
     ablation = set(a.plan.ablation_conditions)
+    frames = {}
     for model in a.models():
         frame = a.rows_for(model).filter(~pl.col("condition").is_in(list(ablation)))
         if frame.is_empty():
             continue
-        label = f"{a.plan.label(model)} ({frame['seed'].n_unique()} seeds)"
+        frames[model] = frame
+        label = a.plan.label(model)
         for condition, g in a.by_condition(frame):
             fc, sd = _mean(g["fc"]), _sd(g["fc"])
             fc_cell = Cell(f"{fc:.1f} ± {sd:.1f}" if sd is not None else f"{fc:.1f}",
@@ -177,19 +223,40 @@ def table1(a: Analysis) -> Table:
             t.rows.append((label, [Cell(condition), fc_cell]
                            + [_ranked(num(_mean(g[w]))) for w in windows]
                            + [_pct(_mean(g["compliance"])), num(_mean(g["decided"])),
-                              _ranked(num(_mean(g["correct"]))), num(cost, 2),
-                              Cell(str(len(g["seed"])), (len(g["seed"]),))]))
-    t.notes = a.notes()
+                              _ranked(num(_mean(g["correct"]))), num(_mean(g["correct_sopbench"])),
+                              num(cost, 2), Cell(str(len(g["seed"])), (len(g["seed"]),))]))
+    t.notes = _empty(t, lambda: "no session of a main condition on its model's analysed seeds")
+    t.notes += _present(a.seeds_note(frames), _windows_note(a, len(windows)), GRADER_NOTE) + a.notes()
     return t
 
 
+def _present(*notes: str | None) -> list[str]:
+    return [n for n in notes if n]
+
+
+def _empty(t: Table, why) -> list[str]:
+    """The "No rows" note of an empty table (``why()`` says why) when the corpus has sessions
+    (without any, ``Analysis.notes`` says so)."""
+    return [f"No rows: {why()}."] if not t.rows and why() else []
+
+
+def _windows_note(a: Analysis, windows: int) -> str | None:
+    """Sessions shorter than the largest batch fill only the windows their batch reaches."""
+    sizes = sorted({len(s.order) for s in a.corpus.scores})
+    if len(sizes) < 2:
+        return None
+    return (f"FC windows count accounts by position in the batch; sessions over "
+            f"{', '.join(map(str, sizes[:-1]))} accounts fill only the windows they reach.")
+
+
 def table2(a: Analysis) -> Table:
-    cols = [Column("Variant"), Column("Gates"), Column("Stop gate"), Column("FC", emphasis=True),
+    cols = [Column("Variant", wrap=True), Column("Gates", align="l"), Column("Stop gate", align="l"), Column("FC", emphasis=True),
             Column("Decided", emphasis=True), Column("Compl.", emphasis=True), Column("Blind"),
             Column("Stops"), Column("Seeds")]
     t = Table(2, a.title("Ablation of the enforcement points"), "Model", cols)
     conditions = [c for c, _g, _s in a.plan.ablation_rows]
     switches = {c: (g, s) for c, g, s in a.plan.ablation_rows}
+    frames = {}
     for model in a.models():
         spec = a.plan.model_by_name(model)
         if spec is not None and spec.key != a.plan.ablation_model:
@@ -202,7 +269,8 @@ def table2(a: Analysis) -> Table:
         frame = frame.filter(pl.col("seed").is_in(seeds))
         if frame.filter(pl.col("condition").is_in(list(a.plan.ablation_conditions))).is_empty():
             continue
-        label = f"{a.plan.label(model)} (seeds {', '.join(map(str, sorted(seeds)))})"
+        label = a.plan.label(model)
+        frames[model] = frame
         for condition, g in sorted(a.by_condition(frame), key=lambda kv: conditions.index(kv[0])):
             gates, stop = switches[condition]
             t.rows.append((label, [Cell(condition), Cell("on" if gates else "off"),
@@ -210,39 +278,67 @@ def table2(a: Analysis) -> Table:
                                    _ranked(num(_mean(g["decided"]))), _pct(_mean(g["compliance"])),
                                    num(_mean(g["without_looking"])), num(_mean(g["ends_turn"])),
                                    Cell(str(len(g["seed"])), (len(g["seed"]),))]))
-    t.notes = ["Blind: decisions without any data retrieved for the account; Stops: turn ends "
-               "with accounts left, per session."] + a.notes()
+    spec = a.plan.models[a.plan.ablation_model]
+    t.notes = _empty(t, lambda: (
+        f"no session of an ablation variant ({', '.join(a.plan.ablation_conditions)}) of "
+        f"{spec.label} on the ablation's seeds ({exclusions.seed_list(a.plan.ablation_seeds)}), "
+        "nor of a model the plan does not name") if a.corpus.scores else "")
+    t.notes += ["Blind: decisions without any data retrieved for the account; Stops: attempts to "
+                "end the turn with accounts left (blocked or not), per session."]
+    t.notes += _present(a.seeds_note(frames)) + a.notes()
     return t
 
 
 def table6(a: Analysis) -> Table:
     t = Table(6, a.title("Pre-registered predictions and outcomes"), "Section",
-              [Column("Prediction"), Column("Observed"), Column("Verdict")])
+              [Column("Prediction", wrap=True, weight=1.6), Column("Observed", wrap=True),
+               Column("Verdict", align="l", short="Verdict")])
     for o in a.outcomes:
         text = f"{o.id} {o.text}" + (f" [{o.model}]" if o.model else "")
         t.rows.append((o.section, [Cell(text), Cell(o.observed), Cell(o.verdict)]))
-    t.notes = [f"Plan: {a.plan.path.name}."] + a.notes()
+    t.notes = [f"Plan: {a.plan.path.name}."] + _present(_not_evaluable_note(a)) + a.notes()
     return t
 
 
+def _not_evaluable_note(a: Analysis) -> str | None:
+    """Why rows say "not evaluable": the plan's models without sessions here."""
+    if not any(o.verdict == "not evaluable" for o in a.outcomes):
+        return None
+    present = set(a.corpus.sessions["model"].to_list())
+    absent = [m.label for m in a.plan.models.values() if m.name not in present]
+    note = ("Not evaluable: a prediction whose sessions or seeds are missing (its Observed "
+            "column says which).")
+    if absent:
+        note += f" No analysable session of {', '.join(absent)}"
+        others = sorted(present - {m.name for m in a.plan.models.values()})
+        note += (f"; the plan's predictions are not about {', '.join(others)}." if others else ".")
+    return note
+
+
 def table7(a: Analysis) -> Table:
-    cols = [Column("Comparison"), Column("Mean"), Column("95% CI", ("CI low", "CI high")),
+    cols = [Column("Comparison", wrap=True), Column("Mean"), Column("95% CI", ("CI low", "CI high")),
             Column("Seeds > 0", ("Seeds > 0", "Seeds")), Column("Sign p"), Column("Wilcoxon p")]
     t = Table(7, a.title("Paired comparisons over seeds"), "Model", cols)
     for c in a.comparisons:
         if not c.spec.in_table or c.paired is None:
             continue
         p = c.paired
-        if c.model is None:
-            group = f"Catch-up (seeds {', '.join(map(str, p.seeds))})"
-        else:
-            group = f"{a.plan.label(c.model)} ({p.n} seeds)"
+        group = "Catch-up" if c.model is None else a.plan.label(c.model)
         t.rows.append((group, [
             Cell(c.spec.label), num(p.mean, signed=True),
             Cell(f"[{p.ci_low:.1f}, {p.ci_high:.1f}]", (csv_number(p.ci_low), csv_number(p.ci_high))),
             Cell(f"{p.positive}/{p.n}", (p.positive, p.n)), num(p.sign_p, 3), num(p.wilcoxon_p, 3)]))
-    t.notes = ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
-               "seeded); exact two-sided sign and Wilcoxon signed-rank tests."] + a.notes()
+    seeds: dict[str, set[int]] = {}
+    for c in a.comparisons:
+        if c.spec.in_table and c.paired is not None:
+            seeds.setdefault("Catch-up" if c.model is None else a.plan.label(c.model), set()).update(c.paired.seeds)
+    t.notes = _empty(t, lambda: "no comparison of the plan has a seed with sessions on both of its sides"
+                     if a.corpus.scores else "")
+    t.notes += ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
+                "seeded); exact two-sided sign and Wilcoxon signed-rank tests."]
+    if seeds:
+        t.notes.append("Seeds: " + "; ".join(f"{g} {exclusions.seed_list(s)}" for g, s in seeds.items()) + ".")
+    t.notes += a.notes()
     return t
 
 
@@ -261,21 +357,37 @@ def _median(values: list[int | None]) -> float | None:
 
 def _route_column(r: EscapeRoute) -> Column:
     if r.measure is Measure.COUNT:
-        return Column(r.header, (f"{r.key} sessions", f"{r.key} of", f"{r.key} mean"))
+        short = r.header.removesuffix(", accounts left") if r.header.endswith(", accounts left") else None
+        return Column(r.header, (f"{r.key} sessions", f"{r.key} of", f"{r.key} mean"), short=short)
     return Column(r.header + " (median decided)", (f"{r.key} median",))
 
 
+#: Table 8's column of real turn ends, beside the route ``ends_turn`` (which counts attempts).
+TURN_ENDS = Column(TURN_ENDS_HEADER, ("turn_ends sessions", "turn_ends of", "turn_ends mean"), short="Turn ends")
+
+
 def table8(a: Analysis) -> Table:
-    """One column per escape route of study/escape_routes.py, in its order."""
-    cols = [Column("Condition")] + [_route_column(r) for r in ESCAPE_ROUTES]
+    """One column per escape route of study/escape_routes.py, in its order, and after the
+    attempts to end the turn the real turn ends (``loading.turn_ends``)."""
+    cols = [Column("Condition", wrap=True)]
+    for r in ESCAPE_ROUTES:
+        cols += [_route_column(r)] + ([TURN_ENDS] if r.key == "ends_turn" else [])
     t = Table(8, a.title("How each condition left the procedure"), "Model", cols)
+    frames = {}
     for model in a.models():
-        frame = a.rows_for(model)
+        frame = frames[model] = a.rows_for(model)
         for condition, g in a.by_condition(frame):
-            t.rows.append((a.plan.label(model), [Cell(condition)] + [
-                _route_cell(g[r.key]) if r.measure is Measure.COUNT else num(_median(g[r.key]))
-                for r in ESCAPE_ROUTES]))
-    t.notes = ["Each cell: sessions with the route / sessions (mean occurrences per session)."] + a.notes()
+            cells = [Cell(condition)]
+            for r in ESCAPE_ROUTES:
+                cells.append(_route_cell(g[r.key]) if r.measure is Measure.COUNT else num(_median(g[r.key])))
+                if r.key == "ends_turn":
+                    cells.append(_route_cell([v or 0 for v in g["turn_ends"]]))
+            t.rows.append((a.plan.label(model), cells))
+    t.notes = _empty(t, lambda: "")
+    t.notes += ["Each cell: sessions with the route / sessions (mean occurrences per session). "
+                f"{route('ends_turn').header}: every stop with accounts left, including those the "
+                f"stop gate blocked; {TURN_ENDS_HEADER}: the turns that did end."]
+    t.notes += _present(a.seeds_note(frames)) + a.notes()
     return t
 
 

@@ -80,7 +80,7 @@ TOKEN_REMARK = re.compile(r"(?i)\b(tokens?|context|budget)\b")
 
 #: Every escape route, in the column order of the paper's Table 8.
 ESCAPE_ROUTES: tuple[EscapeRoute, ...] = (
-    EscapeRoute("ends_turn", "Ends turn, accounts left", "Ends turn,\naccounts left",
+    EscapeRoute("ends_turn", "Attempts to end turn, accounts left", "Attempts to end turn,\naccounts left",
                 "`stop` events with `accounts_left > 0` (blocked or ended)", TruthLine.STOP),
     EscapeRoute("without_looking", "Decides without looking", "Decides\nwithout looking",
                 "decisions with no successful data-tool call for the account before them",
@@ -98,6 +98,11 @@ ESCAPE_ROUTES: tuple[EscapeRoute, ...] = (
                 "decided accounts at the first `assistant_text` matching "
                 f"`{TOKEN_REMARK.pattern}` (null if none)", TruthLine.REMARK, Measure.DECIDED_AT_FIRST),
 )
+
+#: The header of the real turn ends with accounts left (``stop`` outcome ``ended``), which Table 8
+#: and the heatmap show beside the attempts (``ends_turn``, blocked ones included); not a route:
+#: the simulator's truth records the attempts.
+TURN_ENDS_HEADER = "Turn ends, accounts left"
 
 #: The route keys, in Table 8's order.
 ROUTE_KEYS: tuple[str, ...] = tuple(r.key for r in ESCAPE_ROUTES)

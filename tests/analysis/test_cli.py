@@ -29,7 +29,8 @@ def test_tables_twice_give_identical_bytes(corpus_dir, tmp_path):
         assert result.exit_code == 0, result.output
         outs.append({p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())})
     assert outs[0] == outs[1]
-    assert sorted(outs[0]) == sorted(f"table{n}.{f}" for n in (1, 2, 6, 7, 8) for f in ("md", "csv", "tex"))
+    assert sorted(outs[0]) == sorted([f"table{n}.{f}" for n in (1, 2, 6, 7, 8) for f in ("md", "csv", "tex")]
+                                     + ["exclusions.csv", "exclusions.md"])
     assert outs[0]["table1.md"].startswith(b"**Table 1: SIMULATED")
     assert b"\\textbf{" in outs[0]["table1.tex"] and b"\\underline{" in outs[0]["table1.tex"]
 
@@ -103,14 +104,16 @@ def test_predictions_and_figures_commands(corpus_dir, tmp_path):
     root, _ = corpus_dir
     result = run("predictions", "--sessions", root, "--format", "csv")
     assert result.exit_code == 0, result.output
-    title, header = result.output.splitlines()[:2]
+    title, header = result.stdout.splitlines()[:2]
     assert title.startswith("# Table 6: SIMULATED") and header == "Section,Prediction,Observed,Verdict"
     result = run("figures", "--sessions", root, "--out", tmp_path)
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"{n}.{e}" for n in ("figure1", "fc_windows", "routes_heatmap") for e in ("png", "pdf"))
     bad = run("figures", "--sessions", root, "--out", tmp_path, "--model", "nobody")
-    assert bad.exit_code != 0 and "model 'nobody' has no analysable sessions" in bad.output
+    assert bad.exit_code == 4 and "model 'nobody' has no analysable sessions; choose one of haiku-4.5, sonnet-4.6" in bad.output
+    bad = run("figures", "--sessions", root, "--out", tmp_path, "--model", "sonnet-4.6", "--seed", "2")
+    assert bad.exit_code == 4 and "no analysable session of sonnet-4.6 on seed 2; it has seeds 13, 14, 15" in bad.output
 
 
 def test_latex_marks_best_bold_and_second_underlined_per_model():
@@ -119,6 +122,11 @@ def test_latex_marks_best_bold_and_second_underlined_per_model():
         t.rows.append((group, [Cell(cond), Cell(f"{fc:.1f}", (fc,), fc)]))
     tex = render(t, "tex")
     body = tex.split("\\midrule\n", 1)[1].split("\\bottomrule")[0]
-    assert body.splitlines() == ["A & x & 1.0 \\\\", " & y & \\textbf{3.0} \\\\",
-                                 " & z & \\underline{2.0} \\\\", "\\midrule",
-                                 "B & x & \\textbf{5.0} \\\\", " & y & \\underline{4.0} \\\\"]
+    heading = "\\multicolumn{2}{@{}>{\\raggedright\\arraybackslash}p{\\linewidth}@{}}{\\textit{%s}} \\\\"
+    assert body.splitlines() == [heading % "A", "x & 1.0 \\\\", "y & \\textbf{3.0} \\\\",
+                                 "z & \\underline{2.0} \\\\", "\\midrule",
+                                 heading % "B", "x & \\textbf{5.0} \\\\", "y & \\underline{4.0} \\\\"]
+    assert "Best value per model in bold, second best underlined.\\par" in tex
+    md = render(t, "md")
+    assert "| A | y | **3.0** |" in md and "| A | z | <u>2.0</u> |" in md
+    assert "- Best value per model in bold, second best underlined." in md

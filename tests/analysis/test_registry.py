@@ -31,7 +31,7 @@ from analysis.plan import load_plan
 from analysis.render import render
 from analysis.tables import Analysis, condition_order, load_analysis, table1, table8
 from study.cli import main
-from study.escape_routes import (ESCAPE_ROUTES, ROUTE_KEYS, Measure, RegistryError, TruthLine, _validate,
+from study.escape_routes import (ESCAPE_ROUTES, ROUTE_KEYS, TURN_ENDS_HEADER, Measure, RegistryError, TruthLine, _validate,
                                  check_detectors, contract_table, counted_routes, empty_counts, route)
 from study.paths import prereg_dir, project_root
 from study.runner.conditions import condition_names, load_conditions
@@ -130,17 +130,23 @@ def test_the_simulators_truth_file_records_each_route_by_its_truth_line(tmp_path
 def test_corpus_frame_table8_and_heatmap_have_one_column_per_route(small, tmp_path, monkeypatch):
     assert set(ROUTE_KEYS) <= set(small.corpus.sessions.columns)
     t = table8(small)
+    # the real turn ends follow the attempts to end the turn (route ends_turn), in both
+    beside = {"ends_turn": [TURN_ENDS_HEADER]}
     assert [c.header for c in t.columns[1:]] == [
-        r.header if r.measure is Measure.COUNT else f"{r.header} (median decided)" for r in ESCAPE_ROUTES]
+        h for r in ESCAPE_ROUTES
+        for h in [r.header if r.measure is Measure.COUNT else f"{r.header} (median decided)"] + beside.get(r.key, [])]
     header = next(csv.reader(line for line in io.StringIO(render(t, "csv")) if not line.startswith("#")))
-    assert [h.split(" ")[0] for h in header[2:]] == [k for r in ESCAPE_ROUTES
-                                                     for k in [r.key] * (3 if r.measure is Measure.COUNT else 1)]
-    assert heatmap_labels(small, tmp_path, monkeypatch) == [r.label for r in counted_routes()]
+    assert [h.split(" ")[0] for h in header[2:]] == [
+        k for r in ESCAPE_ROUTES for key in [r.key] + (["turn_ends"] if r.key == "ends_turn" else [])
+        for k in [key] * (3 if r.measure is Measure.COUNT else 1)]
+    assert heatmap_labels(small, tmp_path, monkeypatch) == [
+        x for r in counted_routes() for x in [r.label] + (["Turn ends,\naccounts left"] if r.key == "ends_turn" else [])]
 
 
 def test_study_score_prints_every_route(tmp_path):
     write_session(tmp_path / "s", model=HAIKU, condition="FSM", seed=2, episodes=["fc"] * 3, accounts=3)
-    line = CliRunner().invoke(main, ["score", str(tmp_path / "s")]).output.splitlines()[-1]
+    lines = CliRunner().invoke(main, ["score", str(tmp_path / "s")]).output.splitlines()
+    line = next(x for x in lines if x.startswith("  escape routes:"))
     assert line.split()[2:] == [f"{k}={0 if k != 'first_token_remark' else '-'}" for k in ROUTE_KEYS]
 
 
@@ -218,7 +224,8 @@ def test_a_route_added_to_the_registry_with_its_detector_shows_up_in_table8_and_
     result = _python(src, "-c", SCRIPT, str(tmp_path / "run"))
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
-    assert out["labels"] == [r.label for r in counted_routes()] + ["Decides an\nodd account"]
+    assert out["labels"] == [x for r in counted_routes() for x in [r.label] + (
+        ["Turn ends,\naccounts left"] if r.key == "ends_turn" else [])] + ["Decides an\nodd account"]
     assert "| Decides an odd account |" in out["md"]
     rows = list(csv.DictReader(line for line in io.StringIO(out["csv"]) if not line.startswith("#")))
     assert len(rows) == 2

@@ -18,7 +18,8 @@ from analysis.loading import load_corpus, load_events
 from analysis.plan import load_plan
 from analysis.render import render
 from analysis.scoring import score_session_dir
-from analysis.tables import Analysis, table1, table2, table7, table8
+from analysis.exclusions import exclusion_list
+from analysis.tables import Analysis, table1, table2, table6, table7, table8
 
 from .conftest import HAIKU, MAIN_SEEDS, SONNET
 
@@ -58,8 +59,18 @@ def test_excluded_sessions_are_listed_under_every_table(analysis):
         f"{HAIKU}/FSM/seed-1": "development seed 1 (pass --include-exploratory to add it)",
         f"exploratory/{HAIKU}/FSM/seed-2": "exploratory (pass --include-exploratory to add it)",
     }
-    for t in (table1(analysis), table8(analysis)):
-        assert f"Excluded: {HAIKU}/Remind/seed-5 - voided: infrastructure failure" in t.notes
+    listed = dict(exclusion_list(analysis))
+    assert len(listed) == 16 and {k: listed[k] for k in excluded} == excluded
+    # seeds outside a model's analysed seeds: named, with the reason (and a comparison using it)
+    assert listed[f"{HAIKU}/Stop-only/seed-7"] == (
+        "not in Tables 1, 2 and 8: seed 7 is not among the seeds analysed for Claude Haiku 4.5 Stop-only (2-4)")
+    assert listed[f"{HAIKU}/FSM/seed-14"] == (
+        "not in Tables 1, 2 and 8: seed 14 is not among the seeds analysed for Claude Haiku 4.5 FSM (2-9); "
+        "a cross-model (catch-up) comparison uses it (Tables 6 and 7)")
+    summary = ("Excluded: 16 sessions (13 on a seed the plan does not analyse for its model; 1 exploratory; "
+               "1 on the development seed; 1 voided); the exclusion list (exclusions.md) gives each with its reason.")
+    for t in (table1(analysis), table2(analysis), table6(analysis), table7(analysis), table8(analysis)):
+        assert summary in t.notes and not any(n.startswith("Excluded: haiku") for n in t.notes)
 
 
 def test_table1_equals_the_built_metrics(analysis, corpus_dir):
@@ -121,7 +132,7 @@ def test_table7_equals_the_built_differences(analysis, corpus_dir):
 
     fsm, rl = fc(HAIKU, "FSM", MAIN_SEEDS), fc(HAIKU, "Remind-loop", MAIN_SEEDS)
     d = [fsm[s] - rl[s] for s in MAIN_SEEDS]
-    r = table[("Claude Haiku 4.5 (8 seeds)", "FC: FSM - Remind-loop")]
+    r = table[("Claude Haiku 4.5", "FC: FSM - Remind-loop")]
     assert float(r["Mean"]) == pytest.approx(np.mean(d), abs=1e-6)
     assert int(r["Seeds > 0"]) == sum(x > 0 for x in d) and int(r["Seeds"]) == 8
     assert float(r["Sign p"]) == pytest.approx(stats.binomtest(sum(x > 0 for x in d), sum(x != 0 for x in d)).pvalue)
@@ -129,14 +140,14 @@ def test_table7_equals_the_built_differences(analysis, corpus_dir):
 
     loops = [fc(HAIKU, c, MAIN_SEEDS) for c in ("Plain-loop", "Sys-loop", "Remind-loop")]
     best = [fsm[s] - max(l[s] for l in loops) for s in MAIN_SEEDS]
-    r = table[("Claude Haiku 4.5 (8 seeds)", "FC: FSM - best -loop baseline")]
+    r = table[("Claude Haiku 4.5", "FC: FSM - best -loop baseline")]
     assert float(r["Mean"]) == pytest.approx(np.mean(best), abs=1e-6)
 
     k_fsm, k_plain = fc(HAIKU, "FSM", [13, 14, 15]), fc(SONNET, "Plain", [13, 14, 15])
-    r = table[("Catch-up (seeds 13, 14, 15)", "FC: Haiku 4.5 FSM - Sonnet 4.6 Plain")]
+    r = table[("Catch-up", "FC: Haiku 4.5 FSM - Sonnet 4.6 Plain")]
     assert float(r["Mean"]) == pytest.approx(np.mean([k_fsm[s] - k_plain[s] for s in (13, 14, 15)]), abs=1e-6)
     # Sonnet has no Plain-loop or Sys-loop: its best -loop contrast is not in the table
-    assert ("Claude Sonnet 4.6 (3 seeds)", "FC: FSM - best -loop baseline") not in table
+    assert ("Claude Sonnet 4.6", "FC: FSM - best -loop baseline") not in table
 
 
 EPISODE_KINDS = ["fc", "wrong", "blind", "partial", "stale", "mismatch", "batch", "swap", "skip"]
