@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("analysis.cli:tables", "Regenerate the paper's tables from session logs."),
     "figures": ("analysis.cli:figures", "Regenerate the paper's figures from session logs."),
     "predictions": ("analysis.cli:predictions", "Evaluate the preregistered predictions."),
+    "power": ("analysis.power.cli:power", "Simulate verdict probabilities and test power by number of seeds."),
     "prereg": ("study.prereg.cli:prereg", "Freeze, verify and amend the preregistration."),
     "audit": ("study.prereg.cli:audit", "Check every session against the manifest it ran under."),
     "doctor": ("study.doctor:doctor", "Check this install: runtime, lock, and one short session of the bundled CLI."),
