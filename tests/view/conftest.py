@@ -43,14 +43,16 @@ def sim_corpus(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def server(sim_corpus):
+def server(sim_corpus, tmp_path):
     """`study view --sessions <corpus> --port 0` running; yields its address."""
-    proc = subprocess.Popen([sys.executable, "-m", "study.cli", "view", "--sessions", str(sim_corpus), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    errors = tmp_path / "server.stderr"
+    with open(errors, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "study.cli", "view", "--sessions", str(sim_corpus), "--port", "0"],
+                                stdout=subprocess.PIPE, stderr=err, text=True)
     try:
         line = proc.stdout.readline()     # the address, printed once the socket listens
         match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
+        assert match, (line, errors.read_text())
         yield match.group()
     finally:
         proc.terminate()

@@ -80,7 +80,8 @@ function legend() {
   return h("div", { class: "legend" }, ...Object.entries(CLASS_WORDS).map(([c, w]) => [h("span", { class: "sw " + c }), w]));
 }
 function sliver(classes, title) {
-  return h("div", { class: "sliver", title }, ...classes.map((c) => h("span", { class: c })));
+  // cells of a short batch are told apart by a white rule; a 200-account sliver is drawn solid, as in Figure 1
+  return h("div", { class: "sliver" + (classes.length <= 60 ? " ruled" : ""), title }, ...classes.map((c) => h("span", { class: c })));
 }
 function crumbs(...parts) {
   const el = document.getElementById("crumbs");
@@ -183,7 +184,9 @@ function eventsSection(doc, targetSeq) {
   const pages = Math.max(1, Math.ceil(doc.events_total / doc.events_page));
   const show = (page) => load("events", { session: doc.name, page }).then((ev) => {
     const rows = ev.events.map((e) => h("tr", { id: "seq-" + e.seq, class: e.seq === targetSeq ? "target" : null },
-      h("td", {}, e.seq), h("td", {}, e.s), h("td", {}, e.kind), h("td", {}, e.account ?? ""), h("td", {}, e.state ?? ""),
+      h("td", {}, e.seq), h("td", {}, e.s), h("td", {}, e.kind),
+      h("td", {}, e.account && doc.strip.some((a) => a.account === e.account) ? h("a", { href: accountHref(doc.name, e.account) }, e.account) : e.account ?? ""),
+      h("td", {}, e.state ?? ""),
       h("td", {}, h("pre", {}, eventSummary(e).slice(0, 600)))));
     box.replaceChildren(h("div", { class: "pager" },
       h("button", { disabled: page === 0, onclick: () => show(page - 1) }, "‹ earlier"),
