@@ -124,7 +124,10 @@ def _markers(session: Session) -> list[dict[str, Any]]:
             remarked, kind = True, "token-remark"
             label = f"first remark on tokens: {(e.get('text') or '')[:200]}"
         if label is not None:
-            out.append({"seq": e["seq"], "s": session.seconds(e), "kind": kind, "label": label})
+            marker = {"seq": e["seq"], "s": session.seconds(e), "kind": kind, "label": label}
+            if e.get("kind") == EventKind.STOP:
+                marker["left"] = e.get("accounts_left")
+            out.append(marker)
     return out
 
 
@@ -136,6 +139,10 @@ def _curves(session: Session) -> dict[str, list[list[float]]]:
             cost.append([session.seconds(e) or 0.0, e["session_cost_usd"]])
         elif e.get("seq") in decisions:
             decided.append([session.seconds(e) or 0.0, decided[-1][1] + 1])
+    end = session.seconds(session.events[-1]) if session.events else None
+    for curve in (cost, decided):        # both run to the session's end
+        if end is not None and curve[-1][0] < end:
+            curve.append([end, curve[-1][1]])
     return {"cost": _downsample(cost), "decided": _downsample(decided)}
 
 

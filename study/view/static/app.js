@@ -120,6 +120,8 @@ function matrixPage(doc) {
 }
 
 // ----- session ---------------------------------------------------------------------------------
+// A stop with no account left (the end of the batch) is grey; with accounts left, orange if the stop
+// gate blocked it, red if the turn ended.
 const LANES = [["stop", "stops"], ["resume", "resumes"], ["compaction", "compactions"], ["denial", "denials"],
   ["transition", "transitions"], ["token-remark", "token remark"]];
 const MARK_COLOUR = { "stop-blocked": "#ef6c00", "stop-ended": "#c62828", resume: "#1565c0", compaction: "#6a1b9a",
@@ -136,7 +138,7 @@ function timeline(doc) {
   for (const m of doc.markers) {
     const laneKey = m.kind.startsWith("stop") ? "stop" : m.kind.startsWith("transition") ? "transition" : m.kind;
     const i = LANES.findIndex(([k]) => k === laneKey);
-    const mark = s("rect", { x: x(m.s) - 1.5, y: i * lane + 2, width: 3, height: 14, fill: MARK_COLOUR[m.kind] || "#333",
+    const mark = s("rect", { x: x(m.s) - 1.5, y: i * lane + 2, width: 3, height: 14, fill: m.left === 0 ? "#90a4ae" : MARK_COLOUR[m.kind] || "#333",
       class: "marker " + m.kind, "data-seq": m.seq, style: "cursor:pointer", onclick: () => { location.hash = seqHref(doc.name, m.seq); } },
     s("title", {}, `seq ${m.seq}, ${m.s}s: ${m.label}`));
     svg.append(mark);
@@ -145,9 +147,9 @@ function timeline(doc) {
   return svg;
 }
 
-function curve(points, title, fmt, colour) {
+function curve(points, span, title, fmt, colour) {
   const W = 480, H = 140, pad = 30;
-  const maxX = Math.max(...points.map((p) => p[0]), 0.001), maxY = Math.max(...points.map((p) => p[1]), 0.000001);
+  const maxX = Math.max(span || 0, ...points.map((p) => p[0]), 0.001), maxY = Math.max(...points.map((p) => p[1]), 0.000001);
   const pts = points.map(([a, b]) => `${pad + (a / maxX) * (W - pad - 10)},${H - pad + 10 - (b / maxY) * (H - pad - 10)}`).join(" ");
   return h("div", {}, h("div", {}, title),
     s("svg", { width: W, height: H, class: "curve" },
@@ -227,8 +229,8 @@ function sessionPage(doc, targetSeq) {
     h("div", { id: "strip" }, ...doc.strip.map((a) => h("a", { href: accountHref(doc.name, a.account), class: a.class,
       "data-account": a.account, title: `${a.account}: ${CLASS_WORDS[a.class]}` }))));
   out.push(h("h3", {}, "Time axis (click a marker for its event)"), timeline(doc),
-    h("div", { class: "charts" }, curve(doc.curves.cost, "Cost over time" + (doc.simulated ? " (simulated)" : ""), (y) => "$" + y.toFixed(2), "#1565c0"),
-      curve(doc.curves.decided, "Decided accounts over time", (y) => String(y), "#2e7d32")));
+    h("div", { class: "charts" }, curve(doc.curves.cost, doc.duration_s, "Cost over time" + (doc.simulated ? " (simulated)" : ""), (y) => "$" + y.toFixed(2), "#1565c0"),
+      curve(doc.curves.decided, doc.duration_s, "Decided accounts over time", (y) => String(y), "#2e7d32")));
   out.push(h("h3", {}, "Escape routes"), routesTable(doc));
   out.push(h("h3", {}, "Preregistration and versions"), kv(doc.prereg),
     h("details", {}, h("summary", {}, "meta.json"), h("pre", { id: "meta" }, JSON.stringify(doc.meta, null, 1))));
