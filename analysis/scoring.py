@@ -16,6 +16,10 @@ of *d* for *a* before *p*:
 FC per window counts by the account's position in ``session_start.order`` (1–50, 51–100, …),
 never by when it was decided. The escape routes are those of ``study/escape_routes.py``; their
 detectors are below (``DECISION_ROUTES``, ``EVENT_ROUTES``).
+
+``score_log(..., evidence=True)`` also keeps, per decision, the values its clauses were computed
+from (``analysis.evidence.ClauseEvidence``, which reads each verdict through ``_inv``, ``_rec``
+and ``_foc`` below): what ``study view`` shows as each clause's evidence.
 """
 
 from __future__ import annotations
@@ -258,13 +262,14 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
             elif tool == DECISION_TOOL and account not in decided:
                 if account not in position:
                     raise _not_in_batch(log, event)
-                other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
                 decisions.append(_decide(event, account, seq, position[account], len(decisions),
                                          gold.get(account, ""), last_data.get(account, {}),
-                                         last_record.get(account), other[0]))
+                                         last_record.get(account),
+                                         run_seq if run_account != account else other_seq))
                 decided.add(account)
                 d = decisions[-1]
                 if evidence:
+                    other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
                     kept.append(ClauseEvidence.of(d, dict(last_data.get(account, {})), last_record.get(account),
                                                   other, last_record_account))
                 for key, takes in _ON_DECISION:

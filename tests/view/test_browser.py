@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.scoring import score_session_dir
+from study.session_io.reader import read_log
 from study.cli import main
 
 from .conftest import screenshot
@@ -21,6 +22,10 @@ PLAIN = "exploratory/sim-adversarial/Plain/seed-2-first-6"
 #: third's, then decides the second (study/sim/policies.py, Adversarial).
 INTERLEAVED, BREAKER = "ACC100019", "ACC100104"
 TIMEOUT = 60
+
+
+def score_log_events(session_dir: Path) -> list[dict]:
+    return read_log(session_dir / "events.jsonl").events
 
 
 def _wait(driver, css: str, count: int | None = None):
@@ -64,6 +69,14 @@ def _walk(driver, start_url: str, tmp_path: Path, shots: bool) -> dict[str, str]
     cells = {a.get_attribute("data-account"): a.get_attribute("class") for a in strip}
     if shots:
         screenshot(driver, tmp_path, "2-session")
+    # the escape route "ends turn" links its stop event: the event list opens at it, highlighted
+    driver.find_element(By.CSS_SELECTOR, '#routes tr[data-route="ends_turn"] a').click()
+    target = _wait(driver, "#events tr.target", 1)[0]
+    texts["stop"] = target.get_attribute("id") + " " + target.text
+    # the transcript is loaded only when asked for, a page at a time
+    driver.find_element(By.ID, "show-transcript").click()
+    texts["transcript"] = _wait(driver, "#transcript .pager")[0].text
+    strip = _wait(driver, "#strip a", 6)
     driver.find_element(By.CSS_SELECTOR, f'#strip a[data-account="{INTERLEAVED}"]').click()
 
     breaking = _wait(driver, "#calls .event.breaking", 1)[0]
@@ -83,6 +96,10 @@ def test_matrix_filter_session_and_breaking_call_and_the_same_from_the_bundle(se
     assert not ev.score.foc and ev.other[1] == BREAKER
 
     served = _walk(browser, server, tmp_path, shots=True)
+    stop = next(e for e in score_log_events(sim_corpus / PLAIN) if e["kind"] == "stop")
+    assert served["stop"].startswith(f"seq-{stop['seq']} {stop['seq']} ") and "ended, 3 accounts left" in served["stop"]
+    lines = len((sim_corpus / PLAIN / "transcript.jsonl").read_text().splitlines())
+    assert served["transcript"].endswith(f"page 1 of {-(-lines // 100)} ({lines} lines)")
     # the breaking call is the scorer's: its seq, the other account, and the foc row's evidence
     seq = ev.other[0]
     assert served["breaking"].startswith(f"{seq} seq {seq} ")
