@@ -6,10 +6,15 @@ from pathlib import Path
 
 import click
 
+from study.cli_vocabulary import UsageError, examples
+
 from .orders import DEVELOPMENT_SEED, STUDY_SEEDS, order_for_seed, write_orders
 
 
-@click.command()
+@click.command(epilog=examples(
+    "study orders --seed 2 | head -5      # the first accounts of seed 2's batch",
+    "study orders --write                 # (re)write preregistration/orders/ for the study's seeds",
+))
 @click.option("--seed", type=int, help="Print the order of this seed, one account id a line.")
 @click.option("--write", is_flag=True,
               help=f"Write the orders of the study's seeds {', '.join(map(str, STUDY_SEEDS))} to preregistration/orders/.")
@@ -32,12 +37,16 @@ def orders(seed: int | None, write: bool) -> None:
             click.echo(f"{state}: {path}", err=True)
 
 
-@click.group()
+@click.group(epilog=examples("study tools serve --seed 2 --accounts 5 --state-dir /tmp/tool-state"))
 def tools() -> None:
     """The SOP-Bench tool server (MCP over stdio)."""
 
 
-@click.command()
+@click.command(epilog=examples(
+    "study tools serve --seed 2 --accounts 5",
+    "study claude -p 'Process the batch.' --mcp-config '{\"mcpServers\": {\"sopbench\": {\"command\": \"study\", "
+    "\"args\": [\"tools\", \"serve\", \"--seed\", \"2\"]}}}' --allowedTools mcp__sopbench --tools ''",
+))
 @click.option("--seed", type=int, default=DEVELOPMENT_SEED, show_default=True,
               help="The seed whose account order is the batch.")
 @click.option("--accounts", type=click.IntRange(1, 200), default=None,
@@ -55,7 +64,7 @@ def serve(seed: int, accounts: int | None, state_dir: Path | None) -> None:
     try:
         box = ToolBox.for_seed(seed, accounts, state_dir)
     except (ValueError, ToolStateError, TaskDataError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise UsageError(str(exc)) from None
     where = f"state in {state_dir}" if state_dir else "state in memory only (give --state-dir to keep it)"
     click.echo(f"sopbench tools: seed {seed}, {len(box.order)} accounts, {len(box.decisions)} decided, {where}",
                err=True)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import click
 
+from study.cli_vocabulary import examples
+
 #: Environment variable naming another CLI executable (for tests of the failure paths).
 CLI_ENV = "STUDY_CLAUDE_CLI"
 
@@ -52,16 +54,10 @@ def _fix(path: Path) -> str:
     return REINSTALL
 
 
-EXAMPLES = """\b
-Examples:
-  study claude --version
-  study claude -p 'Say hello.' --model claude-haiku-4-5
-  study claude -- --help          (the CLI's own help)
-"""
-
-
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-               epilog=EXAMPLES)
+               epilog=examples("study claude --version",
+                               "study claude -p 'Say hello.' --model claude-haiku-4-5",
+                               "study claude -- --help          (the CLI's own help)"))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def claude(args: tuple[str, ...]) -> None:
     """Run the Claude Code CLI bundled with claude-agent-sdk with ARGS (its stdin, output and exit

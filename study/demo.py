@@ -99,7 +99,7 @@ def shown(path: Path) -> str:
 ))
 @sessions_option(help="Folder for the demo's sessions [default: demo/ of the project, beside sessions/, "
                       "so the study's analysis never reads them].")
-@out_option(help="Folder for the demo's tables/ and figures/ [default: the --sessions folder].")
+@out_option(help="Folder for the demo's tables/ and figures/ [default: the folder of --sessions].")
 @click.option("--policy", default=DEFAULT_POLICY, show_default=True,
               help="Simulator policy; `study sim policies` describes each.")
 @click.option("--conditions", default=",".join(DEFAULT_CONDITIONS), show_default=True,
@@ -118,7 +118,8 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     from analysis.render import render
     from analysis.tables import build_tables
     from study.runner.cli import checked_manifest, parse_names, parse_seeds, preflight
-    from study.runner.matrix import format_summary, run_matrix
+    from study.runner.matrix import run_matrix
+    from study.runner.summary import format_summary
     from study.runner.session import prepare
 
     root = sessions or demo_dir()
@@ -130,8 +131,8 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     preflight(specs)   # nothing is created on a bad input (exit code 2)
     click.echo(f"SIMULATED demo: {len(specs)} real Claude Code sessions against the simulator "
                f"(policy {policy}, {accounts} accounts each) -> {shown(root)}/")
-    result = run_matrix(specs, jobs=jobs)
-    click.echo(format_summary(result))
+    result = run_matrix(specs, jobs=jobs, root=root, title="study demo (SIMULATED)")
+    click.echo(format_summary(result, root))
 
     analysis = demo_analysis(root, [prepare(spec).session_dir for spec in specs])
     if analysis is None or not analysis.corpus.scores:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import click
 
+from study.cli_vocabulary import examples, sessions_option
 from study.claude_cmd import CLI_ENV, REINSTALL, cli_path, cli_problem
 
 INSTALL = "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ."
@@ -162,10 +163,11 @@ def session_checks(path: Path | None) -> list[Check]:
     return checks
 
 
-def check_sessions_folder() -> Check:
+def check_sessions_folder(folder: Path | None = None) -> Check:
+    """Can sessions be written to ``folder`` (default: the project's sessions/)?"""
     from study.paths import sessions_dir
 
-    folder = sessions_dir()
+    folder = folder or sessions_dir()
     existing = folder if folder.is_dir() else next((p for p in folder.parents if p.is_dir()), None)
     try:
         if existing is None:
@@ -179,14 +181,12 @@ def check_sessions_folder() -> Check:
     return Check("sessions folder", True, f"{folder} {state}")
 
 
-EXAMPLE = """\b
-Example:
-  study doctor          # after the install; exit code 0 when ready
-"""
-
-
-@click.command(epilog=EXAMPLE)
-def doctor() -> None:
+@click.command(epilog=examples(
+    "study doctor                                   # after the install; exit code 0 when ready",
+    "study doctor --sessions /shared/study-sessions # also check a shared sessions folder is writable",
+))
+@sessions_option(help="The sessions folder to check for writing [default: sessions/ of the project].")
+def doctor(sessions: Path | None) -> None:
     """Check that this install is ready for a confirmatory run: the runtime, the lock, the frozen
     runtime, one short session of the bundled Claude Code CLI against the simulator (hooks, MCP
     tools, resume) and the sessions folder. Says what to fix for each failure; exit code 0 only
@@ -209,7 +209,7 @@ def doctor() -> None:
     if path is not None:
         click.echo(f"      {'':<16} (one short session of the CLI against the simulator …)")
     show(*session_checks(path))
-    show(check_sessions_folder())
+    show(check_sessions_folder(sessions))
     failed = [c.name for c in checks if not c.ok]
     if failed:
         click.echo(f"Not ready: {len(failed)} check(s) failed ({', '.join(failed)}). "

@@ -21,6 +21,8 @@ from typing import Any
 
 import click
 
+from study.cli_vocabulary import examples
+
 from .frames import FrameStoreError
 from .runtime import FsmRuntime
 from .workflow import Workflow, WorkflowError
@@ -28,12 +30,19 @@ from .workflow import Workflow, WorkflowError
 HOOK_EVENTS = ("pre-tool-use", "post-tool-use", "post-tool-use-failure", "stop")
 
 
-@click.group()
+WORKFLOW = "preregistration/workflows/referral_abuse_per_account.yaml"
+
+
+@click.group(epilog=examples(
+    f"study fsm validate {WORKFLOW}",
+    f"study fsm show {WORKFLOW} > workflow.mmd",
+    "study fsm build-referral --check",
+))
 def fsm() -> None:
-    """Validate, draw and enforce FSM workflows (see docs/fsm.md)."""
+    """Validate, draw and enforce FSM workflows in any Claude Code project (see docs/fsm.md)."""
 
 
-@fsm.command()
+@fsm.command(epilog=examples(f"study fsm validate {WORKFLOW}", "study fsm validate preregistration/workflows/*.yaml"))
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 def validate(files: tuple[Path, ...]) -> None:
     """Validate workflow FILES; exit 1 if any has a problem."""
@@ -50,8 +59,8 @@ def validate(files: tuple[Path, ...]) -> None:
         sys.exit(1)
 
 
-@fsm.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@fsm.command(epilog=examples(f"study fsm show {WORKFLOW}"))
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 def show(file: Path) -> None:
     """Print workflow FILE as a Mermaid state diagram."""
     from .mermaid import to_mermaid
@@ -95,7 +104,10 @@ def _with_common(fn: Any) -> Any:
     return fn
 
 
-@fsm.command()
+@fsm.command(epilog=examples(
+    f"study fsm hook pre-tool-use --frames /tmp/frames --workflow {WORKFLOW} < hook-input.json",
+    "(in .claude/settings.json: a command hook per event; see docs/fsm.md)",
+))
 @click.argument("event", type=click.Choice(HOOK_EVENTS))
 @_with_common
 @click.option("--tool-prefix", default=None, help="Strip this prefix from tool names (e.g. mcp__sopbench__) so the workflow can use bare names.")
@@ -132,7 +144,10 @@ def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str,
     click.echo(json.dumps(out))
 
 
-@fsm.command()
+@fsm.command(epilog=examples(
+    f"study fsm serve --frames /tmp/frames --workflow {WORKFLOW}",
+    "(as an MCP server in .mcp.json or --mcp-config; see docs/fsm.md)",
+))
 @_with_common
 @click.option("--variables", "variables_file", type=click.Path(path_type=Path), default=None, help="JSON object: initial variables of entered workflows.")
 @click.option("--name", default="fsm", show_default=True, help="The MCP server's name.")
@@ -147,7 +162,7 @@ def serve(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_
     serve_stdio(rt, name=name)
 
 
-@fsm.command()
+@fsm.command(epilog=examples(f"study fsm enter ReferralAbusePerAccount --frames /tmp/frames --workflow {WORKFLOW}"))
 @click.argument("workflow_name")
 @_with_common
 @click.option("--variables", "variables_file", type=click.Path(path_type=Path), default=None, help="JSON object: the frame's initial variables.")
@@ -162,7 +177,7 @@ def enter(workflow_name: str, frames: Path, workflow_files: tuple[Path, ...], ag
         raise click.ClickException(str(exc)) from None
 
 
-@fsm.command()
+@fsm.command(epilog=examples(f"study fsm status --frames /tmp/frames --workflow {WORKFLOW}"))
 @_with_common
 def status(frames: Path, workflow_files: tuple[Path, ...], agent: str) -> None:
     """Print where the agent is: workflow, state, permitted tools, transitions."""
@@ -173,7 +188,10 @@ def status(frames: Path, workflow_files: tuple[Path, ...], agent: str) -> None:
     click.echo(json.dumps(rt.status(), indent=2))
 
 
-@fsm.command("build-referral")
+@fsm.command("build-referral", epilog=examples(
+    "study fsm build-referral --check     # are the committed workflows and reminder up to date?",
+    "study fsm build-referral --root /tmp/generated",
+))
 @click.option("--check", is_flag=True, help="Do not write: exit 1 if the committed files differ from what the script generates.")
 @click.option("--root", type=click.Path(path_type=Path), default=None, help="Write under this folder instead of preregistration/.")
 def build_referral(check: bool, root: Path | None) -> None:

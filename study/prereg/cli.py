@@ -27,12 +27,19 @@ def _verify_or_fail():
         raise click.ClickException(str(exc)) from exc
 
 
-@click.group()
+@click.group(epilog=examples(
+    "study prereg verify                  # does the frozen plan hold? (exit 1 if not)",
+    "study prereg show --anchor           # the line to register externally after the freeze",
+    "study prereg amend --reason \"raise the spending cap\" preregistration/limits.yaml",
+))
 def prereg() -> None:
     """Freeze, verify and amend the preregistration (see preregistration/README.md)."""
 
 
-@prereg.command("freeze")
+@prereg.command("freeze", epilog=examples(
+    "study prereg freeze                  # once, before the first formal run; then commit it",
+    "study prereg freeze --refreeze       # replace a development freeze (no formal run, no amendment yet)",
+))
 @click.option("--allow-dirty", is_flag=True, help="Freeze even if the git tree has uncommitted changes (recorded).")
 @click.option("--refreeze", is_flag=True, help="Replace an existing freeze (only before any formal run and any amendment).")
 def freeze_command(allow_dirty: bool, refreeze: bool) -> None:
@@ -52,7 +59,7 @@ def freeze_command(allow_dirty: bool, refreeze: bool) -> None:
     click.echo(f"Anyone can check it from the project root with: sha256sum -c {MANIFEST}")
 
 
-@prereg.command("verify")
+@prereg.command("verify", epilog=examples("study prereg verify", "study prereg verify --problems-only"))
 @click.option("--problems-only", is_flag=True, help="List only files that are not ok.")
 def verify_command(problems_only: bool) -> None:
     """List every frozen file as ok, changed, missing or added; exit 1 on any mismatch."""
@@ -118,7 +125,10 @@ def _echo_runtime(report: Report) -> None:
         click.echo(f"BROKEN   {problem}")
 
 
-@prereg.command("runtime")
+@prereg.command("runtime", epilog=examples(
+    "study prereg runtime                 # the installed runtime against the frozen one",
+    "study prereg runtime --write         # record the installed runtime (before the freeze)",
+))
 @click.option("--write", is_flag=True, help=f"Write the installed runtime to {RUNTIME} (then freeze, or amend it).")
 def runtime_command(write: bool) -> None:
     """Show the installed runtime (Claude Code CLI, claude-agent-sdk, lock, Python) against the
@@ -141,7 +151,9 @@ def runtime_command(write: bool) -> None:
         click.echo(f"{RUNTIME} is missing or unreadable: write it with `study prereg runtime --write`.")
 
 
-@prereg.command("amend")
+@prereg.command("amend", epilog=examples(
+    "study prereg amend --reason \"raise the spending cap to $30\" preregistration/limits.yaml",
+))
 @click.option("--reason", required=True, help="What changed and why (kept in the record and listed under the tables).")
 @click.argument("files", nargs=-1, required=True)
 def amend_command(reason: str, files: tuple[str, ...]) -> None:
@@ -156,7 +168,11 @@ def amend_command(reason: str, files: tuple[str, ...]) -> None:
     click.echo(f"Effective manifest sha256 is now {entry['sha256']}. Commit preregistration/amendments.jsonl.")
 
 
-@prereg.command("show")
+@prereg.command("show", epilog=examples(
+    "study prereg show",
+    "study prereg show --manifest | sha256sum -c -",
+    "study prereg show --anchor",
+))
 @click.option("--manifest", "as_manifest", is_flag=True,
               help="Print the manifest in effect in sha256sum format (pipe it to `sha256sum -c -`).")
 @click.option("--anchor", is_flag=True,

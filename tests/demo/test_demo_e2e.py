@@ -1,50 +1,90 @@
 """`study demo`, the README's offline main job, end to end on a frozen copy of the project:
 real Claude Code sessions against the simulator, then tables and figures from their logs, every
-one titled SIMULATED; a second run skips the finished sessions."""
+one titled SIMULATED; a second run skips the finished sessions. The demo lives apart from the
+study (``demo/`` at the project root): the study's analysis and audit never see it, a run with
+other ``--accounts`` adds its own sessions and tabulates only those, and the notebook runs on its
+output."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+NOTEBOOK_TESTS = Path(__file__).resolve().parents[1] / "analysis" / "test_notebooks.py"
 
-def study_demo(root: Path, out: Path) -> subprocess.CompletedProcess:
+
+def study(root: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "STUDY_ROOT": str(root)}
-    return subprocess.run(
-        ["study", "demo", "--sessions", str(out), "--conditions", "Plain,FSM", "--seeds", "2",
-         "--accounts", "2", "--jobs", "2"],
-        env=env, cwd=root, capture_output=True, text=True, timeout=300,
-    )
+    return subprocess.run(["study", *args], env=env, cwd=root, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+
+
+def study_demo(root: Path, accounts: int = 2, conditions: str = "Plain,FSM") -> subprocess.CompletedProcess:
+    return study(root, "demo", "--conditions", conditions, "--seeds", "2", "--accounts", str(accounts),
+                 "--jobs", "2")
+
+
+def run_notebook(**parameters) -> str:
+    """``run_notebook`` of tests/analysis/test_notebooks.py (one way to inject the parameters)."""
+    spec = importlib.util.spec_from_file_location("notebook_tests", NOTEBOOK_TESTS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.run_notebook(module.NOTEBOOK, **parameters)
 
 
 @pytest.mark.e2e
-def test_demo_runs_offline_and_titles_everything_simulated(tmp_path, frozen_project):
+def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(tmp_path, frozen_project):
     root = frozen_project(tmp_path / "project")
-    out = tmp_path / "demo"
+    (root / "sessions").mkdir()
+    out = root / "demo"
 
-    done = study_demo(root, out)
+    done = study_demo(root)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ran 2 session(s): 2 completed" in done.stdout
+    assert "-> demo/" in done.stdout and "study tables --sessions demo --include-exploratory" in done.stdout
     # Table 1 as printed: both conditions, the oracle-like start of a drifting run decides both accounts.
     table1 = (out / "tables" / "table1.md").read_text(encoding="utf-8")
     assert table1.startswith("**Table 1: SIMULATED")
-    assert "| sim:drifting (1 seeds) | Plain |" in table1 or "| sim:drifting (1 seed) | Plain |" in table1
-    assert "| FSM |" in table1
+    assert "sim:drifting" in table1 and "| Plain |" in table1 and "| FSM |" in table1
     for name in ("table1", "table2", "table6", "table7", "table8"):
         for fmt in ("md", "csv", "tex"):
             text = (out / "tables" / f"{name}.{fmt}").read_text(encoding="utf-8")
             assert "SIMULATED" in text, f"{name}.{fmt} is not titled SIMULATED"
     assert {p.name for p in (out / "figures").iterdir()} == {
         f"{n}.{ext}" for n in ("figure1", "fc_windows", "routes_heatmap") for ext in ("png", "pdf")}
-    # The sessions really ran through the CLI and say they were simulated.
+    # The sessions really ran through the CLI, say they were simulated, and live in demo/, not sessions/.
     metas = sorted(out.rglob("meta.json"))
-    assert len(metas) == 2
+    assert [m.parent.relative_to(out).as_posix() for m in metas] == [
+        "exploratory/sim-drifting/FSM/seed-2-first-2", "exploratory/sim-drifting/Plain/seed-2-first-2"]
     assert all('"simulated": true' in m.read_text(encoding="utf-8") for m in metas)
+    assert list((root / "sessions").iterdir()) == []
 
-    again = study_demo(root, out)
+    again = study_demo(root)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "skipped 2 session(s)" in again.stdout
     assert (out / "tables" / "table1.md").read_text(encoding="utf-8") == table1
+
+    # Another batch size adds its own session beside the others and tabulates only it.
+    bigger = study_demo(root, accounts=3, conditions="Plain")
+    assert bigger.returncode == 0, bigger.stdout + bigger.stderr
+    assert (out / "exploratory/sim-drifting/Plain/seed-2-first-3/meta.json").is_file()
+    table1 = (out / "tables" / "table1.md").read_text(encoding="utf-8")
+    assert "| Plain |" in table1 and "| FSM |" not in table1
+
+    # The study's own analysis and audit never see the demo.
+    audit = study(root, "audit")
+    assert audit.returncode == 4 and "nothing to audit: no sessions under" in audit.stderr, audit.stdout + audit.stderr
+    tables = study(root, "tables", "--include-exploratory")
+    assert "sim:drifting" not in tables.stdout + tables.stderr
+    # Pointed at the demo, the audit has nothing to check; the analysis takes both batch sizes.
+    audit = study(root, "audit", "--sessions", "demo")
+    assert audit.returncode == 4 and "none of the 3 sessions under demo is analysed (3 exploratory)" in audit.stderr
+    tables = study(root, "tables", "--sessions", "demo", "--include-exploratory")
+    assert tables.returncode == 0, tables.stdout + tables.stderr
+
+    text = run_notebook(SESSIONS=str(out), INCLUDE_EXPLORATORY=True, FIGURES_OUT=str(tmp_path / "figures"))
+    assert "3 sessions, " in text and "**Table 1: SIMULATED" in text
