@@ -3,7 +3,8 @@
 ``Draws`` holds, for one effect model, ``draws`` simulated studies of ``max_seeds`` seeds each;
 ``Draws.source(n)`` is the source ``analysis.verdicts`` reads for a study of the first ``n``
 seeds (the same draws serve every seed count: common random numbers, so the curves over the
-number of seeds are smooth). Everything is generated lazily per (model, condition, metric) from
+number of seeds are smooth, and a study of n seeds is the same whatever other counts were asked
+for). Everything is generated lazily per (model, condition, metric) from
 generators seeded by (rng seed, model, condition), so a result does not depend on which
 predictions asked first, and reruns give identical numbers.
 """
@@ -33,7 +34,8 @@ class Draws:
 
     def _normal(self, *key: str) -> np.ndarray:
         rng = np.random.default_rng([self.rng_seed, *(_key(k) for k in key)])
-        return rng.standard_normal((self.draws, self.max_seeds))
+        # seed by seed: the first n seeds are the same whatever the largest count asked for
+        return rng.standard_normal((self.max_seeds, self.draws)).T
 
     def latent(self, model: str, condition: str) -> np.ndarray:
         """The sessions' latent normals: sqrt(rho) * seed factor + sqrt(1 - rho) * own."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ FILLER = {"decided": 200, "compliance": 1.0, "correct": 150, "fc_w1": 30, "fc_w4
 
 
 def condition_yaml(metrics: dict) -> str:
-    return "".join(f"        {k}: {v}\n" for k, v in {**FILLER, **metrics}.items())
+    """YAML lines of one condition: FILLER, then ``metrics`` (a value: YAML text or JSON-able)."""
+    return "".join(f"        {k}: {v if isinstance(v, str) else json.dumps(v)}\n"
+                   for k, v in {**FILLER, **metrics}.items())
 
 
 def two_conditions(fsm: dict, remind_loop: dict, correlation: float = 0.0) -> str:

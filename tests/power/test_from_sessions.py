@@ -1,0 +1,48 @@
+"""--from-sessions over a simulator corpus: resampling the corpus' own seeds makes its observed
+verdicts (Table 6, `study predictions`) the most likely ones at its own number of seeds."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.corpus import corpus_conditions, generate_corpus
+from analysis.tables import load_analysis
+from analysis.verdicts import NOT_EVALUABLE
+
+from .conftest import csv_rows, run_cli
+
+HAIKU, QWEN = "haiku-4.5", "qwen3.8-flash"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """Haiku 4.5 on all conditions, seeds 2-9; Qwen3.8-flash on its three, its 8 planned seeds."""
+    root = tmp_path_factory.mktemp("power_corpus") / "sessions"
+    generate_corpus(root, models={HAIKU: list(corpus_conditions())}, seeds=list(range(2, 10)),
+                    accounts=60, rng_seed=7)
+    generate_corpus(root, models={QWEN: ["Plain", "Remind-loop", "FSM"]},
+                    seeds=[2, 3, 4, 5, 6, 13, 14, 15], accounts=60, rng_seed=8)
+    return root
+
+
+def test_observed_verdicts_are_the_most_likely_at_the_corpus_seed_count(corpus):
+    observed = load_analysis(corpus, allow_simulated=True).outcomes
+    result = run_cli("--from-sessions", str(corpus), "--allow-simulated", "--seeds", "8",
+                     "--draws", "4000", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert "SIMULATED" in result.output.splitlines()[0]
+    probs: dict[str, dict[str, float]] = {}
+    for row in csv_rows(result.output):
+        if len(row) == 3 and row[1] not in ("Verdict", "Test"):
+            probs.setdefault(row[0], {})[row[1]] = float(row[2])
+    checked: list[str] = []
+    for o in observed:
+        name = o.id + (f" [{o.model}]" if o.model else "")
+        if o.verdict == NOT_EVALUABLE:   # no Sonnet 4.6 sessions; 60 accounts have no 4th window
+            assert probs[name][NOT_EVALUABLE] == 1.0, name
+            continue
+        likely = max(probs[name], key=probs[name].get)
+        assert likely == o.verdict, (name, o.observed, probs[name])
+        checked.append(o.verdict)
+    # P1, P2, P3, P4, F and Qwen's E1, E2, E3, EF: holds, fails and not triggered among them
+    assert len(checked) == 9 and {"holds", "fails", "not triggered"} <= set(checked)
