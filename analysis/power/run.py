@@ -60,7 +60,9 @@ class PowerResult:
 
 
 def run_power(effects: EffectModel, plan: Plan, seeds: list[int], *, draws: int = 10_000,
-              rng_seed: int = 0, alpha: float = ALPHA) -> PowerResult:
+              rng_seed: int = 0, alpha: float = ALPHA, tests: bool = True) -> PowerResult:
+    """Verdict probabilities of every entry of the plan, and (``tests``) the power of the
+    sign and Wilcoxon tests of every comparison Table 7 shows, for each number of seeds."""
     seeds = sorted(set(seeds))
     sim = Draws(effects, plan, draws=draws, max_seeds=max(seeds), rng_seed=rng_seed)
     sources = [sim.source(n) for n in seeds]
@@ -78,8 +80,9 @@ def run_power(effects: EffectModel, plan: Plan, seeds: list[int], *, draws: int 
                 out.verdicts.append(VerdictRow(p["id"], plan.models[key].label if "models" in p else None,
                                                p["text"], verdict, probs))
     jobs = [(plan.label(m), spec, m) for m in plan.model_order(list(effects.models))
-            for spec in plan.comparisons if spec.in_table and not spec.cross_model]
-    jobs += [("Cross-model", spec, None) for spec in plan.comparisons if spec.in_table and spec.cross_model]
+            for spec in plan.comparisons if tests and spec.in_table and not spec.cross_model]
+    jobs += [("Cross-model", spec, None) for spec in plan.comparisons
+             if tests and spec.in_table and spec.cross_model]
     for group, spec, model in jobs:
         diffs = [src.differences(spec.id, model) for src in sources]
         if any(d is None for d in diffs):
