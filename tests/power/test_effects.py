@@ -76,3 +76,11 @@ def test_forms_constants_values_and_rows(effects_file, load):
     assert set(np.unique(rl_fc)) == {5, 6}
     assert (np.isnan(rl_c) == (rl_fc == 6)).all() and (rl_c[rl_fc == 5] == 0.5).all()
     assert abs(np.mean(rl_fc == 5) - 0.5) < 0.01
+
+
+def test_from_an_empty_sessions_folder_there_is_nothing_to_show(tmp_path):
+    (tmp_path / "empty").mkdir()
+    result = run_cli("--from-sessions", str(tmp_path / "empty"), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 4, result.output
+    assert "no analysable session under" in result.output and "--include-exploratory" in result.output
+    assert not (tmp_path / "out").exists()
