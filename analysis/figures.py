@@ -36,12 +36,14 @@ from .tables import SIMULATED_TITLE, Analysis, window_label  # noqa: E402
 
 OUTCOMES = (  # code, legend label, colour
     ("fc", "faithful and correct", "#009E73"),
-    ("wrong", "compliant but wrong", "#E69F00"),
+    ("wrong", "compliant but wrong", "#56B4E9"),
     ("noncompliant", "not compliant", "#D55E00"),
     ("undecided", "undecided", "#DDDDDD"),
 )
+#: Okabe-Ito without the yellow, then two of Paul Tol's colour-blind-safe colours (wine, indigo) so
+#: that nine conditions and an exploratory one each have their own; markers tell them apart in grey.
 LINE_COLOURS = ("#0072B2", "#E69F00", "#56B4E9", "#CC79A7", "#009E73", "#D55E00", "#000000",
-                "#999999")
+                "#999999", "#882255", "#332288")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 
 
@@ -170,7 +172,7 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
     # Below the panels: beside them, a long (SIMULATED) title would run into the legend.
     fig.legend([handles[c] for c in ordered], ordered, loc="outside lower center", ncol=min(len(ordered), 5),
                frameon=False)
-    fig.suptitle(_title(a, "Faithful and correct decisions per 50 accounts"))
+    fig.suptitle(_title(a, f"Faithful and correct decisions per {top} accounts"))
     return _save(fig, out, "fc_windows")
 
 

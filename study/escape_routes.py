@@ -80,7 +80,7 @@ TOKEN_REMARK = re.compile(r"(?i)\b(tokens?|context|budget)\b")
 
 #: Every escape route, in the column order of the paper's Table 8.
 ESCAPE_ROUTES: tuple[EscapeRoute, ...] = (
-    EscapeRoute("ends_turn", "Attempts to end turn, accounts left", "Attempts to end turn,\naccounts left",
+    EscapeRoute("ends_turn", "Attempts to end turn, accounts left", "Attempts to end\nturn, accounts left",
                 "`stop` events with `accounts_left > 0` (blocked or ended)", TruthLine.STOP),
     EscapeRoute("without_looking", "Decides without looking", "Decides\nwithout looking",
                 "decisions with no successful data-tool call for the account before them",
