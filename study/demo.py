@@ -28,6 +28,7 @@ import click
 
 from study.cli_vocabulary import examples, out_option, sessions_option
 from study.paths import prereg_dir, project_root
+from study.sim.policies import POLICIES
 
 DEFAULT_CONDITIONS = ("Plain", "Remind-loop", "FSM", "Stop-only", "Gates-only")
 DEFAULT_POLICY = "drifting"
@@ -100,7 +101,7 @@ def shown(path: Path) -> str:
 @sessions_option(help="Folder for the demo's sessions [default: demo/ of the project, beside sessions/, "
                       "so the study's analysis never reads them].")
 @out_option(help="Folder for the demo's tables/ and figures/ [default: the folder of --sessions].")
-@click.option("--policy", default=DEFAULT_POLICY, show_default=True,
+@click.option("--policy", type=click.Choice(sorted(POLICIES)), default=DEFAULT_POLICY, show_default=True,
               help="Simulator policy; `study sim policies` describes each.")
 @click.option("--conditions", default=",".join(DEFAULT_CONDITIONS), show_default=True,
               help="Comma-separated conditions (preregistration/conditions.yaml).")

@@ -230,8 +230,12 @@ def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
     and its code version; list the voided, incomplete and exploratory sessions the analysis leaves
     out, with the reason. Exit 0 when every analysed session passes, 1 when one fails, 4 when
     there is nothing to audit (no session, or none the analysis counts)."""
-    directory = sessions_or_legacy(sessions, legacy_folder) or sessions_dir()
+    given = sessions_or_legacy(sessions, legacy_folder)
+    directory = given or sessions_dir()
     if not directory.is_dir():
+        if given is None:   # no input was bad: there are no sessions yet
+            raise NothingToShow(f"nothing to audit: {directory} does not exist yet (no session has run); "
+                                "pass another sessions folder with --sessions DIR")
         raise UsageError(f"{directory} is not a folder; pass the sessions folder with --sessions DIR "
                          f"(default: {sessions_dir()})")
     report = _verify_or_fail()

@@ -100,6 +100,8 @@ def test_the_sessions_folder_is_named_sessions(path):
         sessions = options["--sessions"]
         assert sessions.name == "sessions" and isinstance(sessions.type, click.Path)
         assert not sessions.type.file_okay, f"study {path}: --sessions must be a folder"
+    others = [name for name in options if "sessions" in name and name != "--sessions"]
+    assert not others, f"study {path}: {others} name a sessions folder; call it --sessions"
     for name, option in options.items():
         if name != "--sessions" and isinstance(option.type, click.Path):
             assert not re.search(r"(?<!-)\bsessions folder", (option.help or "").lower()), (
