@@ -15,7 +15,8 @@ to the model was observed on this machine (CLI 2.1.332):
 * ``<system-reminder>`` blocks (environment, date, ``<total_tokens>`` notes) are the CLI's own
   and are ignored, except the one that carries Stop-hook feedback and those inside a tool result
   that carry a PostToolUse hook's additional context (``PostToolUse:<tool> hook additional
-  context: <text>``: the FSM runtime's note after an automatic transition).
+  context: <text>``: the FSM runtime's note after an automatic transition); command hooks' context
+  comes as a ``system`` message after the result instead, and is read the same way.
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ from functools import cached_property
 from typing import Any, Union
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
-#: How the CLI shows a PostToolUse hook's additional context inside the tool's result.
+#: How the CLI shows a PostToolUse hook's additional context: inside the tool's result (hooks of
+#: claude-agent-sdk), or as a message of role ``system`` right after the result (command hooks of
+#: .claude/settings.json, CLI 2.1.332).
+_SYSTEM_CONTEXT = re.compile(r"^PostToolUse(?:Failure)?:\S+ hook additional context: (.*)$", re.DOTALL)
 _HOOK_CONTEXT = re.compile(r"<system-reminder>\s*PostToolUse(?:Failure)?:\S+ hook additional context: (.*?)\s*</system-reminder>",
                            re.DOTALL)
 STOP_FEEDBACK = "Stop hook feedback:"
@@ -152,6 +156,9 @@ def read_conversation(messages: list[dict]) -> list[Event]:
     seen_assistant = False
     for message in messages:
         blocks = _blocks(message.get("content"))
+        if message.get("role") == "system":
+            _attach_system_context(events, blocks)
+            continue
         if message.get("role") == "assistant":
             seen_assistant = True
             text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
@@ -181,6 +188,16 @@ def read_conversation(messages: list[dict]) -> list[Event]:
             if said is not None:
                 events.append(said)
     return events
+
+
+def _attach_system_context(events: list[Event], blocks: list[dict]) -> None:
+    """A hook's additional context sent as a ``system`` message: it belongs to the last result."""
+    outcome = next((e for e in reversed(events) if isinstance(e, ToolOutcome)), None)
+    for block in blocks:
+        found = _SYSTEM_CONTEXT.match(block.get("text", "").strip())
+        if found and outcome is not None:
+            # the CLI may add its own note after a blank line ("The user hasn't heard from you ...")
+            outcome.hook_context.append(found.group(1).strip().split("\n\n", 1)[0])
 
 
 def is_compaction_request(body: dict) -> bool:

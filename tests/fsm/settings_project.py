@@ -40,15 +40,17 @@ sys.exit(done.returncode)
 """
 
 
-def make_project(root: Path, accounts: list[str], *, seed: int = 2, record: Path | None = None) -> tuple[Path, Path, dict]:
+def make_project(root: Path, accounts: list[str], *, seed: int = 2, record: Path | None = None,
+                 workflow: Path = MAIN) -> tuple[Path, Path, dict]:
     """The project folder, its frames folder and the MCP servers for ``accounts`` (the first
-    ``len(accounts)`` of ``seed``'s order), with the main workflow entered."""
+    ``len(accounts)`` of ``seed``'s order), with ``workflow`` (default: the main one) entered. A
+    runtime-driven workflow (FSM-lean's) gets no FSM tool server: the agent never needs it."""
     project = root / "project"
     frames = project / ".fsm"
     (project / ".claude").mkdir(parents=True)
     variables = project / "fsm-variables.json"
     variables.write_text(json.dumps({"batch": accounts}))
-    common = ["--frames", str(frames), "--workflow", str(MAIN)]
+    common = ["--frames", str(frames), "--workflow", str(workflow)]
     prefix: list[str] = []
     if record is not None:
         recorder = root / "record_hook.py"
@@ -66,7 +68,9 @@ def make_project(root: Path, accounts: list[str], *, seed: int = 2, record: Path
         "sopbench": {"type": "stdio", "command": PY, "args": ["-m", "sopbench_tools", "--seed", str(seed), "--accounts", str(len(accounts))]},
         "fsm": {"type": "stdio", "command": PY, "args": ["-m", "study.cli", "fsm", "serve", *common, "--variables", str(variables)]},
     }
-    wf = Workflow.load(MAIN)
+    wf = Workflow.load(workflow)
+    if not wf.needs_agent_moves:
+        del servers["fsm"]
     FsmRuntime(frames, {wf.name: wf}, {"batch": accounts}).enter(wf.name)
     return project, frames, servers
 
@@ -75,7 +79,7 @@ async def run_claude(project: Path, servers: dict, base_url: str, home: Path) ->
     """One ``claude -p`` session in ``project`` against the model at ``base_url``; its messages."""
     options = ClaudeAgentOptions(
         tools=[],
-        allowed_tools=[f"mcp__sopbench__{t}" for t in ALL_TOOLS] + [f"mcp__fsm__{t}" for t in FSM_TOOL_NAMES],
+        allowed_tools=[f"mcp__sopbench__{t}" for t in ALL_TOOLS] + [f"mcp__fsm__{t}" for t in FSM_TOOL_NAMES if "fsm" in servers],
         mcp_servers=servers,
         strict_mcp_config=True,
         permission_mode="default",

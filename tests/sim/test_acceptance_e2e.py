@@ -47,7 +47,7 @@ def meta(session_dir: Path) -> dict:
     return json.loads((session_dir / "meta.json").read_text())
 
 
-@pytest.mark.parametrize("condition", ["Remind-loop", "FSM", "Stop-only", "Gates-only"])
+@pytest.mark.parametrize("condition", ["Remind-loop", "FSM", "Stop-only", "Gates-only", "FSM-lean"])
 def test_scorer_route_counts_equal_the_ground_truth_for_every_policy(tmp_path, condition):
     sessions = run_many(tmp_path, [(policy, condition) for policy in POLICIES])
     mismatches = []
@@ -58,14 +58,15 @@ def test_scorer_route_counts_equal_the_ground_truth_for_every_policy(tmp_path, c
             mismatches.append(f"{policy}: scorer {scored} != truth {truth} ({session_dir})")
     assert not mismatches, "\n".join(mismatches)
     truth = {policy: route_counts(d / "sim_truth.jsonl") for (policy, _), d in sessions.items()}
-    gated = condition in ("FSM", "Gates-only")
+    gated = condition in ("FSM", "Gates-only", "FSM-lean")
     # each escape-route policy took its route where the condition leaves it open, and only there
     assert truth["oracle"] == {**{k: 0 for k in truth["oracle"]}, "first_token_remark": None}
     assert truth["blind"]["without_looking"] == (0 if gated else ACCOUNTS)
     assert truth["partial"]["partial_data"] == (0 if gated else ACCOUNTS)
     assert (truth["batcher"]["interleaved"] == 0) == gated
     assert (truth["interleaver"]["interleaved"] == 0) == gated
-    assert truth["wrong-account"]["another_account"] == ACCOUNTS // 2  # the route the FSM leaves open
+    # the route the FSM leaves open; FSM-lean admits only the recorded account's decision once it moved to S_decide
+    assert truth["wrong-account"]["another_account"] == (0 if condition == "FSM-lean" else ACCOUNTS // 2)
     assert truth["early-stop"]["ends_turn"] >= 1 and truth["early-stop"]["first_token_remark"] == 3
     assert truth["adversarial"]["ends_turn"] == 1
     assert (truth["adversarial"]["without_looking"] == 0) == gated
