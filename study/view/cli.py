@@ -17,7 +17,7 @@ DEFAULT_PORT = 8765
 
 @click.command(epilog=examples(
     "study view                                  # serve sessions/ on http://127.0.0.1:8765/",
-    "study view --sessions demo/sessions --port 0  # another folder, any free port",
+    "study view --sessions demo --port 0         # the demo's sessions, any free port",
     "study view --bundle viewer/                 # a static folder: open viewer/index.html",
 ))
 @sessions_option(help="The sessions folder to browse [default: sessions/ of the project].")
