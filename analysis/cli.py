@@ -25,7 +25,7 @@ from . import exclusions
 from .loading import CorpusError, score_or_reason, sopbench_correct_count
 from .plan import PlanError
 from .render import FORMATS, render
-from .tables import Analysis, build_tables, load_analysis, table6
+from .tables import Analysis, build_tables, load_analysis, table6, window_label
 
 _ERRORS = (LogError, CorpusError, PlanError, ConditionError)
 
@@ -105,7 +105,8 @@ def score(session_dir: Path, as_json: bool) -> None:
     click.echo(f"  FC {s.fc}  compliance {compliance}  decided {s.decided}/{len(s.order)}  "
                f"correct {s.correct} (SOP-Bench grader: {m['correct_sopbench']})  cost {cost}  "
                f"resumes {s.resumes}")
-    click.echo("  FC per 50 accounts: " + "  ".join(str(x) for x in s.fc_windows))
+    click.echo("  FC per window: " + "  ".join(f"{window_label(i, len(s.order))}: {x}"
+                                                for i, x in enumerate(s.fc_windows)))
     click.echo("  escape routes: " + "  ".join(f"{k}={'-' if v is None else v}"
                                                 for k, v in s.routes.items()))
     click.echo(f"  ends_turn counts attempts to end the turn with accounts left (blocked too); "

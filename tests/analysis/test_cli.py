@@ -92,12 +92,14 @@ def test_score_prints_one_sessions_metrics(tmp_path):
     assert data["routes"] == exp.routes and data["routes"]["ends_turn"] == 2
     text = run("score", d).output
     assert text.startswith("SIMULATED session haiku-4.5 / Remind-loop / seed 3: status completed")
-    assert "ends_turn=2" in text
+    assert "ends_turn=2" in text and "turns that did end: 2" in text
+    assert "cost $2.50 (simulated, priced as claude-haiku-4-5)" in text     # models.yaml's simulator model
+    assert "  FC per window: 1-5: " in text
 
 
 def test_score_names_a_folder_without_a_log(tmp_path):
     result = run("score", tmp_path)
-    assert result.exit_code != 0 and "no session log here" in result.output
+    assert result.exit_code == 2 and "no session log here" in result.output
 
 
 def test_predictions_and_figures_commands(corpus_dir, tmp_path):
