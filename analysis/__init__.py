@@ -13,6 +13,8 @@ Modules, in the order data flows through them:
 - ``comparisons``: the paired comparisons of the plan computed on a corpus (Table 7).
 - ``predictions``: the predictions evaluated to observed values and verdicts (Table 6).
 - ``tables`` and ``render``: Tables 1, 2, 6, 7 and 8 and their Markdown, CSV and LaTeX forms.
+- ``exclusions``: the sessions left out of the tables, each with its reason (printed once).
+- ``sopbench_grader``: SOP-Bench's own grading of a decision (Table 1's exploratory column).
 - ``figures``: Figure 1 strips, FC per window, the escape-route heatmap.
 - ``corpus``: a generator of simulated session trees with known metrics (tests, benchmarks).
 - ``cli``: ``study score``, ``study tables``, ``study figures``, ``study predictions``.
