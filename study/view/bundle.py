@@ -35,8 +35,10 @@ def _script(out: Path, relative: str, doc: Any) -> int:
     return len(data)
 
 
-def write_bundle(root: Path, out: Path, *, progress: Callable[[str], None] = lambda _m: None) -> dict[str, int]:
-    """Write the bundle of every session under ``root`` into ``out``; counts of what was written."""
+def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
+                 progress: Callable[[str], None] = lambda _m: None) -> dict[str, int]:
+    """Write the bundle of every session under ``root`` into ``out``; counts of what was written.
+    ``transcripts=False`` leaves the Claude Code transcripts out (most of a bundle's size)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(STATIC, out / "static", dirs_exist_ok=True, ignore=shutil.ignore_patterns("index.html"))
@@ -57,9 +59,10 @@ def write_bundle(root: Path, out: Path, *, progress: Callable[[str], None] = lam
             put(folder + f"account-{file_key(account)}.js", documents.account_doc(session, account))
         for page in range(max(1, -(-len(session.events) // documents.EVENTS_PAGE))):
             put(folder + f"events-{page}.js", documents.events_doc(session, page))
-        lines = store.transcript_lines(session)
+        lines = store.transcript_lines(session) if transcripts else []
         for page in range(max(1, -(-len(lines) // documents.TRANSCRIPT_PAGE))):
-            put(folder + f"transcript-{page}.js", documents.transcript_doc(session, lines, page))
+            doc = documents.transcript_doc(session, lines, page)
+            put(folder + f"transcript-{page}.js", doc if transcripts else {**doc, "omitted": True})
         counts["sessions"] += 1
         progress(name)
     return counts

@@ -19,19 +19,24 @@ DEFAULT_PORT = 8765
     "study view                                  # serve sessions/ on http://127.0.0.1:8765/",
     "study view --sessions demo --port 0         # the demo's sessions, any free port",
     "study view --bundle viewer/                 # a static folder: open viewer/index.html",
+    "study view --bundle supplement/ --no-transcripts  # smaller: without the Claude Code transcripts",
 ))
 @sessions_option(help="The sessions folder to browse [default: sessions/ of the project].")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="Port on 127.0.0.1 to serve on (0: any free port). The server never listens beyond this machine.")
 @click.option("--bundle", "bundle", type=click.Path(path_type=Path), default=None, metavar="OUT",
               help="Write the viewer as a static folder OUT (opens from disk, no server) instead of serving it.")
-def view(sessions: Path | None, port: int, bundle: Path | None) -> None:
+@click.option("--no-transcripts", "no_transcripts", is_flag=True,
+              help="With --bundle: leave the Claude Code transcripts out (they are most of a bundle's size).")
+def view(sessions: Path | None, port: int, bundle: Path | None, no_transcripts: bool) -> None:
     """Browse sessions: the matrix, each session's time line and routes, each account's calls.
 
     Serves a local page on 127.0.0.1 and prints its address (Ctrl-C stops it), or with --bundle
     writes the same viewer, split per session, as a folder that opens from disk. Compliance
     shown is computed by the same scoring code as the tables.
     """
+    if no_transcripts and bundle is None:
+        raise UsageError("--no-transcripts goes with --bundle OUT; the server reads transcripts only when asked.")
     root = Path(sessions) if sessions is not None else sessions_dir()
     if not root.is_dir():
         raise UsageError(f"{root}: no such folder. Pass the sessions folder with --sessions DIR.")
@@ -40,8 +45,9 @@ def view(sessions: Path | None, port: int, bundle: Path | None) -> None:
         raise NothingToShow(f"no session under {root}. Run one first (study run, study demo) or point "
                             "--sessions at a folder that holds sessions.")
     if bundle is not None:
-        _write_bundle(root, bundle, len(names))
+        _write_bundle(root, bundle, len(names), transcripts=not no_transcripts)
         return
+
     from .server import bind, serve
 
     try:
@@ -54,7 +60,7 @@ def view(sessions: Path | None, port: int, bundle: Path | None) -> None:
     serve(root, sock)
 
 
-def _write_bundle(root: Path, out: Path, count: int) -> None:
+def _write_bundle(root: Path, out: Path, count: int, *, transcripts: bool) -> None:
     from .bundle import write_bundle
 
     if out.exists() and not out.is_dir():
@@ -64,6 +70,6 @@ def _write_bundle(root: Path, out: Path, count: int) -> None:
     resolved, base = out.resolve(), root.resolve()
     if resolved == base or base in resolved.parents:
         raise UsageError(f"{out} is inside the sessions folder {root}; write the bundle elsewhere.")
-    counts = write_bundle(root, out)
+    counts = write_bundle(root, out, transcripts=transcripts)
     click.echo(f"wrote {counts['sessions']} of {count} sessions ({counts['files']} files, "
                f"{counts['bytes'] / 1e6:.1f} MB) to {out}; open {out / 'index.html'} in a browser")

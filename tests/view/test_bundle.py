@@ -69,3 +69,14 @@ def test_account_page_document_has_fsm_state_per_call_and_denial_reasons(server)
     kinds = {m["kind"] for m in session["markers"]}
     assert {"denial", "transition", "transition-refused"} <= kinds
     assert session["prereg"]["manifest_sha256"] == "unchecked" and session["simulated"] is True
+
+
+def test_a_bundle_without_transcripts_says_so(sim_corpus, tmp_path):
+    out = tmp_path / "slim"
+    result = CliRunner().invoke(main, ["view", "--sessions", str(sim_corpus), "--bundle", str(out), "--no-transcripts"])
+    assert result.exit_code == 0, result.output
+    folder = out / "data" / file_key(FSM)
+    assert sorted(p.name for p in folder.glob("transcript-*")) == ["transcript-0.js"]
+    key, doc = _read_script(folder / "transcript-0.js")
+    assert doc == {"name": FSM, "simulated": True, "page": 0, "page_size": 100, "total": 0, "entries": [],
+                   "omitted": True}

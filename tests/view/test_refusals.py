@@ -99,6 +99,9 @@ def test_usage_errors_and_nothing_to_show(golden_corpus, tmp_path):
     result = run("--sessions", str(golden_corpus), "--bundle", str(busy))
     assert result.exit_code == 2 and "is not empty and holds no earlier bundle" in result.output
     assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
+    result = run("--sessions", str(golden_corpus), "--no-transcripts")
+    assert (result.exit_code, result.output) == (2, "Error: --no-transcripts goes with --bundle OUT; the server "
+                                                    "reads transcripts only when asked.\n")
 
 
 def test_file_keys_are_safe_and_distinct():

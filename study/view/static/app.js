@@ -206,6 +206,7 @@ function eventsSection(doc, targetSeq) {
 function transcriptSection(doc) {
   const box = h("div", { id: "transcript" });
   const show = (page) => load("transcript", { session: doc.name, page }).then((tr) => {
+    if (tr.omitted) { box.replaceChildren(h("p", { class: "note" }, "This bundle was written without transcripts (--no-transcripts).")); return; }
     if (!tr.total) { box.replaceChildren(h("p", { class: "note" }, "This session has no transcript.jsonl.")); return; }
     const pages = Math.ceil(tr.total / tr.page_size);
     box.replaceChildren(h("div", { class: "pager" },
