@@ -38,7 +38,7 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
              include_exploratory: bool):
     if (effects is None) == (sessions is None):
         raise UsageError("give exactly one of --effects FILE (e.g. examples/effects/paper_table1.yaml) "
-                         "or --from-sessions DIR")
+                         "or --sessions DIR (--from-sessions DIR)")
     if effects is not None:
         try:
             return load_effects(effects, plan, condition_names())
@@ -60,12 +60,14 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
 @click.command(epilog=examples(
     "study power --effects examples/effects/paper_table1.yaml",
     "study power --effects my_effects.yaml --seeds 3-15 --draws 10000 --out power/",
-    "study power --from-sessions sessions/ --include-exploratory --seeds 8 --format csv",
+    "study power --sessions sessions/ --include-exploratory --seeds 8 --format csv",
 ))
 @click.option("--effects", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Effect model (YAML): per model and condition, the expected session metrics.")
-@click.option("--from-sessions", "from_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              metavar="DIR", help="Resample the seeds of the sessions in DIR instead of an effect model.")
+@click.option("--sessions", "--from-sessions", "from_dir",
+              type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
+              help="Resample the seeds of the sessions in DIR instead of an effect model "
+                   "(--from-sessions is the same option).")
 @click.option("--seeds", "seeds_text", default="3-15", show_default=True,
               help="Numbers of seeds per model to simulate: a count, a range or a list.")
 @click.option("--draws", default=10_000, show_default=True, type=click.IntRange(100, 1_000_000),
@@ -77,9 +79,9 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
 @click.option("--plan", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Prediction plan (default: preregistration/predictions.yaml).")
 @click.option("--allow-simulated", is_flag=True,
-              help="With --from-sessions: allow simulated sessions beside real ones (titled SIMULATED).")
+              help="With --sessions: allow simulated sessions beside real ones (titled SIMULATED).")
 @click.option("--include-exploratory", is_flag=True,
-              help="With --from-sessions: add exploratory and development-seed sessions.")
+              help="With --sessions: add exploratory and development-seed sessions.")
 @click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
               help="Table format (repeatable; default md).")
 @out_option(help="Write power_verdicts.*, power_tests.* and power_curves.png/.pdf into DIR "
