@@ -20,6 +20,8 @@ def to_mermaid(wf: Workflow) -> str:
         label = ", ".join(_check_label(c) for c in transition.hard) or "no guard"
         if transition.soft is not None:
             label += " + review"
+        if transition.automatic:
+            label += " (automatic)"
         lines.append(f"    {source} --> {target} : {label}")
     lines.append(f"    {wf.exit} --> [*] : exit")
     for name in sorted(wf.pause):

@@ -17,6 +17,7 @@ from fsm_helpers import MAIN, REPO, WORKFLOWS, investigate, record
 from study.fsm import FsmRuntime, Workflow, WorkflowError
 from study.fsm import hooks as fsm_hooks
 from study.fsm.build_referral_workflow import MAIN_FILE, generated_files
+from study.fsm.mermaid import to_mermaid
 
 LEAN = WORKFLOWS / "exploratory" / "fsm_lean.yaml"
 BATCH = ["A1", "A2"]
@@ -96,6 +97,14 @@ def test_the_last_decision_moves_through_s_investigate_to_s_done_in_one_commit(l
     assert _on_disk(tmp_path)["state"] == "S_done" and lean.stop_gate().allowed   # S_done is a pause state
 
 
+def test_a_restarted_runtime_carries_on_and_commits_when_the_guard_holds(lean, tmp_path):
+    _observe_all(lean, investigate("A1"))
+    wf = Workflow.load(LEAN)
+    again = FsmRuntime(tmp_path / "frames", {wf.name: wf})    # e.g. the next hook process
+    assert [(m.from_state, m.to_state) for m in again.observe(*record("A1"))] == [("S_investigate", "S_decide")]
+    assert FsmRuntime(tmp_path / "frames", {wf.name: wf}).state == "S_decide"   # and the next one starts there
+
+
 def test_the_hook_tells_the_agent_once_only_when_the_state_changes(lean):
     def post(tool: str, args: dict, event: str = "PostToolUse") -> dict:
         return fsm_hooks.post_tool_use(lean, {"hook_event_name": event, "tool_name": f"mcp__sopbench__{tool}", "tool_input": args},
@@ -158,6 +167,8 @@ def test_fsm_lean_has_fsms_states_permissions_guards_and_only_automatic_transiti
         assert [(c.name, dict(c.params)) for c in lean_t.hard] == [(c.name, dict(c.params)) for c in t.hard]
         assert lean_t.automatic and not t.automatic
     assert lean_wf.pause == {"S_done"} and not lean_wf.needs_agent_moves
+    assert "    S_investigate --> S_decide : item_recorded_exclusively (automatic)" in to_mermaid(lean_wf).splitlines()
+    assert "(automatic)" not in to_mermaid(main_wf)
 
 
 def test_a_generic_workflow_moves_by_a_named_and_a_shell_guard(tmp_path):
