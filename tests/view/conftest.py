@@ -4,7 +4,6 @@ subprocess, and a headless Chromium driven by Selenium (Debian's /usr/bin/chromi
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -72,13 +71,13 @@ def chrome_options(user_data: Path):
 
 
 @pytest.fixture
-def browser(tmp_path):
+def browser(tmp_path, monkeypatch):
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
         pytest.skip("Debian's chromium and chromium-driver are not installed (.ci/run installs them)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    os.environ.setdefault("SE_OFFLINE", "true")     # never let Selenium Manager reach out
+    monkeypatch.setenv("SE_OFFLINE", "true")     # the driver's path is given; Selenium Manager must not reach out either
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
                               options=chrome_options(tmp_path / "chrome-profile"))
     driver.set_page_load_timeout(60)
