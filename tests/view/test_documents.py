@@ -38,3 +38,34 @@ def test_matrix_rows_equal_the_analysis_rows_and_mark_voided_and_broken_sessions
     assert bad["error"].startswith(f"{broken}:6: seq 4 where 5 was due")
     doc = documents.session_doc(Store(root).session("haiku-4.5/Plain/seed-2"))
     assert doc["error"] == bad["error"] and "metrics" not in doc
+
+
+def test_a_long_account_span_lists_its_own_calls_and_the_breaking_call_and_counts_the_rest():
+    from analysis.scoring import score_log
+    from study.session_io.reader import LogRead
+    from study.view.load import Session
+
+    data = ["investigate_account", "analyze_traffic_patterns", "analyze_temporal_patterns", "get_violation_history",
+            "get_financial_impact"]
+    events = [{"seq": 0, "t": "2026-01-01T00:00:00Z", "kind": "session_start", "schema": 2, "condition": "Plain",
+               "seed": 2, "model": "m", "simulated": True, "manifest_sha256": None, "code_version": None,
+               "cli_version": None, "order": ["A0", "A1"], "limits": {}}]
+
+    def call(tool, account, **args):
+        events.append({"seq": len(events), "t": "2026-01-01T00:00:01Z", "kind": "tool_call", "tool": tool,
+                       "args": {"account_id": account, **args}, "account": account, "allowed": True, "ok": True,
+                       "state": None})
+
+    call(data[0], "A0")
+    for _ in range(450):
+        call(data[1], "A1")             # another account's data, 450 times: the last one breaks focus
+    for tool in data[1:]:
+        call(tool, "A0")
+    call("record_analysis", "A0", step4_action="No Action")
+    call("submit_decision", "A0", action="No Action")
+    log = LogRead(Path("/x/events.jsonl"), events)
+    session = Session("x", Path("/x"), None, log, score_log(log, evidence=True), None, False)
+    doc = documents.account_doc(session, "A0")
+    assert (doc["hidden"], doc["breaking_seq"]) == (449, 451)
+    assert [e["seq"] for e in doc["events"]] == [1, 451, 452, 453, 454, 455, 456, 457]
+    assert [e["other"] for e in doc["events"]] == [False, True] + [False] * 6
