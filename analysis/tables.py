@@ -35,6 +35,7 @@ from .loading import Corpus, load_corpus
 from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
+from .table_notes import GRADER_NOTE, empty, not_evaluable_note, present, windows_note
 from .scoring import WINDOW
 
 SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
@@ -192,12 +193,6 @@ def window_label(i: int, accounts: int = 200) -> str:
     return f"{WINDOW * i + 1}-{min(WINDOW * (i + 1), accounts)}"
 
 
-GRADER_NOTE = ("Correct (SOP-Bench grader): exploratory, not preregistered; SOP-Bench's published "
-               "grader (OutputParser.compare_decisions with fuzzy_match=True) also counts "
-               "Permanent Account Closure and Account Closure as matching each other. Correct is "
-               "the preregistered exact match.")
-
-
 def table1(a: Analysis) -> Table:
     windows = [c for c in a.corpus.sessions.columns if c.startswith("fc_w")]
     cols = [Column("Condition", wrap=True), Column("FC", ("FC", "FC s.d."), emphasis=True)]
@@ -225,28 +220,10 @@ def table1(a: Analysis) -> Table:
                            + [_pct(_mean(g["compliance"])), num(_mean(g["decided"])),
                               _ranked(num(_mean(g["correct"]))), num(_mean(g["correct_sopbench"])),
                               num(cost, 2), Cell(str(len(g["seed"])), (len(g["seed"]),))]))
-    t.notes = _empty(t, lambda: "no session of a main condition on its model's analysed seeds")
-    t.notes += _present(a.seeds_note(frames), _windows_note(a, len(windows)), GRADER_NOTE) + a.notes()
+    t.notes = empty(t, lambda: "no session of a main condition on its model's analysed seeds"
+                    if a.corpus.scores else "")
+    t.notes += present(a.seeds_note(frames), windows_note(a, len(windows)), GRADER_NOTE) + a.notes()
     return t
-
-
-def _present(*notes: str | None) -> list[str]:
-    return [n for n in notes if n]
-
-
-def _empty(t: Table, why) -> list[str]:
-    """The "No rows" note of an empty table (``why()`` says why) when the corpus has sessions
-    (without any, ``Analysis.notes`` says so)."""
-    return [f"No rows: {why()}."] if not t.rows and why() else []
-
-
-def _windows_note(a: Analysis, windows: int) -> str | None:
-    """Sessions shorter than the largest batch fill only the windows their batch reaches."""
-    sizes = sorted({len(s.order) for s in a.corpus.scores})
-    if len(sizes) < 2:
-        return None
-    return (f"FC windows count accounts by position in the batch; sessions over "
-            f"{', '.join(map(str, sizes[:-1]))} accounts fill only the windows they reach.")
 
 
 def table2(a: Analysis) -> Table:
@@ -279,13 +256,13 @@ def table2(a: Analysis) -> Table:
                                    num(_mean(g["without_looking"])), num(_mean(g["ends_turn"])),
                                    Cell(str(len(g["seed"])), (len(g["seed"]),))]))
     spec = a.plan.models[a.plan.ablation_model]
-    t.notes = _empty(t, lambda: (
+    t.notes = empty(t, lambda: (
         f"no session of an ablation variant ({', '.join(a.plan.ablation_conditions)}) of "
         f"{spec.label} on the ablation's seeds ({exclusions.seed_list(a.plan.ablation_seeds)}), "
         "nor of a model the plan does not name") if a.corpus.scores else "")
     t.notes += ["Blind: decisions without any data retrieved for the account; Stops: attempts to "
                 "end the turn with accounts left (blocked or not), per session."]
-    t.notes += _present(a.seeds_note(frames)) + a.notes()
+    t.notes += present(a.seeds_note(frames)) + a.notes()
     return t
 
 
@@ -296,23 +273,8 @@ def table6(a: Analysis) -> Table:
     for o in a.outcomes:
         text = f"{o.id} {o.text}" + (f" [{o.model}]" if o.model else "")
         t.rows.append((o.section, [Cell(text), Cell(o.observed), Cell(o.verdict)]))
-    t.notes = [f"Plan: {a.plan.path.name}."] + _present(_not_evaluable_note(a)) + a.notes()
+    t.notes = [f"Plan: {a.plan.path.name}."] + present(not_evaluable_note(a)) + a.notes()
     return t
-
-
-def _not_evaluable_note(a: Analysis) -> str | None:
-    """Why rows say "not evaluable": the plan's models without sessions here."""
-    if not any(o.verdict == "not evaluable" for o in a.outcomes):
-        return None
-    present = set(a.corpus.sessions["model"].to_list())
-    absent = [m.label for m in a.plan.models.values() if m.name not in present]
-    note = ("Not evaluable: a prediction whose sessions or seeds are missing (its Observed "
-            "column says which).")
-    if absent:
-        note += f" No analysable session of {', '.join(absent)}"
-        others = sorted(present - {m.name for m in a.plan.models.values()})
-        note += (f"; the plan's predictions are not about {', '.join(others)}." if others else ".")
-    return note
 
 
 def table7(a: Analysis) -> Table:
@@ -332,7 +294,7 @@ def table7(a: Analysis) -> Table:
     for c in a.comparisons:
         if c.spec.in_table and c.paired is not None:
             seeds.setdefault("Catch-up" if c.model is None else a.plan.label(c.model), set()).update(c.paired.seeds)
-    t.notes = _empty(t, lambda: "no comparison of the plan has a seed with sessions on both of its sides"
+    t.notes = empty(t, lambda: "no comparison of the plan has a seed with sessions on both of its sides"
                      if a.corpus.scores else "")
     t.notes += ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
                 "seeded); exact two-sided sign and Wilcoxon signed-rank tests."]
@@ -383,11 +345,10 @@ def table8(a: Analysis) -> Table:
                 if r.key == "ends_turn":
                     cells.append(_route_cell([v or 0 for v in g["turn_ends"]]))
             t.rows.append((a.plan.label(model), cells))
-    t.notes = _empty(t, lambda: "")
-    t.notes += ["Each cell: sessions with the route / sessions (mean occurrences per session). "
+    t.notes = ["Each cell: sessions with the route / sessions (mean occurrences per session). "
                 f"{route('ends_turn').header}: every stop with accounts left, including those the "
                 f"stop gate blocked; {TURN_ENDS_HEADER}: the turns that did end."]
-    t.notes += _present(a.seeds_note(frames)) + a.notes()
+    t.notes += present(a.seeds_note(frames)) + a.notes()
     return t
 
 
