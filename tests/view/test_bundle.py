@@ -7,10 +7,13 @@ import json
 import urllib.request
 from urllib.parse import urlencode
 
+import pytest
 from click.testing import CliRunner
 
 from study.cli import main
 from study.view.paths import file_key
+
+pytestmark = pytest.mark.e2e     # real simulator sessions (tests/view/conftest.py)
 
 FSM = "exploratory/sim-adversarial/FSM/seed-2-first-6"
 PLAIN = "exploratory/sim-adversarial/Plain/seed-2-first-6"

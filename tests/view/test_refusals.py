@@ -51,6 +51,7 @@ def _get(base: str, raw_path: str) -> tuple[int, bytes]:
     return response.status, response.read()
 
 
+@pytest.mark.e2e
 def test_the_server_listens_on_loopback_and_refuses_paths_outside(server, sim_corpus):
     assert server.startswith("http://127.0.0.1:")
     (sim_corpus.parent / "secret").mkdir(exist_ok=True)
