@@ -206,6 +206,8 @@ def load_effects(path: Path, plan: Plan, conditions: tuple[str, ...]) -> EffectM
         if key not in names:
             raise _err(path, ml, f"model {key!r} is not in the plan; use a key or name of "
                        f"{', '.join(f'{k} ({m.name})' for k, m in plan.models.items())}")
+        if names[key] in models:
+            raise _err(path, ml, f"model {key!r} is {names[key]}, described above already; keep one")
         body = _keys(body, ("correlation", "conditions"), path, ml, f"model {key}")
         conds = _keys(body.get("conditions"), tuple(conditions), path, body.key_line("conditions"),
                       f"model {key} conditions")

@@ -58,7 +58,9 @@ def verdict_table(r: PowerResult) -> PowerTable:
         texts.setdefault(row.id, row.text)
         t.rows.append((name, [Cell(row.verdict)] + [_prob(x) for x in row.probability]))
     t.notes = ["Columns: seeds per model (every model, the ablation and the cross-model "
-               "comparisons get that many seeds); verdicts from the code of Table 6.", _mc_note(r)]
+               "comparisons get that many seeds); verdicts from the code of Table 6.",
+               "Not evaluable: a condition the entry reads is not in the effect model, or (a regime "
+               "rule) the regime is undetermined in that draw.", _mc_note(r)]
     t.notes += [f"{pid}: {text}" for pid, text in texts.items()]
     return t
 

@@ -24,6 +24,8 @@ GOOD = two_conditions({"fc": "{mean: 120, sd: 30}"}, {"fc": "{values: [10, 50, 9
     (GOOD.replace("haiku:", "haku:"), ":4: model 'haku' is not in the plan; use a key or name of haiku (haiku-4.5)"),
     (GOOD.replace("FSM:", "FMS:"), ":6: unknown key 'FMS' in model haiku conditions; use one of Plain"),
     (GOOD.replace("        fc_w1: 30\n", "", 1), ":6: haiku-4.5 FSM: P5 of the plan reads its fc_w1; add fc_w1"),
+    (GOOD + "  haiku-4.5:\n    conditions:\n      FSM:\n        fc: 3\n",
+     ":20: model 'haiku-4.5' is haiku-4.5, described above already; keep one"),
     (GOOD.replace("correlation: 0.0", "correlation: 1.5"), ":2: correlation must lie in 0..1, got 1.5"),
     (GOOD.replace("version: 1", "version: 2"), ":1: write version: 1 (the only version)"),
     (GOOD.replace("compliance: 1.0", "compliance: [1", 1), ":9: malformed YAML"),
