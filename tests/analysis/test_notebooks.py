@@ -52,8 +52,8 @@ def test_notebook_runs_on_a_generated_corpus(corpus_dir, tmp_path, monkeypatch):
     for n in (1, 2, 6, 7, 8):
         assert f"**Table {n}: SIMULATED" in text
     # the exploratory session and the development seed's are listed once each, not analysed
-    assert text.count("excluded: exploratory/haiku-4.5/FSM/seed-2 - exploratory") == 1
-    assert text.count("excluded: haiku-4.5/FSM/seed-1 - development seed 1") == 1
+    assert text.count("  exploratory/haiku-4.5/FSM/seed-2: exploratory") == 1
+    assert text.count("  haiku-4.5/FSM/seed-1: development seed 1") == 1
     assert "Nothing to show" not in text
     assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == FIGURES
 
@@ -70,16 +70,17 @@ def demo_sessions(tmp_path) -> Path:
 def test_notebook_after_the_demo_says_there_is_nothing_to_show_and_how_to_include_it(demo_sessions, tmp_path):
     text = run_notebook(NOTEBOOK, SESSIONS=str(demo_sessions), FIGURES_OUT=str(tmp_path / "figures"))
     assert "0 sessions, 0 decisions" in text
-    assert text.count("- exploratory (pass --include-exploratory to add it)") == 10
-    assert (f"Nothing to show: no analysable session under {demo_sessions} (10 excluded, listed above). "
-            "Set INCLUDE_EXPLORATORY = True") in text
+    assert "Excluded 10 sessions:\n" in text
+    assert text.count(": exploratory (pass --include-exploratory to add it)") == 10
+    assert f"Nothing to show: no analysable session under {demo_sessions.resolve()} (10 excluded" in text
+    assert "Set INCLUDE_EXPLORATORY = True to add exploratory sessions" in text
     assert "**Table" not in text and not (tmp_path / "figures").exists()
 
 
 def test_notebook_includes_the_demos_real_simulator_sessions_when_asked(demo_sessions, tmp_path):
     text = run_notebook(NOTEBOOK, SESSIONS=str(demo_sessions), INCLUDE_EXPLORATORY=True,
                         FIGURES_OUT=str(tmp_path / "figures"))
-    assert "10 sessions, " in text and "(SIMULATED)" in text and "excluded:" not in text
+    assert "10 sessions, " in text and "(SIMULATED)" in text and "Excluded" not in text
     for n in (1, 2, 6, 7, 8):
         assert f"**Table {n}: SIMULATED" in text
     assert "sim:drifting" in text and "| FSM |" in text
