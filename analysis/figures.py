@@ -44,7 +44,7 @@ OUTCOMES = (  # code, legend label, colour
 #: that nine conditions and an exploratory one each have their own; markers tell them apart in grey.
 LINE_COLOURS = ("#0072B2", "#E69F00", "#56B4E9", "#CC79A7", "#009E73", "#D55E00", "#000000",
                 "#999999", "#882255", "#332288")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "p", "h", "<", ">")
 
 
 class NoFigure(ValueError):
