@@ -5,8 +5,8 @@ A cluster scheduler's job array (Slurm ``--array=1-N``, a Kubernetes indexed Job
 keeps only its shard of the matrix:
 
 - the matrix's sessions are put in one canonical order that does not depend on how the options
-  were spelled (``--seeds 3,2`` and ``--seeds 2-3`` give the same order): by model folder,
-  condition, seed and batch size, each session once;
+  were spelled (``--seeds 3,2`` and ``--seeds 2-3`` give the same order): by model, condition,
+  seed and batch size, each session once;
 - shard K of N holds the sessions at positions K-1, K-1+N, K-1+2N, ... of that order (round
   robin, so the shards differ in size by at most one and each gets a mix of conditions).
 
@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .session import SessionSpec, prepare
+from .models import load_models
+from .session import SessionSpec
 
 _FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -50,18 +51,26 @@ def parse_shard(text: str) -> Shard:
     return Shard(index, count)
 
 
-def _key(spec: SessionSpec) -> tuple:
-    prepared = prepare(spec)   # resolves model aliases, so "the default model" and its name agree
-    return (prepared.model.folder_name, prepared.condition.name, spec.seed,
-            -1 if spec.accounts is None else spec.accounts, str(prepared.session_dir))
+def _key(spec: SessionSpec, default_model: str) -> tuple:
+    # cheap on purpose (no prepare(): it parses the frozen YAML files, 0.15 s a session)
+    return (spec.model or default_model, spec.condition, spec.seed, -1 if spec.accounts is None else spec.accounts,
+            str(spec.out_root or ""))
 
 
 def canonical(specs: list[SessionSpec]) -> list[SessionSpec]:
-    """The matrix's sessions in the canonical order, each once (the first spec naming it)."""
+    """The matrix's sessions in the canonical order, each once (the first spec naming it); no
+    model given means the default model of models.yaml, so naming it or not is the same session."""
+    default_model = load_models().default if any(s.model is None for s in specs) else ""
     keyed: dict[tuple, SessionSpec] = {}
     for spec in specs:
-        keyed.setdefault(_key(spec), spec)
+        keyed.setdefault(_key(spec, default_model), spec)
     return [keyed[k] for k in sorted(keyed)]
+
+
+def split(specs: list[SessionSpec], count: int) -> list[list[SessionSpec]]:
+    """All ``count`` shards of the matrix, shard K at index K-1."""
+    ordered = canonical(specs)
+    return [ordered[k::count] for k in range(count)]
 
 
 def select(specs: list[SessionSpec], shard: Shard | None) -> list[SessionSpec]:
