@@ -22,7 +22,7 @@ from study.session_io.issues import LogError
 from study.runner.conditions import ConditionError
 
 from . import exclusions
-from .loading import CorpusError, score_or_reason, sopbench_correct_count
+from .loading import CorpusError, MixedSessions, NoSuchFolder, score_or_reason, sopbench_correct_count
 from .plan import PlanError
 from .render import FORMATS, render
 from .tables import Analysis, build_tables, load_analysis, table6, window_label
@@ -37,6 +37,8 @@ def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
     try:
         a = load_analysis(sessions, plan=plan, allow_simulated=allow_simulated,
                           include_exploratory=include_exploratory)
+    except (NoSuchFolder, MixedSessions, PlanError) as exc:   # bad input: exit 2, nothing written
+        raise UsageError(str(exc)) from None
     except _ERRORS as exc:
         raise click.ClickException(str(exc)) from None
     for warning in a.corpus.warnings:

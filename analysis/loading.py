@@ -53,6 +53,14 @@ class CorpusError(ValueError):
     """A set of sessions that cannot be analysed together; the message says what to do."""
 
 
+class NoSuchFolder(CorpusError):
+    """The sessions folder does not exist (a usage error)."""
+
+
+class MixedSessions(CorpusError):
+    """Simulated and real sessions in one folder without ``allow_simulated`` (a usage error)."""
+
+
 @dataclass
 class Corpus:
     """The included sessions of one folder, scored, plus what was left out and why."""
@@ -71,7 +79,7 @@ def find_session_dirs(root: Path) -> list[Path]:
     """Every session folder below ``root`` (or ``root`` itself), sorted (``study.session_io.folders``)."""
     root = Path(root)
     if not root.is_dir():
-        raise CorpusError(f"{root}: no such folder. Pass the sessions folder with --sessions "
+        raise NoSuchFolder(f"{root}: no such folder. Pass the sessions folder with --sessions "
                           "(default: sessions/ of the project).")
     return find_sessions(root)
 
@@ -218,7 +226,7 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
     simulated = [s for s in included if s.simulated]
     if simulated and len(simulated) < len(included) and not allow_simulated:
         real = len(included) - len(simulated)
-        raise CorpusError(
+        raise MixedSessions(
             f"{root}: {len(simulated)} simulated and {real} real sessions; they are never "
             f"mixed in one table (first simulated: {simulated[0].path}). Point --sessions at a "
             "folder with only one kind, or pass --allow-simulated to tabulate both under a "

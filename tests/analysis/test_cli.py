@@ -45,7 +45,7 @@ def test_simulated_and_real_sessions_are_not_mixed_unless_allowed(tmp_path):
         path = real / name
         path.write_text(path.read_text().replace('"simulated": true', '"simulated": false'))
     refused = run("tables", "--sessions", root)
-    assert refused.exit_code != 0
+    assert refused.exit_code == 2
     assert "1 simulated and 1 real sessions" in refused.output and "--allow-simulated" in refused.output
     allowed = run("tables", "--sessions", root, "--allow-simulated")
     assert allowed.exit_code == 0, allowed.output
@@ -62,7 +62,9 @@ def test_two_sessions_for_one_cell_are_refused(tmp_path):
         write_session(root / HAIKU / "FSM" / name, model=HAIKU, condition="FSM", seed=2,
                       episodes=["fc"] * 5, accounts=5)
     result = run("tables", "--sessions", root)
-    assert result.exit_code != 0 and "two analysable sessions for model haiku-4.5, condition FSM, seed 2" in result.output
+    assert result.exit_code == 1 and "two analysable sessions for model haiku-4.5, condition FSM, seed 2" in result.output
+    missing = run("tables", "--sessions", tmp_path / "nowhere")
+    assert missing.exit_code == 2 and "nowhere: no such folder. Pass the sessions folder with --sessions" in missing.output
 
 
 def test_amendments_are_listed_under_the_tables(tmp_path):

@@ -10,8 +10,10 @@ of issues 10-12, and the tables and prediction tables the code of that day made 
   the drifting policy under five conditions, seeds 2 and 3), ``events.jsonl`` and ``meta.json``.
 
 The expected outputs in ``expected/`` were written by ``study tables``/``study predictions`` of
-commit 7ba680c. Regenerate them only for a change that is meant to alter a table, and say so in
-the commit message.
+commit 7ba680c and regenerated once, deliberately, for issue 14's rendering (commit 9c2d75e: labels,
+headers, notes, LaTeX layout, the grader and turn-end columns, ``exclusions.md``/``.csv``; every
+number of the earlier CSV columns unchanged). Regenerate them only for a change that is meant to
+alter a table, and say so in the commit message.
 """
 
 from __future__ import annotations
