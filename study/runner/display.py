@@ -173,6 +173,8 @@ class MatrixDisplay:
         return table
 
     def _title(self) -> str:
+        if len(self.dirs) == 1:
+            return self.title
         return f"{self.title}: {len(self.dirs)} session(s), {self.jobs} worker(s)"
 
     def totals(self) -> str:
@@ -187,7 +189,7 @@ class MatrixDisplay:
         eta = self.matrix_eta_s()
         line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued; decided {decided}"
                 + (f"/{accounts}" if accounts else "") + f"; spend ${spend:.2f}; elapsed "
-                + f"{clock(time.monotonic() - self.started)}; matrix ETA "
+                + f"{clock(time.monotonic() - self.started)}; {'matrix ' if len(self.dirs) > 1 else ''}ETA "
                 + ("done" if not running and not queued else "~" + clock(eta) if eta is not None else "-"))
         if simulated:
             line += f"\n* {simulated_note(', '.join(simulated))}: never a real cost"

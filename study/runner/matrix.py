@@ -35,7 +35,6 @@ from study.session_io.vocabulary import SessionStatus, VoidReason
 from .claim import SessionExists, claim_session
 from .interrupt import Interruption
 from .display import MatrixDisplay
-from .summary import format_summary  # noqa: F401  (study.demo imports it from here)
 from .session import SessionSpec, prepare, run_claimed
 from .voiding import archive_attempt
 

@@ -152,7 +152,7 @@ def test_plain_mode_prints_one_line_per_event(tmp_path, monkeypatch):
     assert len(events) == 6
     totals = [line for line in lines if line.startswith("matrix:")]
     assert len(totals) == 2                  # at the start and at the end (quiet_s is an hour)
-    assert totals[0] == "matrix: 0/1 done, 1 running, 0 queued; decided 0/10; spend $0.00; elapsed 0:00; matrix ETA -; " \
+    assert totals[0] == "matrix: 0/1 done, 1 running, 0 queued; decided 0/10; spend $0.00; elapsed 0:00; ETA -; " \
                        "* simulated, priced as claude-haiku-4-5: never a real cost"
     assert totals[1] == lines[-1] and lines[-1].startswith("matrix: 1/1 done, 0 running, 0 queued; decided 1/10; spend $25.01")
 

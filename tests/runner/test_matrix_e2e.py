@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from study.runner.matrix import format_summary, run_matrix
+from study.runner.matrix import run_matrix
+from study.runner.summary import format_summary
 from study.runner.session import SessionSpec, run_session
 from study.runner.status import format_table, scan
 from study.session_io.reader import log_events
@@ -53,7 +54,10 @@ def test_two_parallel_sessions_share_no_home_state_or_server_and_finished_ones_a
     for d, start in zip(dirs, starts):
         decided = [json.loads(line)["account_id"] for line in (d / "tools" / "decisions.jsonl").read_text().splitlines()]
         assert sorted(decided) == sorted(start["order"])
-    assert "2/2 done" in out.getvalue() and "cost so far $" in out.getvalue()
+    # the display printed plain lines (not a terminal): each session ended, and the totals
+    shown = out.getvalue()
+    assert "\x1b" not in shown and "matrix: 2/2 done, 0 running, 0 queued; decided 4/4; spend $" in shown
+    assert all(f"{d.relative_to(tmp_path)}: ended completed: 2/2 decided" in shown for d in dirs)
     assert "ran 2 session(s): 2 completed" in format_summary(result)
     # running the same matrix again skips the finished sessions
     again = run_matrix(specs, jobs=2, stream=io.StringIO())
