@@ -75,7 +75,8 @@ def _category(reason: str) -> str:
 def summary_note(a: "Analysis") -> str | None:
     """The one-line note under every table: how many sessions were left out, by kind."""
     counts = Counter(_category(reason) for _p, reason in a.corpus.excluded)
-    counts.update({NOT_TABULATED: len(not_tabulated(a))} if not_tabulated(a) else {})
+    outside = len(not_tabulated(a))
+    counts.update({NOT_TABULATED: outside} if outside else {})
     if not counts:
         return None
     kinds = "; ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -25,6 +25,7 @@ rule (the benchmark's module imports pandas and its logging just for this); the 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 #: ``_compare_single_value``'s null-like values.
 NULL_VALUES = frozenset({"none", "null", "na", "n/a", "nan", "unknown", ""})
@@ -63,6 +64,7 @@ def compare_decisions(predicted: object, expected: object, fuzzy_match: bool = T
     return False
 
 
+@lru_cache(maxsize=1024)   # a session's decisions repeat few (action, gold) pairs: 49 on this task
 def sopbench_correct(action: str | None, gold: str) -> bool:
     """The submitted ``action`` graded against ``gold`` as SOP-Bench grades it."""
     return compare_decisions(parse_decision(action), gold, fuzzy_match=True)
