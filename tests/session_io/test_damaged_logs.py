@@ -76,9 +76,11 @@ def test_the_tables_list_the_damaged_session_under_excluded(tmp_path, damaged):
                                        "--format", "md"])
     assert result.exit_code == 0, result.output
     table1 = (tmp_path / "out" / "table1.md").read_text(encoding="utf-8")
+    listed = (tmp_path / "out" / "exclusions.md").read_text(encoding="utf-8")   # the list, with reasons
     rule = "seq" if damaged == "doubled" else "encoding"
-    assert f"Excluded: {MODEL}/FSM/seed-2 - invalid records, never scored: events.jsonl:" in table1
-    assert f"[rule {rule}]" in table1
+    assert "- Excluded: 1 session (1 with invalid records); the exclusion list" in table1
+    assert f"| {MODEL}/FSM/seed-2 | invalid records, never scored: events.jsonl:" in listed
+    assert f"[rule {rule}]" in listed
 
 
 def test_a_torn_last_line_is_the_one_tolerated_defect(tmp_path):
