@@ -15,6 +15,9 @@ GRADER_NOTE = ("Correct (SOP-Bench grader): exploratory, not preregistered; SOP-
                "Permanent Account Closure and Account Closure as matching each other. Correct is "
                "the preregistered exact match.")
 
+NO_COST_NOTE = ("Cost -: no cost recorded for a session of the row (a model without list prices in "
+                "models.yaml, e.g. one served through a relay), so no mean cost is reported.")
+
 
 def present(*notes: str | None) -> list[str]:
     return [n for n in notes if n]

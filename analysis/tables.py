@@ -35,7 +35,7 @@ from .loading import Corpus, load_corpus
 from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
-from .table_notes import GRADER_NOTE, empty, not_evaluable_note, present, windows_note
+from .table_notes import GRADER_NOTE, NO_COST_NOTE, empty, not_evaluable_note, present, windows_note
 from .scoring import WINDOW
 
 SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
@@ -222,7 +222,9 @@ def table1(a: Analysis) -> Table:
                               num(cost, 2), Cell(str(len(g["seed"])), (len(g["seed"]),))]))
     t.notes = empty(t, lambda: "no session of a main condition on its model's analysed seeds"
                     if a.corpus.scores else "")
-    t.notes += present(a.seeds_note(frames), windows_note(a, len(windows)), GRADER_NOTE) + a.notes()
+    no_cost = any(cells[-2].text == "-" for _g, cells in t.rows)
+    t.notes += present(a.seeds_note(frames), windows_note(a, len(windows)), GRADER_NOTE,
+                       NO_COST_NOTE if no_cost else None) + a.notes()
     return t
 
 

@@ -82,3 +82,14 @@ def test_sessions_of_different_batch_sizes_are_different_sessions(tmp_path):
         ("sim:drifting, first 10 accounts", "Remind-loop", "10", "1"),
         ("sim:drifting, first 10 accounts", "FSM", "10", "1")]
     assert list(table1[0])[4:6] == ["FC 1-20", "Compliance"]
+
+
+def test_a_row_without_a_cost_says_why(tmp_path):
+    root = tmp_path / "sessions"
+    write_session(root / "qwen3.8-flash" / "FSM" / "seed-2", model="qwen3.8-flash", condition="FSM", seed=2,
+                  episodes=["fc"] * 5, accounts=5, cost_usd=None)
+    result = run("tables", "--sessions", root)
+    assert result.exit_code == 0, result.output
+    table1 = result.stdout.split("**Table 2")[0]
+    assert "| Qwen3.8-flash | FSM | 5.0 | 5.0 | 100.0% | 5.0 | 5.0 | 5.0 | - | 1 |" in table1
+    assert "- Cost -: no cost recorded for a session of the row (a model without list prices" in table1
