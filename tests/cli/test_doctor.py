@@ -87,7 +87,8 @@ def test_an_unfrozen_runtime_and_an_unwritable_sessions_folder(tmp_path, monkeyp
 
 def test_help_has_an_example():
     done = subprocess.run([*STUDY, "doctor", "--help"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and "study doctor" in done.stdout.split("Example:")[1]
+    assert done.returncode == 0 and "study doctor" in done.stdout.split("Examples:")[1]
+    assert "--sessions DIR" in done.stdout
 
 
 def test_a_runtime_other_than_the_frozen_one_names_both_and_the_amendment(tmp_path, frozen_root, monkeypatch):
