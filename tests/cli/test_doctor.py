@@ -83,6 +83,13 @@ def test_an_unfrozen_runtime_and_an_unwritable_sessions_folder(tmp_path, monkeyp
     monkeypatch.setenv("STUDY_ROOT", "/proc")  # not writable, even for root
     check = doctor.check_sessions_folder()
     assert not check.ok and "not writable" in check.detail and check.fix
+    # --sessions DIR: another folder (e.g. shared by a cluster's machines) is the one checked
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    check = doctor.check_sessions_folder(shared)
+    assert check.ok and check.detail == f"{shared} is writable"
+    check = doctor.check_sessions_folder(Path("/proc/sessions"))
+    assert not check.ok and check.detail.startswith("/proc/sessions is not writable")
 
 
 def test_help_has_an_example():
