@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,7 @@ def measure(condition: str, seed: int, accounts: int | None) -> Row:
     meta = read_meta(session_dir, strict=True)
     n = meta.accounts
     main = _main_requests(log)
+    shutil.rmtree(log.parent)  # a 200-account session's request log holds every prompt: hundreds of MB
     totals = [estimate_tokens([b.get("system"), b.get("tools"), b.get("messages")]) for b in main]
     news = [estimate_tokens(b["messages"][-1:]) for b in main]
     sizes = [estimate_tokens(b["messages"]) for b in main]

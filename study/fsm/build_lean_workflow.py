@@ -1,4 +1,4 @@
-"""The exploratory FSM-lean workflow (issue 16), generated with the others by
+"""The exploratory FSM-lean workflows (issue 16), generated with the others by
 ``study fsm build-referral`` (``build_referral_workflow.generated_files`` includes it).
 
 FSM-lean is the FSM workflow with its transitions driven by the runtime: the same states, the same
@@ -8,6 +8,9 @@ guard hold (see ``study/fsm/automatic.py``), so the agent never calls ``status``
 ``transition``, and the runner offers it no FSM tools. Since the agent cannot call ``exit``
 either, the exit state S_done is a pause state: the turn may end there, and S_done is reached
 only through Eq. 6 (every account of the batch decided), exactly when FSM lets the agent exit.
+
+``fsm_lean_bound.yaml`` (FSM-lean-bound) is the same made from ``fsm_bound.yaml``'s document:
+S_decide admits ``submit_decision`` only for the account of the last record.
 
 The states' instructions are short: the agent reads them once per state change, in the result
 of the call that moved the state, after the guard's own note (which names the account).
@@ -20,6 +23,7 @@ from pathlib import Path
 from sopbench_tools.tool_definitions import DECISION_TOOL, RECORD_TOOL
 
 LEAN_FILE = Path("workflows/exploratory/fsm_lean.yaml")
+LEAN_BOUND_FILE = Path("workflows/exploratory/fsm_lean_bound.yaml")
 
 LEAN_INSTRUCTIONS = {
     "S_investigate": f"Investigate the next undecided account: its five data sets, then {RECORD_TOOL}.",
@@ -35,10 +39,18 @@ HEADER_LINES = [
 ]
 
 
-def lean_workflow(per_account: dict) -> dict:
-    """The FSM-lean workflow from the FSM workflow's document (as the build script makes it)."""
+BOUND_HEADER_LINES = [
+    "EXPLORATORY - NOT PART OF THE PREREGISTERED SET OF CONDITIONS (condition FSM-lean-bound).",
+    "fsm_lean.yaml with fsm_bound.yaml's item-bound permission: S_decide admits submit_decision only for",
+    "the account of the last record (frame variable `account`, set by the S_investigate -> S_decide guard).",
+]
+
+
+def lean_workflow(per_account: dict, name: str = "ReferralAbusePerAccountLean") -> dict:
+    """The FSM-lean workflow from an FSM workflow's document (as the build script makes it; the
+    bound one for FSM-lean-bound)."""
     doc = dict(per_account)
-    doc["workflow"] = "ReferralAbusePerAccountLean"
+    doc["workflow"] = name
     doc["description"] = (
         "One account at a time: investigate (five data tools, STEP 1-4 record), then decide; the "
         "batch is done once every account is decided. Guards: paper Eqs. 4-6. EXPLORATORY: the "

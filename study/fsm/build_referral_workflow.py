@@ -14,7 +14,8 @@ Writes, under ``preregistration/``:
   (a permission over a frame variable), closing the route the paper's static permissions leave
   open.
 - ``workflows/exploratory/fsm_lean.yaml`` — exploratory: the FSM workflow with automatic
-  (runtime-driven) transitions (condition FSM-lean; see ``build_lean_workflow.py``).
+  (runtime-driven) transitions (condition FSM-lean; see ``build_lean_workflow.py``), and
+  ``workflows/exploratory/fsm_lean_bound.yaml``, the same item-bound (condition FSM-lean-bound).
 - ``texts/reminder.md`` — the SOP's decision section (5.7) and its critical rules (the CRITICAL
   list of 6.1), copied verbatim, plus the paragraph on unattended one-at-a-time processing.
 
@@ -258,14 +259,16 @@ def generated_files(sop: str | None = None) -> dict[Path, str]:
         "Like referral_abuse_per_account.yaml, but S_decide admits submit_decision only for the",
         "account of the last record (frame variable `account`, set by the S_investigate -> S_decide guard).",
     ])
-    from .build_lean_workflow import HEADER_LINES, LEAN_FILE, lean_workflow
+    from .build_lean_workflow import BOUND_HEADER_LINES, HEADER_LINES, LEAN_BOUND_FILE, LEAN_FILE, lean_workflow
 
     main = _per_account_workflow(sop, name="ReferralAbusePerAccount", bound=False)
+    bound = _per_account_workflow(sop, name="ReferralAbusePerAccountBound", bound=True)
     return {
         MAIN_FILE: main_header + _dump(main),
         STOP_ONLY_FILE: stop_header + _dump(_stop_only_workflow()),
-        BOUND_FILE: bound_header + _dump(_per_account_workflow(sop, name="ReferralAbusePerAccountBound", bound=True)),
+        BOUND_FILE: bound_header + _dump(bound),
         LEAN_FILE: _header(sop, HEADER_LINES) + _dump(lean_workflow(main)),
+        LEAN_BOUND_FILE: _header(sop, BOUND_HEADER_LINES) + _dump(lean_workflow(bound, "ReferralAbusePerAccountLeanBound")),
         REMINDER_FILE: reminder_text(sop),
     }
 

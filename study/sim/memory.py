@@ -25,6 +25,8 @@ _STATE_NAME = re.compile(r"\bS_[A-Za-z0-9_]+\b")
 _STATE_SENTENCE = re.compile(r"workflow state (S_[A-Za-z0-9_]+)")
 #: How a runtime-driven workflow's gate refuses: "<problem> (workflow state S_x). Next: <what to do>".
 _LEAN_REFUSAL = ". Next: "
+#: What FSM-lean's first message says (texts/exploratory/fsm_lean_paragraph.md).
+_LEAN_PARAGRAPH = "executable workflow, already entered for you, that moves on its own"
 
 
 @dataclass
@@ -186,13 +188,13 @@ class Memory:
             self._note_states(text)
 
     def _lean_refusal(self, call: ToolCall, out: ToolOutcome) -> None:
-        """A call a runtime-driven workflow refused. A refused decision for the account just
-        recorded means the guard found its record wanting (missing or interleaved data): its data
-        is stale and is retrieved again, as after a refused move to S_decide under FSM."""
+        """A call a runtime-driven workflow refused. A refused decision for an account the model has
+        data of (the guard found its record wanting: missing or interleaved data; or S_decide is
+        bound to another account) makes that data stale: it is retrieved again, as after a refused
+        move to S_decide under FSM."""
         self._lean_state(out.text.split(" Next: ", 1)[0])
         account = call.account
-        if (call.tool == "submit_decision" and account and account == self.last_record
-                and self.recorded_after_data(account)):
+        if call.tool == "submit_decision" and account and self.data.get(account):
             self.refused[account] = self.pos
 
     def _sopbench_success(self, call: ToolCall, out: ToolOutcome) -> None:
@@ -264,6 +266,8 @@ class Memory:
             self.needs_sync = True
             return
         self._note_states(said.text)
+        if said.kind == "first" and _LEAN_PARAGRAPH in said.text:
+            self.fsm_auto = True  # the task says the workflow moves on its own (FSM-lean's paragraph)
         if said.kind in ("stop_block", "resume"):
             self.decided_at_continuation = len(self.decisions)
             self.errors_in_a_row = 0

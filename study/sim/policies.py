@@ -107,7 +107,7 @@ class Oracle:
         if in_fsm and m.main_workflow and m.fsm_state == "S_decide" and self.decided_recorded(m):
             return self.move_to(m, "S_investigate")
         if m.fsm_auto and m.fsm_state == "S_decide" and self.lean_must_decide(m):
-            return self.submit(m, m.last_record)  # FSM-lean admits nothing else until the decision is in
+            return self.lean_decide(m)  # FSM-lean admits no other tool until the decision is in
         if not m.undecided:
             return self.finish_step(m, in_fsm)
         return self.account_step(m, in_fsm and m.main_workflow)
@@ -124,6 +124,10 @@ class Oracle:
         else, e.g. another account's data first, cannot take it)."""
         return (m.last_record is not None and m.last_record not in m.decisions
                 and m.recorded_after_data(m.last_record))
+
+    def lean_decide(self, m: Memory) -> Reply:
+        """The decision in FSM-lean's S_decide: the recorded account's."""
+        return self.submit(m, m.last_record)
 
     def account_step(self, m: Memory, fsm_main: bool) -> Reply:
         """The next step on the undecided accounts (the oracle: the procedure on the next one)."""
@@ -245,12 +249,26 @@ class PlannedRoutes(Oracle):
         return (self._retrieve_group(m, segment, tool_major=True)
                 or self.procedure_step(m, self.first_undecided(m, segment), fsm_main))
 
+    def lean_decide(self, m: Memory) -> Reply:
+        """Under FSM-lean, the wrong-account route submits its group's first account from S_decide,
+        which the group's last record opened (the route static permissions leave open, as under FSM;
+        FSM-lean-bound refuses it)."""
+        segment = self.current_segment(m)
+        live = [a for a in segment.accounts if a not in m.decisions]
+        if segment.route == "wrong-account" and live[0] != m.last_record and live[0] not in m.refused:
+            return self.submit(m, live[0])
+        return super().lean_decide(m)
+
     def route_wrong_account(self, m: Memory, segment: Segment, fsm_main: bool) -> Reply:
         """Investigate and record each account in turn, then submit them all from S_decide: every
         decision but the last is for another account than the latest record."""
         live = [a for a in segment.accounts if a not in m.decisions]
         if any(a in m.refused for a in live):
             return self.procedure_step(m, live[0], fsm_main)
+        if m.fsm_auto:  # FSM-lean moves to S_decide at a passing record: every account's data first
+            for account in live:
+                if m.missing(account):
+                    return sop(m.missing(account)[0], account_id=account)
         for account in live:
             missing = m.missing(account)
             if missing:

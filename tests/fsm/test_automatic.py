@@ -13,13 +13,14 @@ import sys
 
 import pytest
 
-from fsm_helpers import MAIN, REPO, WORKFLOWS, investigate, record
+from fsm_helpers import BOUND, MAIN, REPO, WORKFLOWS, investigate, record
 from study.fsm import FsmRuntime, Workflow, WorkflowError
 from study.fsm import hooks as fsm_hooks
 from study.fsm.build_referral_workflow import MAIN_FILE, generated_files
 from study.fsm.mermaid import to_mermaid
 
 LEAN = WORKFLOWS / "exploratory" / "fsm_lean.yaml"
+LEAN_BOUND = WORKFLOWS / "exploratory" / "fsm_lean_bound.yaml"
 BATCH = ["A1", "A2"]
 
 NOTES = """\
@@ -153,8 +154,9 @@ def test_the_preregistered_fsm_workflow_file_is_the_frozen_one_and_still_generat
     assert generated_files()[MAIN_FILE] == MAIN.read_text(encoding="utf-8")
 
 
-def test_fsm_lean_has_fsms_states_permissions_guards_and_only_automatic_transitions(main_wf):
-    lean_wf = Workflow.load(LEAN)
+@pytest.mark.parametrize("lean_file, fsm_file", [(LEAN, MAIN), (LEAN_BOUND, BOUND)])
+def test_fsm_lean_has_fsms_states_permissions_guards_and_only_automatic_transitions(lean_file, fsm_file):
+    lean_wf, main_wf = Workflow.load(lean_file), Workflow.load(fsm_file)
     assert lean_wf.states.keys() == main_wf.states.keys() and (lean_wf.initial, lean_wf.exit) == (main_wf.initial, main_wf.exit)
     def rules(permissions) -> list:
         return [[(r.tool, r.args, r.reason) for r in rules] for rules in (permissions.allow, permissions.deny)]

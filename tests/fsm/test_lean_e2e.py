@@ -87,6 +87,23 @@ def test_adversarial_tries_every_route_and_none_gets_through(tmp_path):
     assert all(e["state"] == "S_decide" for e in events if e["kind"] == "tool_call" and e["tool"] == "submit_decision" and e["ok"])
 
 
+def test_item_binding_lets_no_decision_for_another_account_through(tmp_path):
+    """sim:wrong-account retrieves two accounts' data, records both and decides the first from the
+    S_decide the second's record opened: FSM-lean admits it as FSM does (the paper's open route,
+    static permissions), FSM-lean-bound refuses it and the account is redone."""
+    routes = {}
+    for condition in ("FSM-lean", "FSM-lean-bound"):
+        folder = run_session(SessionSpec(model="sim:wrong-account", condition=condition, seed=1, accounts=4,
+                                         out_root=tmp_path / condition))
+        assert score_session_dir(folder).routes == route_counts(folder / "sim_truth.jsonl")
+        routes[condition] = route_counts(folder / "sim_truth.jsonl")
+        refused = [e for e in _events(folder) if e["kind"] == "tool_call" and not e["allowed"]]
+        assert [(e["tool"], e["state"]) for e in refused] == ([] if condition == "FSM-lean" else [("submit_decision", "S_decide")] * 2)
+    assert routes["FSM-lean"] == {**NO_ROUTES, "interleaved": 2, "another_account": 2}
+    assert routes["FSM-lean-bound"] == NO_ROUTES
+    assert "argument account_id must be" in refused[0]["error"] and "Next: Account " in refused[0]["error"]
+
+
 def test_a_compaction_in_the_middle_keeps_the_state_and_the_session_completes(tmp_path):
     folder = run_session(SessionSpec(model="sim:early-stop", condition="FSM-lean", seed=1, accounts=5, out_root=tmp_path,
                                      sim_options={"compact_after": 2}))
