@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli_vocabulary import FAILED, INTERRUPTED, UsageError, examples, sessions_option
 
 from study.session_io.meta import read_meta
@@ -105,23 +106,15 @@ _SEED_HELP = ("Each needs a frozen order in preregistration/orders/ (planned see
 _SESSIONS_HELP = "The sessions folder, writable, created if missing [default: sessions/ of the project]."
 
 
-def sessions_folder(sessions: Path | None, old: Path | None, old_name: str) -> Path | None:
-    """The sessions folder from ``--sessions`` or its old spelling (a hidden alias for one release,
-    which prints one note on stderr); both given and different: a usage error."""
-    if old is None:
+def sessions_folder(sessions: Path | None, old_out: Path | None) -> Path | None:
+    """The sessions folder from ``--sessions`` or its old spelling ``--out`` (a hidden alias for one
+    release, which prints one note on stderr); both given and different: a usage error."""
+    if old_out is None:
         return sessions
-    click.echo(f"note: {old_name} is now --sessions for this command" if old_name.startswith("--")
-               else "note: the folder is now --sessions DIR", err=True)
-    if sessions is not None and Path(sessions) != Path(old):
-        raise UsageError(f"--sessions {sessions} and {old_name} {old} name two folders; give only --sessions DIR")
-    return Path(old)
-
-
-class _HiddenArgument(click.Argument):
-    """A positional argument kept for one release and left out of the usage line."""
-
-    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
-        return []
+    click.echo("note: --out is now --sessions for this command", err=True)
+    if sessions is not None and Path(sessions) != Path(old_out):
+        raise UsageError(f"--sessions {sessions} and --out {old_out} name two folders; give only --sessions DIR")
+    return Path(old_out)
 
 
 _common = [
@@ -173,7 +166,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     its status), 1 when it was voided by a failure, 2 on a bad input (nothing is created), 3 when
     it was interrupted.
     """
-    sessions = sessions_folder(sessions, old_out, "--out")
+    sessions = sessions_folder(sessions, old_out)
     overrides = _limits(limit)
     manifest = checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
@@ -231,7 +224,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     left, hit a limit or were voided, with the command to inspect each. Exit status: 0 ok,
     1 a session was voided or a worker failed, 2 a bad input (nothing is created), 3 interrupted.
     """
-    sessions = sessions_folder(sessions, old_out, "--out")
+    sessions = sessions_folder(sessions, old_out)
     try:
         chosen = parse_shard(shard) if shard is not None else None
     except ShardError as exc:
@@ -281,14 +274,13 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     "study status --sessions /shared/sessions",
     "study status --sessions sessions/exploratory --json"))
 @sessions_option(exists=True, help="The sessions folder, or one session's folder [default: sessions/ of the project].")
-@click.argument("folder", cls=_HiddenArgument, type=click.Path(path_type=Path, exists=True, file_okay=False),
-                required=False)
+@legacy_folder_argument()
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session instead of the table.")
-def status(sessions: Path | None, folder: Path | None, as_json: bool) -> None:
+def status(sessions: Path | None, legacy_folder: Path | None, as_json: bool) -> None:
     """Show every session's status under the sessions folder, unfinished ones included: decided/N,
     cost (a simulated session's priced as the model the simulator stands in for), time, size on
     disk and notes. Over a cluster's shared folder it shows every shard's sessions."""
-    rows = scan(_root(sessions_folder(sessions, folder, "FOLDER")))
+    rows = scan(_root(sessions_or_legacy(sessions, legacy_folder)))
     if as_json:
         for row in rows:
             click.echo(json.dumps(row.as_dict()))

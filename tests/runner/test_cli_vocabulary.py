@@ -79,7 +79,9 @@ def test_status_of_a_missing_folder_or_two_folders_is_a_usage_error(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     both = CliRunner().invoke(main, ["status", "--sessions", str(tmp_path / "a"), str(tmp_path / "b")])
-    assert both.exit_code == 2 and "name two folders" in both.output
+    assert both.exit_code == 2 and "give it once, as --sessions DIR" in both.output
+    old = CliRunner().invoke(main, ["run-all", "--seeds", "2", "--sessions", str(tmp_path / "a"), "--out", str(tmp_path / "b")])
+    assert old.exit_code == 2 and "name two folders; give only --sessions DIR" in old.output
 
 
 def test_the_old_spellings_still_work_with_a_note_on_stderr(tmp_path, frozen, matrix_calls):
@@ -88,7 +90,7 @@ def test_the_old_spellings_still_work_with_a_note_on_stderr(tmp_path, frozen, ma
     assert old.stderr.strip() == "note: --out is now --sessions for this command"
     assert matrix_calls[0][1]["root"] == tmp_path
     listed = CliRunner().invoke(main, ["status", str(tmp_path)])
-    assert listed.exit_code == 0 and listed.stderr.strip() == "note: the folder is now --sessions DIR"
+    assert listed.exit_code == 0 and listed.stderr.strip() == "note: the folder is now --sessions DIR for this command"
     assert listed.stdout.strip() == "no sessions found"
 
 

@@ -35,7 +35,7 @@ def _no_traceback(result) -> None:
 
 def test_status_lists_every_session_and_names_each_broken_one(tmp_path):
     root = _folder(tmp_path / "sessions")
-    result = CliRunner().invoke(main, ["status", str(root)])
+    result = CliRunner().invoke(main, ["status", "--sessions", str(root)])
     _no_traceback(result)
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith(MODEL)}
@@ -50,7 +50,7 @@ def test_status_lists_every_session_and_names_each_broken_one(tmp_path):
 
 def test_status_json_carries_the_problems(tmp_path):
     root = _folder(tmp_path / "sessions")
-    result = CliRunner().invoke(main, ["status", str(root), "--json"])
+    result = CliRunner().invoke(main, ["status", "--sessions", str(root), "--json"])
     _no_traceback(result)
     rows = {r["path"]: r for r in map(json.loads, result.output.splitlines())}
     assert rows[f"{MODEL}/Plain/seed-2"]["problems"] == []
