@@ -250,9 +250,8 @@ class PlannedRoutes(Oracle):
                 or self.procedure_step(m, self.first_undecided(m, segment), fsm_main))
 
     def lean_decide(self, m: Memory) -> Reply:
-        """Under FSM-lean, the wrong-account route submits its group's first account from S_decide,
-        which the group's last record opened (the route static permissions leave open, as under FSM;
-        FSM-lean-bound refuses it)."""
+        """FSM-lean: wrong-account submits its group's first account from the S_decide the group's
+        last record opened (open under static permissions, as under FSM; FSM-lean-bound refuses it)."""
         segment = self.current_segment(m)
         live = [a for a in segment.accounts if a not in m.decisions]
         if segment.route == "wrong-account" and live[0] != m.last_record and live[0] not in m.refused:
