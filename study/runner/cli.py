@@ -25,6 +25,7 @@ import click
 from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli_vocabulary import FAILED, INTERRUPTED, UsageError, examples, sessions_option
 
+from study.session_io.folders import session_dir_for
 from study.session_io.meta import read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
@@ -33,11 +34,12 @@ from .limits import OVERRIDE_KEYS, LimitsError, parse_override
 from .cost_text import cost_text
 from .display import MatrixDisplay, Watch
 from .matrix import MatrixInterrupted, run_matrix
+from .matrix_plan import not_started, write_plan
 from .models import ModelError
 from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_session
 from .shard import ShardError, canonical, parse_shard, select
-from .status import format_table, scan
+from .status import format_not_started, format_table, scan
 from .summary import format_summary
 from .texts import TextError
 
@@ -244,7 +246,10 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
                     base_url=base_url, limit_overrides=overrides)
         for m in model_list for c in condition_list for s in seed_list
     ]
-    preflight(specs)   # the whole matrix, so every shard refuses the same bad input
+    checked = preflight(specs)   # the whole matrix, so every shard refuses the same bad input
+    write_plan(_root(sessions), [session_dir_for(c.out_root, c.model.folder_name, s.condition, s.seed,
+                                                 exploratory=c.exploratory, accounts=s.accounts)
+                                 for s, c in zip(specs, checked)])
     title = "study run-all"
     if chosen is not None:
         mine = select(specs, chosen)
@@ -279,10 +284,15 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
 def status(sessions: Path | None, legacy_folder: Path | None, as_json: bool) -> None:
     """Show every session's status under the sessions folder, unfinished ones included: decided/N,
     cost (a simulated session's priced as the model the simulator stands in for), time, size on
-    disk and notes. Over a cluster's shared folder it shows every shard's sessions."""
-    rows = scan(_root(sessions_or_legacy(sessions, legacy_folder)))
+    disk and notes. Over a cluster's shared folder it shows every shard's sessions, and the sessions
+    of a run-all matrix that no runner has started yet (recorded in DIR/.matrix/)."""
+    root = _root(sessions_or_legacy(sessions, legacy_folder))
+    rows = scan(root)
     if as_json:
         for row in rows:
             click.echo(json.dumps(row.as_dict()))
-    else:
-        click.echo(format_table(rows))
+        return
+    missing = not_started(root, [r.path for r in rows])
+    click.echo(format_table(rows) if rows or not missing else "no session started yet")
+    if missing:
+        click.echo("\n" + format_not_started(missing))

@@ -178,3 +178,15 @@ def _cost_line(rows: list[SessionRow]) -> str:
         ids = sorted({r.model_id or "" for r in simulated})
         parts.append(f"cost of simulated sessions {cost_text(sum(r.cost_usd for r in simulated), simulated=True, model_id=', '.join(ids))}")
     return "; ".join(parts)
+
+
+def format_not_started(missing: dict[str, str], *, most: int = 20) -> str:
+    """The planned sessions (``matrix_plan.not_started``) that no runner has started yet."""
+    if not missing:
+        return ""
+    plans = sorted(set(missing.values()))
+    lines = [f"{len(missing)} session(s) planned by run-all ({', '.join(plans)}) not started yet:"]
+    lines += [f"  {rel}" for rel in sorted(missing)[:most]]
+    if len(missing) > most:
+        lines.append(f"  ... and {len(missing) - most} more")
+    return "\n".join(lines)

@@ -91,7 +91,7 @@ def test_the_old_spellings_still_work_with_a_note_on_stderr(tmp_path, frozen, ma
     assert matrix_calls[0][1]["root"] == tmp_path
     listed = CliRunner().invoke(main, ["status", str(tmp_path)])
     assert listed.exit_code == 0 and listed.stderr.strip() == "note: the folder is now --sessions DIR for this command"
-    assert listed.stdout.strip() == "no sessions found"
+    assert listed.stdout.splitlines()[0] == "no session started yet"
 
 
 def test_run_all_exits_3_when_interrupted_and_1_when_a_session_was_voided(tmp_path, frozen, matrix_calls):
@@ -116,6 +116,14 @@ def test_a_shard_runs_its_part_of_the_matrix_only(tmp_path, frozen, matrix_calls
     assert sorted(ran) == sorted((c, s) for c in ("Plain", "FSM") for s in (2, 3, 4))
     empty = CliRunner().invoke(main, [*args, "--shard", "7/7"])
     assert empty.exit_code == 0 and "this shard holds no session" in empty.output and len(matrix_calls) == 4
+    # every shard recorded the same matrix, once: status shows the sessions no shard has started
+    [plan] = (tmp_path / ".matrix").glob("plan-*.json")
+    status = CliRunner().invoke(main, ["status", "--sessions", str(tmp_path)])
+    assert status.exit_code == 0
+    assert status.stdout.splitlines() == [
+        "no session started yet", "",
+        f"6 session(s) planned by run-all (.matrix/{plan.name}) not started yet:",
+        *(f"  exploratory/sim-oracle/{c}/seed-{s}-first-2" for c in ("FSM", "Plain") for s in (2, 3, 4))]
 
 
 def test_run_all_help_names_the_sessions_folder_as_the_default():
