@@ -57,7 +57,11 @@ def test_run_records_the_checked_manifest_and_a_prefix_is_exploratory(tmp_path, 
     result = CliRunner().invoke(main, ["run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle",
                                        "--accounts", "2", "--sessions", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "completed: 2/2 decided" in result.output
+    assert "completed: 2/2 decided, $" in result.output and "(simulated, priced as claude-haiku-4-5)" in result.output
+    # the display, off a terminal: one line per event of the session
+    label = "exploratory/sim-oracle/FSM/seed-2-first-2"
+    assert f"] {label}: started, 2 accounts, cap $25.00" in result.output
+    assert f"] {label}: ended completed: 2/2 decided" in result.output
     meta = json.loads((tmp_path / "exploratory" / "sim-oracle" / "FSM" / "seed-2-first-2" / "meta.json").read_text())
     assert (meta["manifest_sha256"], meta["exploratory"], meta["simulated"]) == (CHECKED, True, True)
 

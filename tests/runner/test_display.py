@@ -209,3 +209,20 @@ def test_on_a_terminal_it_is_a_live_table_redrawn_in_place_and_plain_lines_throu
 
 def test_clock():
     assert [clock(x) for x in (None, 0, 59.6, 125, 3725)] == ["-", "0:00", "1:00", "2:05", "1:02:05"]
+
+
+def test_a_large_matrix_lists_the_running_and_the_latest_finished_sessions(tmp_path, monkeypatch):
+    folders = [tmp_path / "sim-oracle" / "Plain" / f"seed-{s}" for s in range(2, 32)]    # 30 sessions
+    for folder in folders[:12]:
+        write_events(folder, [start()])
+    frozen_now(monkeypatch, 60)
+    console = Console(record=True, width=200, file=io.StringIO())
+    shown = MatrixDisplay(folders, tmp_path, jobs=2, console=console)
+    for folder in folders[:10]:
+        shown.finished(folder, "completed")
+    console.print(shown.table())
+    text = console.export_text()
+    listed = [f"seed-{s}" for s in range(2, 32) if re.search(rf"Plain/seed-{s} ", text)]
+    assert listed == [f"seed-{s}" for s in range(4, 14)]      # the last 8 finished, the 2 running
+    assert "... 20 more (queued or finished earlier)" in text
+    assert "10/30 done, 2 running, 18 queued" in " ".join(text.split())
