@@ -26,18 +26,24 @@ def _label(folder: Path, root: Path | None) -> str:
     return str(folder)
 
 
+_LEFT, _LIMIT, _VOIDED, _UNKNOWN = ("ended with accounts left", "hit a limit",
+                                    "voided (kept, never analysed; rerun with --rerun-voided)",
+                                    "with a status this version does not know")
+_HEADINGS = (_LEFT, _LIMIT, _VOIDED, _UNKNOWN)
+
+
 def _why(status: str) -> str | None:
     """The heading a session with this status is listed under, or None when it needs no look."""
     if status_voids(status):
-        return "voided (kept, never analysed; rerun with --rerun-voided)"
+        return _VOIDED
     try:
         parsed = SessionStatus(status)
     except ValueError:
-        return f"unknown status {status}"
+        return _UNKNOWN
     if parsed == SessionStatus.ENDED_WITH_ACCOUNTS_LEFT:
-        return "ended with accounts left"
+        return _LEFT
     if parsed.limit is not None:
-        return "hit a limit"
+        return _LIMIT
     return None
 
 
@@ -57,8 +63,8 @@ def format_summary(result, root: Path | None = None) -> str:
         ids = ", ".join(sorted({mid or "" for _, mid in simulated}))
         spent.append(f"cost {cost_text(sum(c for c, _ in simulated), simulated=True, model_id=ids)}")
     lines.append(f"ran {len(result.ran)} session(s): {counts}; " + "; ".join(spent))
-    groups: dict[str, list[str]] = {}
-    for folder, status in result.ran:
+    groups: dict[str, list[str]] = {why: [] for why in _HEADINGS}    # in this order, each sorted by folder
+    for folder, status in sorted(result.ran, key=lambda ran: str(ran[0])):
         why = _why(status)
         if why is None:
             continue
@@ -68,6 +74,8 @@ def format_summary(result, root: Path | None = None) -> str:
         detail = f"{status}, {decided}" + (f", {reason}" if reason else "")
         groups.setdefault(why, []).append(f"  {_label(folder, root)}  ({detail})\n      inspect: {_inspect(folder)}")
     for why, entries in groups.items():
+        if not entries:
+            continue
         lines.append(f"{len(entries)} {why}:")
         lines += entries
     if result.errors:
