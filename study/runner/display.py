@@ -9,12 +9,14 @@ an estimate of the time left for the whole matrix. It reads only what the sessio
 On a terminal it is a ``rich`` live table redrawn in place (rich.live); otherwise (a log file,
 CI, a Slurm job's output) it prints one plain line per event instead: a session started,
 reached another tenth of its batch, was resumed, blocked at the stop gate, compacted, ended;
-and a line with the totals at most every ``quiet_s`` seconds when something changed.
+and a line with the totals when a session ends, and otherwise at most every ``quiet_s``
+seconds when they changed.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -215,7 +217,8 @@ class MatrixDisplay:
                  + (f", {rate:.1f}/min" if rate else "") + f", {cost}, elapsed {clock(p.elapsed_s())}")
         if not before[0]:
             lines.append(f"{label}: started, {p.accounts} accounts" + (f", cap ${p.cap_usd:.2f}" if p.cap_usd else ""))
-        if now[2] > before[2]:
+        resumed = now[2] > before[2]
+        if resumed:
             lines.append(f"{label}: resumed (resume {p.resumes}), {where}")
         if now[3] > before[3]:
             lines.append(f"{label}: stop blocked ({p.blocks} block(s) so far)")
@@ -223,7 +226,7 @@ class MatrixDisplay:
             lines.append(f"{label}: context compacted ({p.compactions} so far)")
         if status != SessionStatus.RUNNING and status != before[5] and status != "queued":
             lines.append(f"{label}: ended {status}: {where}")
-        elif now[1] > before[1] and status == SessionStatus.RUNNING:
+        elif now[1] > before[1] and status == SessionStatus.RUNNING and not resumed:
             eta = p.eta_s()
             lines.append(f"{label}: {where}" + (f", ETA {clock(eta)}" if eta is not None else ""))
         return lines
@@ -233,10 +236,11 @@ class MatrixDisplay:
         stamp = utc_now().strftime("%H:%M:%S")
         lines = [line for d in self.dirs for line in self._events(d)]
         totals = self.totals().replace("\n", "; ")
+        changed = re.sub(r"; elapsed [^;]*", "", totals) != self._last_totals   # not just the clock
         due = time.monotonic() - self._last_totals_at >= self.quiet_s
-        if force or (totals != self._last_totals and due):
+        if changed and (force or due):
             lines.append(f"matrix: {totals}")
-            self._last_totals, self._last_totals_at = totals, time.monotonic()
+            self._last_totals, self._last_totals_at = re.sub(r"; elapsed [^;]*", "", totals), time.monotonic()
         for line in lines:
             self.stream.write(f"[{stamp}] {line}\n")
         self.stream.flush()
