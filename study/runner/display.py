@@ -49,6 +49,8 @@ def clock(seconds: float | None) -> str:
 
 def _spend(p: LogProgress) -> str:
     cap = f" / ${p.cap_usd:.2f}" if p.cap_usd is not None else ""
+    if not p.priced and not p.cost_usd:   # no list prices: nothing is priced as it streams
+        return f"no list price{cap}"
     return f"${p.cost_usd:.2f}{cap}"
 
 
@@ -209,7 +211,8 @@ class MatrixDisplay:
         before = self._seen.get(d, (False, 0, 0, 0, 0, "queued"))
         self._seen[d] = now
         label, lines = self.label(d), []
-        cost = f"${p.cost_usd:.2f}" + (f" of ${p.cap_usd:.2f} cap" if p.cap_usd is not None else "")
+        cost = (f"${p.cost_usd:.2f}" if p.priced or p.cost_usd else "no list price") + (
+            f" of ${p.cap_usd:.2f} cap" if p.cap_usd is not None else "")
         if p.simulated:
             cost += f" ({simulated_note(p.model_id)})"
         rate = p.rate_per_min()

@@ -53,6 +53,7 @@ class LogProgress:
         self.accounts: int | None = None
         self.cap_usd: float | None = None
         self.simulated = False
+        self.priced = True        # False: the model has no list prices (its spend is not known while it runs)
         self.model_id: str | None = None
         self.started: datetime | None = None
         self.last_event: datetime | None = None
@@ -114,6 +115,7 @@ class LogProgress:
         limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
         self.cap_usd = _number(limits.get("spending_usd"))
         self.simulated = event.get("simulated") is True
+        self.priced = event.get("prices_per_mtok", {}) is not None
         self.model_id = event.get("model_id") if isinstance(event.get("model_id"), str) else None
         self.started = _time(event.get("t"))
 

@@ -125,6 +125,17 @@ def test_a_running_session_shows_its_spend_as_streamed_not_zero_until_the_call_r
     assert progress.update().cost_usd == 0.31
 
 
+def test_a_model_without_list_prices_shows_no_price_instead_of_zero(tmp_path, monkeypatch):
+    folder = tmp_path / "qwen3.8-flash" / "FSM" / "seed-2"
+    write_events(folder, [(0, "session_start", {"order": ORDER, "limits": {"spending_usd": 25.0}, "simulated": False,
+                                                "model_id": "qwen3.8-flash", "prices_per_mtok": None}),
+                          decide(60, "A0"), (61, "usage", {"session_cost_usd": 0.0})])
+    frozen_now(monkeypatch, 120)
+    console = Console(record=True, width=200, file=io.StringIO())
+    console.print(MatrixDisplay([folder], tmp_path, console=console).table())
+    assert cells(console.export_text(), "qwen")[5] == "no list price / $25.00"
+
+
 def test_plain_mode_prints_one_line_per_event(tmp_path, monkeypatch):
     folder = tmp_path / "sim-oracle" / "FSM" / "seed-2"
     write_events(folder, [start()])
