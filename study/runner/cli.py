@@ -165,8 +165,8 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     While it runs, a live display shows decided/N with the rate and the time left, the spend as
     streamed beside the spending cap, the elapsed time, resumes and stop-gate blocks (one line per
     event when the output is not a terminal). Exit status: 0 when the session ended (whatever
-    its status), 1 when it was voided by a failure, 2 on a bad input (nothing is created), 3 when
-    it was interrupted.
+    its status), 1 when a failure voided it, 2 on a bad input (nothing is created), 3 when it was
+    interrupted.
     """
     sessions = sessions_folder(sessions, old_out)
     overrides = _limits(limit)
@@ -223,8 +223,9 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     A live display shows each running session (decided/N, rate and time left, spend beside the
     cap, elapsed, resumes, blocks) and the totals with the matrix's time left; one line per event
     when the output is not a terminal. The summary names the sessions that ended with accounts
-    left, hit a limit or were voided, with the command to inspect each. Exit status: 0 ok,
-    1 a session was voided or a worker failed, 2 a bad input (nothing is created), 3 interrupted.
+    left, hit a limit or were voided, with the command to inspect each. Exit status: 0 when every
+    session ended (whatever its status), 1 when a failure voided one or a worker failed, 2 on a bad
+    input (nothing is created), 3 when interrupted.
     """
     sessions = sessions_folder(sessions, old_out)
     try:

@@ -171,7 +171,7 @@ def probe_endpoints(checked: list[Checked], timeout: float = PROBE_TIMEOUT_S) ->
 
 # ----- the output folder ---------------------------------------------------------------------------
 
-def check_out_root(root: Path, label: str = "--out") -> None:
+def check_out_root(root: Path, label: str = "--sessions") -> None:
     """``root`` is a folder, or can be created as one: no file in the way, the nearest existing
     folder writable (permissions, and not on a read-only filesystem). Creates nothing."""
     path = Path(root).absolute()
@@ -179,12 +179,12 @@ def check_out_root(root: Path, label: str = "--out") -> None:
     while not existing.exists() and not existing.is_symlink() and existing != existing.parent:
         existing = existing.parent
     if existing.is_symlink() and not existing.exists():
-        raise PreflightError(f"{label} {path}: {existing} is a link to nothing; give a folder with --out")
+        raise PreflightError(f"{label} {path}: {existing} is a link to nothing; give a folder with --sessions")
     if not existing.is_dir():
         where = "is a file" if existing == path else f"cannot be created: {existing} is a file"
-        raise PreflightError(f"{label} {path} {where}; give a folder with --out (it is created if missing)")
+        raise PreflightError(f"{label} {path} {where}; give a folder with --sessions (it is created if missing)")
     if not os.access(existing, os.W_OK | os.X_OK) or os.statvfs(existing).f_flag & os.ST_RDONLY:
-        raise PreflightError(f"{label} {path}: {existing} is not writable; give a folder you can write to with --out")
+        raise PreflightError(f"{label} {path}: {existing} is not writable; give a folder you can write to with --sessions")
 
 
 # ----- the whole spec ------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def validate_spec(spec) -> Checked:
         check_base_url(model.base_url or "", model.base_url_source or "--base-url")
     limits = load_limits(model.name, spec.limit_overrides)
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
-    check_out_root(out_root, "--out" if spec.out_root is not None else "the default sessions folder")
+    check_out_root(out_root, "--sessions" if spec.out_root is not None else "the default sessions folder")
     return Checked(model, limits, exploratory, out_root)
 
 

@@ -123,6 +123,6 @@ def run_claimed(prepared: Prepared, interruption: Interruption | None = None) ->
         raise SessionExists(
             f"{prepared.session_dir} already holds a session (status {meta.get('status', 'unknown')}); "
             "sessions are never overwritten: rerun voided or unfinished ones with `study run-all --rerun-voided`, "
-            "or choose another --out folder"
+            "or choose another --sessions folder"
         )
     return asyncio.run(SessionDriver(prepared, interruption or Interruption()).run())

@@ -94,7 +94,7 @@ def test_study_run_refuses_a_claimed_or_finished_session_in_one_line_with_exit_2
     from study.cli import main
 
     monkeypatch.setattr("study.prereg.check_before_run", lambda root=None: "c0ffee" * 10 + "c0ff")
-    args = ["run", "--condition", "Plain", "--seed", "2", "--model", "sim:oracle", "--out", str(tmp_path)]
+    args = ["run", "--condition", "Plain", "--seed", "2", "--model", "sim:oracle", "--sessions", str(tmp_path)]
     folder = prepare(SessionSpec(condition="Plain", seed=2, model="sim:oracle", out_root=tmp_path,
                                  manifest_sha256="c0ffee" * 10 + "c0ff")).session_dir
     with claim_session(folder):

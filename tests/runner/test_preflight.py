@@ -36,10 +36,10 @@ def frozen(monkeypatch):
 
 
 def refused(tmp_path: Path, *args: str, out: Path | None = None, command: str = "run"):
-    """Invoke ``study <command> ... --out <out>``; assert a clean refusal and that nothing was created."""
+    """Invoke ``study <command> ... --sessions <out>``; assert a clean refusal and that nothing was created."""
     out = out if out is not None else tmp_path / "sessions"
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
-    result = CliRunner().invoke(main, [command, *args, "--out", str(out)])
+    result = CliRunner().invoke(main, [command, *args, "--sessions", str(out)])
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.output
@@ -109,7 +109,7 @@ def test_an_unplanned_seed_still_runs_as_an_exploratory_development_session(tmp_
     from sopbench_tools.orders import computed_order
     from study.session_io.reader import log_events
 
-    result = CliRunner().invoke(main, ["run", *run_args("--accounts", "1", seed="99"), "--out", str(tmp_path)])
+    result = CliRunner().invoke(main, ["run", *run_args("--accounts", "1", seed="99"), "--sessions", str(tmp_path)])
     assert result.exit_code == 0, result.output
     folder = tmp_path / "exploratory" / "sim-oracle" / "Plain" / "seed-99-first-1"
     start = log_events(folder / "events.jsonl")[0]
@@ -244,11 +244,11 @@ def test_an_output_folder_that_is_not_writable_is_refused(tmp_path):
         pytest.skip("running as root without unshare: no folder can be made unwritable")
     try:
         for args in (["run", *run_args()], ["run-all", "--models", "sim:oracle", "--seeds", "2"]):
-            done = subprocess.run([*prefix, sys.executable, "-c", _CHILD, *args, "--out", str(locked / "sessions")],
+            done = subprocess.run([*prefix, sys.executable, "-c", _CHILD, *args, "--sessions", str(locked / "sessions")],
                                   capture_output=True, text=True, timeout=120)
             assert done.returncode == 2, done.stderr
             assert done.stderr.strip().splitlines()[-1] == (
-                f"Error: --out {locked / 'sessions'}: {locked} is not writable; give a folder you can write to with --out")
+                f"Error: --sessions {locked / 'sessions'}: {locked} is not writable; give a folder you can write to with --sessions")
             assert "Traceback" not in done.stderr and list(locked.iterdir()) == []
     finally:
         locked.chmod(0o755)
@@ -263,5 +263,5 @@ def test_help_states_the_rules():
         flat = " ".join(text.split())
         assert "frozen order in preregistration/orders/" in flat and "exploratory (--accounts)" in flat
         assert "finite number > 0" in flat and "spending_usd" in flat and "writable" in flat
-        assert "status 2 on a bad input" in flat
+        assert "2 on a bad input (nothing is created)" in flat and "3 when" in flat
     assert "at least 1" in " ".join(run_all_help.split())
