@@ -102,7 +102,6 @@ def parse_seeds(text: str) -> list[int]:
         raise click.BadParameter(str(exc), param_hint="--seeds") from None
 
 
-
 _SEED_HELP = ("Each needs a frozen order in preregistration/orders/ (planned seeds), "
               "unless the session is exploratory (--accounts).")
 _SESSIONS_HELP = "The sessions folder, writable, created if missing [default: sessions/ of the project]."

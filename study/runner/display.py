@@ -32,6 +32,8 @@ from study.session_io.vocabulary import SessionStatus, status_voids
 from .cost_text import simulated_note
 from .progress import LogProgress, utc_now
 
+#: The display's label of a session no worker has started yet (not a session status).
+QUEUED = "queued"
 #: All sessions are listed up to this many; above it the running ones and the latest finished.
 FULL_LIST = 20
 LATEST_FINISHED = 8
@@ -72,7 +74,8 @@ class MatrixDisplay:
     """
 
     def __init__(self, session_dirs: list[Path], root: Path, *, jobs: int = 1, stream: TextIO | None = None,
-                 console: Console | None = None, title: str = "study run-all", quiet_s: float = 60.0):
+                 console: Console | None = None, title: str = "study run-all", quiet_s: float = 60.0,
+                 batch_sizes: dict[Path, int] | None = None):
         self.dirs = list(session_dirs)
         self.root = Path(root)
         self.jobs = max(1, jobs)
@@ -83,6 +86,7 @@ class MatrixDisplay:
         self.quiet_s = quiet_s
         self.done: dict[Path, str] = {}
         self.progress = {d: LogProgress(d) for d in self.dirs}
+        self.batch_sizes = dict(batch_sizes or {})   # accounts of each session, known before it starts
         self.started = time.monotonic()
         self._live: Live | None = None
         self._seen: dict[Path, tuple] = {}
@@ -104,7 +108,7 @@ class MatrixDisplay:
             return self.done[d]
         if p.ended is not None:
             return p.ended
-        return SessionStatus.RUNNING if p.started is not None else "queued"
+        return SessionStatus.RUNNING if p.started is not None else QUEUED
 
     def finished(self, session_dir: Path, status: str) -> None:
         self.done[session_dir] = status
@@ -121,11 +125,11 @@ class MatrixDisplay:
         now = utc_now()
         statuses = {d: self.status(d) for d in self.dirs}
         running = [self.progress[d] for d, s in statuses.items() if s == SessionStatus.RUNNING]
-        queued = sum(1 for s in statuses.values() if s == "queued")
+        queued = sum(1 for s in statuses.values() if s == QUEUED)
         if not running and not queued:
             return 0.0
         finished = [self.progress[d].elapsed_s(now) for d, s in statuses.items()
-                    if s not in ("queued", SessionStatus.RUNNING)]
+                    if s not in (QUEUED, SessionStatus.RUNNING)]
         projected = [(p.elapsed_s(now) or 0) + eta for p in running if (eta := p.eta_s(now)) is not None]
         durations = [x for x in finished if x] or projected
         mean = sum(durations) / len(durations) if durations else None
@@ -184,10 +188,11 @@ class MatrixDisplay:
     def totals(self) -> str:
         statuses = [self.status(d) for d in self.dirs]
         running = statuses.count(SessionStatus.RUNNING)
-        queued = statuses.count("queued")
+        queued = statuses.count(QUEUED)
         done = len(statuses) - running - queued
         decided = sum(p.decisions for p in self.progress.values())
-        accounts = sum(p.accounts or 0 for p in self.progress.values())
+        accounts = sum(p.accounts if p.accounts is not None else self.batch_sizes.get(d, 0)
+                       for d, p in self.progress.items())
         spend = sum(p.cost_usd for p in self.progress.values())
         simulated = sorted({p.model_id or "" for p in self.progress.values() if p.simulated})
         eta = self.matrix_eta_s()
@@ -204,11 +209,11 @@ class MatrixDisplay:
     def _events(self, d: Path) -> list[str]:
         """The plain lines for what happened in session ``d`` since the last call."""
         p, status = self.progress[d], self.status(d)
-        if p.started is None and status == "queued":
+        if p.started is None and status == QUEUED:
             return []
         step = max(1, math.ceil((p.accounts or 10) / 10))
         now = (True, p.decisions // step, p.resumes, p.blocks, p.compactions, status)
-        before = self._seen.get(d, (False, 0, 0, 0, 0, "queued"))
+        before = self._seen.get(d, (False, 0, 0, 0, 0, QUEUED))
         self._seen[d] = now
         label, lines = self.label(d), []
         cost = (f"${p.cost_usd:.2f}" if p.priced or p.cost_usd else "no list price") + (
@@ -227,7 +232,7 @@ class MatrixDisplay:
             lines.append(f"{label}: stop blocked ({p.blocks} block(s) so far)")
         if now[4] > before[4]:
             lines.append(f"{label}: context compacted ({p.compactions} so far)")
-        if status != SessionStatus.RUNNING and status != before[5] and status != "queued":
+        if status not in (SessionStatus.RUNNING, QUEUED) and status != before[5]:
             lines.append(f"{label}: ended {status}: {where}")
         elif now[1] > before[1] and status == SessionStatus.RUNNING and not resumed:
             eta = p.eta_s()

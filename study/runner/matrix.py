@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from sopbench_tools.orders import order_for_seed
 from study.paths import sessions_dir
 
 from study.session_io.folders import EVENTS_NAME, META_NAME
@@ -149,7 +150,8 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
     if not todo:
         return result
     root = Path(root) if root is not None else Path(todo[0].spec.out_root or sessions_dir())
-    display = MatrixDisplay([p.session_dir for p in todo], root, jobs=jobs, stream=stream, console=console, title=title)
+    display = MatrixDisplay([p.session_dir for p in todo], root, jobs=jobs, stream=stream, console=console, title=title,
+                            batch_sizes={p.session_dir: p.spec.accounts or len(order_for_seed(p.spec.seed)) for p in todo})
     context = multiprocessing.get_context("spawn")
     forwarded = False
     stop = context.Event()

@@ -75,7 +75,7 @@ def test_each_session_shows_decided_rate_eta_spend_beside_the_cap_elapsed_resume
     fsm, plain, queued = matrix(tmp_path)
     frozen_now(monkeypatch, 240)
     console = Console(record=True, width=200, file=io.StringIO(), force_terminal=True)
-    shown = MatrixDisplay([fsm, plain, queued], tmp_path, jobs=2, console=console)
+    shown = MatrixDisplay([fsm, plain, queued], tmp_path, jobs=2, console=console, batch_sizes={queued: 10})
     shown.finished(plain, "completed")
     shown.started = time.monotonic() - 245
     console.print(shown.table())
@@ -91,7 +91,7 @@ def test_each_session_shows_decided_rate_eta_spend_beside_the_cap_elapsed_resume
     assert cells(text, "Sys") == ["sim-oracle/Sys/seed-2", "queued", "-", "-", "-", "-", "-", "0", "0", "0"]
     # totals: the running session's 6:00 plus the queued one at the finished one's 5:00, over two
     # workers, is 5:30, but never less than the running session's own 6:00
-    assert ("1/3 done, 1 running, 1 queued; decided 14/20; spend $2.25; elapsed 4:05; matrix ETA ~6:00"
+    assert ("1/3 done, 1 running, 1 queued; decided 14/30; spend $2.25; elapsed 4:05; matrix ETA ~6:00"
             in " ".join(text.split()))
     assert "* simulated, priced as claude-haiku-4-5: never a real cost" in text
 
