@@ -11,6 +11,8 @@ import importlib
 
 import click
 
+from study.cli_vocabulary import examples
+
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: ("module:attribute", one-line help shown in `study --help`)
     "run": ("study.runner.cli:run", "Run one session (one model, condition and seed)."),
@@ -57,7 +59,13 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup)
+@click.group(cls=LazyGroup, epilog=examples(
+    "study demo                                   # offline: a small matrix on the simulator (SIMULATED)",
+    "study run --condition FSM --seed 2           # one session (needs ANTHROPIC_API_KEY)",
+    "study run-all --models haiku-4.5 --seeds 2-9 --jobs 4",
+    "study tables --format tex --out tables/      # the paper's tables from the logs",
+    "study view                                   # browse what the agents did",
+    "study <command> --help                       # each command's options and examples"))
 @click.version_option(package_name="sop-fidelity-study")
 def main() -> None:
     """A pre-registered study of whether LLM agents stay on procedure over long unattended runs.

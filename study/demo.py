@@ -115,6 +115,7 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     """Run a small offline matrix: real Claude Code sessions against the simulator, then print
     Tables 1, 2 and 8 of exactly those sessions and write every table and figure (all titled
     SIMULATED). Needs no API key and no network; finished sessions are skipped on a rerun."""
+    from analysis import exclusions
     from analysis.figures import write_figures
     from analysis.render import render
     from analysis.tables import build_tables
@@ -146,6 +147,9 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
             (tables_dir / f"{table.name}.{fmt}").write_text(render(table, fmt), encoding="utf-8")
         if table.name in ("table1", "table2", "table8"):
             click.echo("\n" + render(table, "md"))
+    # The tables' notes point to the exclusion list: write it beside them, as `study tables --out` does.
+    (tables_dir / "exclusions.md").write_text(exclusions.to_markdown(analysis), encoding="utf-8")
+    (tables_dir / "exclusions.csv").write_text(exclusions.to_csv(analysis), encoding="utf-8")
     written = write_figures(analysis, figures_out)
     click.echo(f"tables: {shown(tables_dir)}/  figures: {len(written)} files in {shown(figures_out)}/")
     click.echo(f"sessions: {shown(root)}/exploratory/sim-{policy}/<condition>/seed-<n>-first-{accounts}/ "

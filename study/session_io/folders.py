@@ -20,7 +20,8 @@ EVENTS_NAME = "events.jsonl"
 META_NAME = "meta.json"
 ATTEMPT_PREFIX = "attempt-"
 EXPLORATORY_FOLDER = "exploratory"
-#: ``study demo`` writes its sessions, tables and figures to ``sessions/demo`` by default.
+#: ``study demo`` writes to ``demo/`` at the project root (outside ``sessions/``); a ``demo`` folder
+#: at the top of a scanned folder (older demos wrote ``sessions/demo``) is still exploratory.
 DEMO_FOLDER = "demo"
 
 
