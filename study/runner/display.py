@@ -164,14 +164,16 @@ class MatrixDisplay:
         for name, justify in (("session", "left"), ("status", "left"), ("decided", "right"), ("rate", "right"),
                               ("ETA", "right"), ("spend / cap", "right"), ("elapsed", "right"),
                               ("resumes", "right"), ("blocks", "right"), ("denied", "right")):
-            table.add_column(name, justify=justify, no_wrap=name != "session")
+            # One line per session: a name too long for the terminal ends in "…" rather than wrapping.
+            table.add_column(name, justify=justify, no_wrap=True,
+                             overflow="ellipsis" if name == "session" else "fold")
         for d in self._rows():
             p, status = self.progress[d], self.status(d)
             rate = p.rate_per_min(now)
             total = p.accounts if p.accounts is not None else "?"
             running = status == SessionStatus.RUNNING
             table.add_row(
-                self.label(d) + (" *" if p.simulated else ""), Text(status, style=_style(status)),
+                ("* " if p.simulated else "") + self.label(d), Text(status, style=_style(status)),
                 f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
                 clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
                 clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), str(p.denied))

@@ -84,9 +84,9 @@ def test_each_session_shows_decided_rate_eta_spend_beside_the_cap_elapsed_resume
     assert header == ["session", "status", "decided", "rate", "ETA", "spend / cap", "elapsed", "resumes", "blocks",
                       "denied"]
     # 4 of 10 in 4 minutes: 1.0 a minute, 6 left: 6:00; $1.50 streamed of the $25 cap
-    assert cells(text, "FSM") == ["sim-oracle/FSM/seed-2 *", "running", "4/10", "1.0/min", "6:00", "$1.50 / $25.00",
+    assert cells(text, "FSM") == ["* sim-oracle/FSM/seed-2", "running", "4/10", "1.0/min", "6:00", "$1.50 / $25.00",
                                   "4:00", "1", "2", "1"]
-    assert cells(text, "Plain") == ["sim-oracle/Plain/seed-2 *", "completed", "10/10", "2.0/min", "-",
+    assert cells(text, "Plain") == ["* sim-oracle/Plain/seed-2", "completed", "10/10", "2.0/min", "-",
                                     "$0.75 / $25.00", "5:00", "0", "0", "0"]
     assert cells(text, "Sys") == ["sim-oracle/Sys/seed-2", "queued", "-", "-", "-", "-", "-", "0", "0", "0"]
     # totals: the running session's 6:00 plus the queued one at the finished one's 5:00, over two
