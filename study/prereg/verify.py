@@ -138,7 +138,7 @@ def verify(root: Path | None = None) -> Report:
 
 def violation_message(report: Report) -> str:
     """The message of a refused run: every changed, missing or added file and each problem."""
-    lines = ["The preregistration check failed, so nothing was started."]
+    lines = ["What differs from the frozen preregistration:"]
     for status in ("changed", "missing", "added"):
         for path in report.paths(status):
             lines.append(f"  {status}: {path}")
