@@ -7,6 +7,8 @@ CLI's accounting).
 
 from __future__ import annotations
 
+import json
+import shutil
 import tempfile
 import time
 from datetime import datetime
@@ -28,6 +30,17 @@ def run(policy: str, condition: str, seed: int, accounts: int | None, **sim_opti
     if status != "completed":
         raise SystemExit(f"{policy} {condition} seed {seed}: the session ended with {status}; see {session_dir}")
     return session_dir, elapsed
+
+
+def run_logging_requests(policy: str, condition: str, seed: int, accounts: int | None) -> tuple[Path, float, list[dict]]:
+    """Run one session with the simulator's request log; return its folder, its wall time and the bodies
+    of its main-loop requests (those sending tool definitions). The log is removed once read: a
+    200-account session's request log holds every prompt, hundreds of MB."""
+    log = Path(tempfile.mkdtemp(prefix="bench-requests-")) / "requests.jsonl"
+    session_dir, elapsed = run(policy, condition, seed, accounts, request_log=log)
+    bodies = [json.loads(line)["body"] for line in log.read_text().splitlines()]
+    shutil.rmtree(log.parent)
+    return session_dir, elapsed, [b for b in bodies if b.get("tools")]
 
 
 def events(session_dir: Path) -> list[dict]:

@@ -26,13 +26,9 @@ FSM's, cost <= 1.2x Remind-loop's. SIMULATED numbers: they measure the harness, 
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
-from _sim_sessions import events, run
+from _sim_sessions import events, run_logging_requests
 
 from analysis.scoring import score_session_dir
 from study.session_io.meta import read_meta
@@ -55,18 +51,10 @@ class Row:
     compactions: int
 
 
-def _main_requests(log: Path) -> list[dict]:
-    bodies = [json.loads(line)["body"] for line in log.read_text().splitlines()]
-    return [b for b in bodies if b.get("tools")]
-
-
 def measure(condition: str, seed: int, accounts: int | None) -> Row:
-    log = Path(tempfile.mkdtemp(prefix="bench-lean-")) / "requests.jsonl"
-    session_dir, wall = run("oracle", condition, seed, accounts, request_log=log)
+    session_dir, wall, main = run_logging_requests("oracle", condition, seed, accounts)
     meta = read_meta(session_dir, strict=True)
     n = meta.accounts
-    main = _main_requests(log)
-    shutil.rmtree(log.parent)  # a 200-account session's request log holds every prompt: hundreds of MB
     totals = [estimate_tokens([b.get("system"), b.get("tools"), b.get("messages")]) for b in main]
     news = [estimate_tokens(b["messages"][-1:]) for b in main]
     sizes = [estimate_tokens(b["messages"]) for b in main]

@@ -13,11 +13,8 @@ batch is small enough that no compaction happens.
 from __future__ import annotations
 
 import argparse
-import json
-import tempfile
-from pathlib import Path
 
-from _sim_sessions import run
+from _sim_sessions import run_logging_requests
 
 from study.sim.protocol import estimate_tokens
 
@@ -25,10 +22,7 @@ CONDITIONS = ("Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop",
 
 
 def measure(condition: str, seed: int, accounts: int) -> tuple[float, int]:
-    log = Path(tempfile.mkdtemp(prefix="bench-tokens-")) / "requests.jsonl"
-    run("oracle", condition, seed, accounts, request_log=log)
-    bodies = [json.loads(line)["body"] for line in log.read_text().splitlines()]
-    main = [b for b in bodies if b.get("tools")]
+    _, _, main = run_logging_requests("oracle", condition, seed, accounts)
     growth = estimate_tokens(main[-1]["messages"]) - estimate_tokens(main[0]["messages"])
     fixed = estimate_tokens([main[-1].get("system"), main[-1].get("tools")])
     return growth / accounts, fixed
