@@ -89,3 +89,31 @@ def test_the_readme_and_ci_install_from_the_lock():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "pip_install --require-hashes -r requirements.lock\n" in ci and "pip_install --no-deps -e .\n" in ci
     assert ci.rstrip().endswith("python -m pytest -q")
+
+
+def _requirements_hashes() -> dict[tuple[str, str], set[str]]:
+    """(name, version) -> the sha256 hashes requirements.lock allows for that pin."""
+    pins: dict[tuple[str, str], set[str]] = {}
+    current = None
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        if "==" in line and not line.startswith((" ", "#")):
+            name, version = line.split(";")[0].split("==")
+            current = (canonicalize_name(name), version.strip(" \\"))
+            pins.setdefault(current, set())
+        elif "--hash=sha256:" in line and current is not None:
+            pins[current].add(line.split("--hash=sha256:")[1].strip(" \\"))
+    return pins
+
+
+def test_pylock_toml_pins_the_same_packages_as_requirements_lock():
+    """pylock.toml (PEP 751, the standard lock name tools look for next to pyproject.toml) is
+    made by the same resolution: the same packages at the same versions, every file hash one that
+    requirements.lock allows (uv leaves out wheels no supported Python can install)."""
+    packages = tomllib.loads((ROOT / "pylock.toml").read_text())["packages"]
+    locked = _requirements_hashes()
+    pylock = {(canonicalize_name(p["name"]), p["version"]): p for p in packages}
+    assert set(pylock) == set(locked)
+    for pin, package in pylock.items():
+        files = [package["sdist"]] if "sdist" in package else []
+        hashes = {f["hashes"]["sha256"] for f in files + package.get("wheels", [])}
+        assert hashes and hashes <= locked[pin], pin
