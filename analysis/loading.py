@@ -40,9 +40,8 @@ from study.escape_routes import ROUTE_KEYS
 from study.session_io.folders import EVENTS_NAME, exploratory_by_location, find_sessions
 from study.session_io.issues import Issue, LogError, Rule
 from study.session_io.reader import read_log, read_session
-from study.session_io.vocabulary import EventKind
 
-from .scoring import WINDOW, SessionScore, score_log
+from .scoring import EVENT_ROUTES, WINDOW, SessionScore, score_log
 from .sopbench_grader import sopbench_correct
 
 #: Below this many sessions, scoring stays in this process (workers cost more than they save).
@@ -97,10 +96,10 @@ class Scored:
 
 
 def turn_ends(events: list[dict[str, Any]]) -> int:
-    """Real turn ends with accounts left: ``stop`` events with ``accounts_left > 0`` whose
-    outcome is ``ended``. The escape route ``ends_turn`` counts the attempts (blocked ones too)."""
-    return sum(1 for e in events if e.get("kind") == EventKind.STOP
-               and (e.get("accounts_left") or 0) > 0 and e.get("outcome") == "ended")
+    """Real turn ends with accounts left: the events the scorer's ``ends_turn`` detector counts
+    (``stop`` with ``accounts_left > 0``, the attempts, blocked ones too) whose outcome is ``ended``."""
+    kind, attempt = EVENT_ROUTES["ends_turn"]
+    return sum(1 for e in events if e.get("kind") == kind and attempt(e) and e.get("outcome") == "ended")
 
 
 def sopbench_correct_count(s: SessionScore) -> int:
