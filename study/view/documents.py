@@ -23,7 +23,8 @@ from study.escape_routes import ESCAPE_ROUTES, Measure
 from study.runner.cost_text import cost_text
 from study.session_io.vocabulary import EventKind
 
-from .load import Session
+from .load import Session, Store
+from .paths import session_names
 
 #: Events per page of the session's event list (server and bundle alike).
 EVENTS_PAGE = 200
@@ -259,17 +260,7 @@ def transcript_doc(session: Session, lines: list[bytes], page: int) -> dict[str,
                                              for i, raw in enumerate(chunk)]}
 
 
-def matrix_doc(store: Any) -> dict[str, Any]:
+def matrix_doc(store: Store) -> dict[str, Any]:
     """Every session of the store's folder as a matrix row (rows kept while the files are unchanged)."""
-    from .load import _stamp, read
-    from .paths import session_names
-
-    rows = []
-    for name in session_names(store.root):
-        path = store.root / name
-        stamp = _stamp(path)
-        kept = store.rows.get(name)
-        if not kept or kept[0] != stamp:
-            kept = store.rows[name] = (stamp, matrix_row(read(store.root, name)))
-        rows.append(kept[1])
+    rows = [store.row(name, matrix_row) for name in session_names(store.root)]
     return {"root": str(store.root), "simulated": any(r["simulated"] for r in rows), "sessions": rows}

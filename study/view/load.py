@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -99,22 +100,33 @@ class Store:
         self._lock = threading.Lock()
         self._kept: OrderedDict[str, tuple[tuple[float, ...], Session]] = OrderedDict()
         self._transcripts: OrderedDict[Path, tuple[tuple[float, int], list[bytes]]] = OrderedDict()
-        self.rows: dict[str, tuple[tuple[float, ...], dict[str, Any]]] = {}   # matrix rows by session
+        self._rows: OrderedDict[str, tuple[tuple[float, ...], dict[str, Any]]] = OrderedDict()
+
+    def _keep(self, cache: OrderedDict, key: Any, stamp: tuple[float, ...], make: Callable[[], Any],
+              size: int | None) -> Any:
+        """``cache``'s value for ``key`` while its files' ``stamp`` is unchanged, else ``make()``
+        (run outside the lock) kept in its place; past ``size`` entries the least recent goes."""
+        with self._lock:
+            kept = cache.get(key)
+            if kept and kept[0] == stamp:
+                cache.move_to_end(key)
+                return kept[1]
+        value = make()
+        with self._lock:
+            cache[key] = (stamp, value)
+            while size is not None and len(cache) > size:
+                cache.popitem(last=False)
+        return value
 
     def session(self, name: str) -> Session:
         path = session_dir(self.root, name)
-        stamp = _stamp(path)
-        with self._lock:
-            kept = self._kept.get(name)
-            if kept and kept[0] == stamp:
-                self._kept.move_to_end(name)
-                return kept[1]
-        session = read(self.root, name)
-        with self._lock:
-            self._kept[name] = (stamp, session)
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
-        return session
+        return self._keep(self._kept, name, _stamp(path), lambda: read(self.root, name), self.size)
+
+    def row(self, name: str, build: Callable[[Session], dict[str, Any]]) -> dict[str, Any]:
+        """``build`` (the matrix's row) of session ``name``, kept for every session while its
+        files are unchanged, so the matrix re-reads only the sessions that changed."""
+        return self._keep(self._rows, name, _stamp(self.root / name),
+                          lambda: build(read(self.root, name)), None)
 
     def transcript_lines(self, session: Session) -> list[bytes]:
         """The lines of the session's Claude Code transcript (read on first use, kept while
@@ -124,14 +136,5 @@ class Store:
             st = path.stat()
         except OSError:
             return []
-        stamp = (st.st_mtime, st.st_size)
-        with self._lock:
-            kept = self._transcripts.get(path)
-            if kept and kept[0] == stamp:
-                return kept[1]
-        lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]
-        with self._lock:
-            self._transcripts[path] = (stamp, lines)
-            while len(self._transcripts) > 2:
-                self._transcripts.popitem(last=False)
-        return lines
+        return self._keep(self._transcripts, path, (st.st_mtime, st.st_size),
+                          lambda: [line for line in path.read_bytes().split(b"\n") if line.strip()], 2)
