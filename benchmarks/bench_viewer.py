@@ -40,11 +40,11 @@ def _start(root: Path) -> tuple[subprocess.Popen, str]:
     return proc, match.group()
 
 
-def _get(url: str) -> tuple[float, int]:
+def _get(url: str) -> tuple[float, bytes]:
     start = time.perf_counter()
     with urllib.request.urlopen(url, timeout=120) as response:
-        size = len(response.read())
-    return time.perf_counter() - start, size
+        body = response.read()
+    return time.perf_counter() - start, body
 
 
 def _browser_open(base: str, name: str, accounts: int) -> float | None:
@@ -93,19 +93,19 @@ def main() -> None:
     proc, base = _start(root)
     try:
         query = lambda **p: urlencode({"session": name, **p})  # noqa: E731
-        cold, size = _get(f"{base}api/session?{query()}")
+        cold, body = _get(f"{base}api/session?{query()}")
         warm, _ = _get(f"{base}api/session?{query()}")
-        doc = json.loads(urllib.request.urlopen(f"{base}api/session?{query()}", timeout=120).read())
+        doc, size = json.loads(body), len(body)
         account = doc["strip"][len(doc["strip"]) // 2]["account"]
-        acc, acc_size = _get(f"{base}api/account?{query(account=account)}")
-        page, page_size = _get(f"{base}api/events?{query(page=5)}")
+        acc, acc_body = _get(f"{base}api/account?{query(account=account)}")
+        page, page_body = _get(f"{base}api/events?{query(page=5)}")
     finally:
         proc.terminate()
         proc.wait(timeout=30)
     rows = [("session document, cold (read + score + build)", cold, size),
             ("session document, warm", warm, size),
-            (f"account document ({account})", acc, acc_size),
-            ("events page (200 events)", page, page_size)]
+            (f"account document ({account})", acc, len(acc_body)),
+            ("events page (200 events)", page, len(page_body))]
     proc, base = _start(root)          # a fresh server: the browser's open is cold too
     try:
         opened = _browser_open(base, name, len(doc["strip"]))
