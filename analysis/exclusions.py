@@ -72,6 +72,13 @@ def _category(reason: str) -> str:
     return next((name for start, name in CATEGORIES if reason.startswith(start)), "for another reason")
 
 
+def admitted_by_exploratory(excluded: list[tuple[str, str]]) -> int:
+    """How many of ``Corpus.excluded`` ``--include-exploratory`` would add (exploratory, or on
+    the development seed)."""
+    return sum(1 for _p, reason in excluded
+               if _category(reason) in ("exploratory", "on the development seed"))
+
+
 def summary_note(a: "Analysis") -> str | None:
     """The one-line note under every table: how many sessions were left out, by kind."""
     counts = Counter(_category(reason) for _p, reason in a.corpus.excluded)

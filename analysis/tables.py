@@ -114,8 +114,7 @@ class Analysis:
 
     def nothing_here(self) -> str:
         """Why the corpus has no analysable session, and what to do."""
-        hidden = sum(1 for _p, r in self.corpus.excluded
-                     if r.startswith(("exploratory", "development seed")))
+        hidden = exclusions.admitted_by_exploratory(self.corpus.excluded)
         why = f"no analysable session under {self.corpus.root}"
         if self.corpus.excluded:
             why += f" ({len(self.corpus.excluded)} excluded, listed with their reasons)"
