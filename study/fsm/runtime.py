@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .automatic import advance, arrival_text, commit, next_step, run_guard
-from .checks import CheckResult, Reviewer
+from .checks import Reviewer
 from .frames import Frame, FrameStore, FrameStoreError
 from .live_frame import _Live
 from .outcomes import Decision, FsmRefusal, TransitionResult
 from .tokens import _Grant, _digest
-from .workflow import Transition, Workflow
+from .workflow import Workflow
 
 
 class FsmRuntime:
@@ -298,15 +298,12 @@ class FsmRuntime:
             transition = wf.transitions.get((here, target))
             if transition is None:  # unreachable: self_check only grants declared transitions
                 return refuse(f"there is no transition from {here} to {target}")
-            verdict = self._run_guard(live, transition)
+            verdict = run_guard(live, transition, self.reviewer, self.shell_cwd)
             if not verdict.ok:
                 return refuse(verdict.message)
             result = commit(live, target, verdict)
             self._save()
             return result
-
-    def _run_guard(self, live: _Live, transition: Transition) -> CheckResult:
-        return run_guard(live, transition, self.reviewer, self.shell_cwd)
 
     def _drop_tokens_deeper_than(self, depth: int) -> None:
         for token in [t for t, g in self._tokens.items() if g.depth > depth]:
