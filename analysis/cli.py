@@ -25,6 +25,7 @@ from . import exclusions
 from .loading import CorpusError, MixedSessions, NoSuchFolder, score_or_reason, sopbench_correct_count
 from .plan import PlanError
 from .render import FORMATS, render
+from .table_notes import NO_ROWS
 from .tables import Analysis, build_tables, load_analysis, table6, window_label
 
 _ERRORS = (LogError, CorpusError, PlanError, ConditionError)
@@ -144,7 +145,7 @@ def _emit(a: Analysis, tables_, formats, out: Path | None) -> None:
     for t in tables_:
         if not t.rows:
             click.echo(f"note: Table {t.number} is empty: "
-                       + next((n[len('No rows: '):] for n in t.notes if n.startswith("No rows: ")), "no rows."),
+                       + next((n[len(NO_ROWS):] for n in t.notes if n.startswith(NO_ROWS)), "no rows."),
                        err=True)
     if out is None:
         click.echo("\n".join(render(t, fmt) for t in tables_ for fmt in formats), nl=False)

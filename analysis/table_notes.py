@@ -23,10 +23,19 @@ def present(*notes: str | None) -> list[str]:
     return [n for n in notes if n]
 
 
-def empty(t: Table, why) -> list[str]:
-    """The "No rows" note of an empty table (``why()`` says why) when the corpus has sessions
+#: How the note of an empty table starts (``study tables`` repeats the rest on stderr).
+NO_ROWS = "No rows: "
+
+
+def no_rows(why: str) -> str:
+    """The note of an empty table: ``No rows: <why>.``"""
+    return f"{NO_ROWS}{why}."
+
+
+def empty(t: Table, a: "Analysis", why: str) -> list[str]:
+    """The "No rows" note of an empty table (``why`` says why) when the corpus has sessions
     (without any, ``Analysis.notes`` says so)."""
-    return [f"No rows: {why()}."] if not t.rows and why() else []
+    return [no_rows(why)] if not t.rows and a.corpus.scores else []
 
 
 def windows_note(a: "Analysis", windows: int) -> str | None:

@@ -35,7 +35,7 @@ from .loading import Corpus, load_corpus
 from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
-from .table_notes import GRADER_NOTE, NO_COST_NOTE, empty, not_evaluable_note, present, windows_note
+from .table_notes import GRADER_NOTE, NO_COST_NOTE, empty, no_rows, not_evaluable_note, present, windows_note
 from .scoring import WINDOW
 
 SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
@@ -124,7 +124,7 @@ class Analysis:
         return why
 
     def notes(self) -> list[str]:
-        notes = [] if self.corpus.scores else [f"No rows: {self.nothing_here()}."]
+        notes = [] if self.corpus.scores else [no_rows(self.nothing_here())]
         summary = exclusions.summary_note(self)
         notes += [summary] if summary else []
         return notes + (self.amendments or ["Amendments: none recorded."])
@@ -219,8 +219,7 @@ def table1(a: Analysis) -> Table:
                            + [_pct(_mean(g["compliance"])), num(_mean(g["decided"])),
                               _ranked(num(_mean(g["correct"]))), num(_mean(g["correct_sopbench"])),
                               num(cost, 2), Cell(str(len(g["seed"])), (len(g["seed"]),))]))
-    t.notes = empty(t, lambda: "no session of a main condition on its model's analysed seeds"
-                    if a.corpus.scores else "")
+    t.notes = empty(t, a, "no session of a main condition on its model's analysed seeds")
     no_cost = any(cells[-2].text == "-" for _g, cells in t.rows)
     t.notes += present(a.seeds_note(frames), windows_note(a, len(windows)), GRADER_NOTE,
                        NO_COST_NOTE if no_cost else None) + a.notes()
@@ -257,10 +256,9 @@ def table2(a: Analysis) -> Table:
                                    num(_mean(g["without_looking"])), num(_mean(g["ends_turn"])),
                                    Cell(str(len(g["seed"])), (len(g["seed"]),))]))
     spec = a.plan.models[a.plan.ablation_model]
-    t.notes = empty(t, lambda: (
-        f"no session of an ablation variant ({', '.join(a.plan.ablation_conditions)}) of "
-        f"{spec.label} on the ablation's seeds ({exclusions.seed_list(a.plan.ablation_seeds)}), "
-        "nor of a model the plan does not name") if a.corpus.scores else "")
+    t.notes = empty(t, a, f"no session of an ablation variant ({', '.join(a.plan.ablation_conditions)}) "
+                    f"of {spec.label} on the ablation's seeds ({exclusions.seed_list(a.plan.ablation_seeds)}), "
+                    "nor of a model the plan does not name")
     t.notes += ["Blind: decisions without any data retrieved for the account; Stops: attempts to "
                 "end the turn with accounts left (blocked or not), per session."]
     t.notes += present(a.seeds_note(frames)) + a.notes()
@@ -295,8 +293,7 @@ def table7(a: Analysis) -> Table:
     for c in a.comparisons:
         if c.spec.in_table and c.paired is not None:
             seeds.setdefault("Catch-up" if c.model is None else a.plan.label(c.model), set()).update(c.paired.seeds)
-    t.notes = empty(t, lambda: "no comparison of the plan has a seed with sessions on both of its sides"
-                     if a.corpus.scores else "")
+    t.notes = empty(t, a, "no comparison of the plan has a seed with sessions on both of its sides")
     t.notes += ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
                 "seeded); exact two-sided sign and Wilcoxon signed-rank tests."]
     if seeds:
