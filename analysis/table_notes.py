@@ -3,8 +3,10 @@ batch does not reach, and the exploratory grader column (used by ``analysis.tabl
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from .exclusions import seed_list
 from .render import Table
 
 if TYPE_CHECKING:
@@ -36,6 +38,13 @@ def empty(t: Table, a: "Analysis", why: str) -> list[str]:
     """The "No rows" note of an empty table (``why`` says why) when the corpus has sessions
     (without any, ``Analysis.notes`` says so)."""
     return [no_rows(why)] if not t.rows and a.corpus.scores else []
+
+
+def seeds_note(groups: list[tuple[str, Iterable[int]]]) -> str | None:
+    """``Seeds: <group> 2-9; <group> 13-15.``: which seeds each group's rows cover."""
+    if not groups:
+        return None
+    return "Seeds: " + "; ".join(f"{group} {seed_list(seeds)}" for group, seeds in groups) + "."
 
 
 def windows_note(a: "Analysis", windows: int) -> str | None:

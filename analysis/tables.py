@@ -35,7 +35,8 @@ from .loading import Corpus, load_corpus
 from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
-from .table_notes import GRADER_NOTE, NO_COST_NOTE, empty, no_rows, not_evaluable_note, present, windows_note
+from .table_notes import (GRADER_NOTE, NO_COST_NOTE, empty, no_rows, not_evaluable_note, present, seeds_note,
+                          windows_note)
 from .scoring import WINDOW
 
 SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
@@ -131,9 +132,8 @@ class Analysis:
 
     def seeds_note(self, frames: dict[str, pl.DataFrame]) -> str | None:
         """``Seeds: <label> 2-9; ...`` for the models (and their rows) of a table."""
-        parts = [f"{self.plan.label(m)} {exclusions.seed_list(f['seed'].to_list())}"
-                 for m, f in frames.items() if not f.is_empty()]
-        return ("Seeds: " + "; ".join(parts) + ".") if parts else None
+        return seeds_note([(self.plan.label(m), f["seed"].to_list()) for m, f in frames.items()
+                           if not f.is_empty()])
 
     def batch_size(self) -> int:
         """The largest number of accounts of a session in the corpus (200 for the study)."""
@@ -280,25 +280,21 @@ def table7(a: Analysis) -> Table:
     cols = [Column("Comparison", wrap=True), Column("Mean"), Column("95% CI", ("CI low", "CI high")),
             Column("Seeds > 0", ("Seeds > 0", "Seeds")), Column("Sign p"), Column("Wilcoxon p")]
     t = Table(7, a.title("Paired comparisons over seeds"), "Model", cols)
+    seeds: dict[str, set[int]] = {}
     for c in a.comparisons:
         if not c.spec.in_table or c.paired is None:
             continue
         p = c.paired
         group = "Catch-up" if c.model is None else a.plan.label(c.model)
+        seeds.setdefault(group, set()).update(p.seeds)
         t.rows.append((group, [
             Cell(c.spec.label), num(p.mean, signed=True),
             Cell(f"[{p.ci_low:.1f}, {p.ci_high:.1f}]", (csv_number(p.ci_low), csv_number(p.ci_high))),
             Cell(f"{p.positive}/{p.n}", (p.positive, p.n)), num(p.sign_p, 3), num(p.wilcoxon_p, 3)]))
-    seeds: dict[str, set[int]] = {}
-    for c in a.comparisons:
-        if c.spec.in_table and c.paired is not None:
-            seeds.setdefault("Catch-up" if c.model is None else a.plan.label(c.model), set()).update(c.paired.seeds)
     t.notes = empty(t, a, "no comparison of the plan has a seed with sessions on both of its sides")
     t.notes += ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
                 "seeded); exact two-sided sign and Wilcoxon signed-rank tests."]
-    if seeds:
-        t.notes.append("Seeds: " + "; ".join(f"{g} {exclusions.seed_list(s)}" for g, s in seeds.items()) + ".")
-    t.notes += a.notes()
+    t.notes += present(seeds_note(list(seeds.items()))) + a.notes()
     return t
 
 
