@@ -20,7 +20,7 @@ from typing import Any
 from study.session_io import folders
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import Rule
-from study.session_io.meta import read_meta
+from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.reader import read_log
 from study.session_io.vocabulary import status_voids
 
@@ -75,8 +75,9 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None,
     is exploratory. With ``checks``, the runtime and the code version are checked too.
     """
     problems: list[str] = []
-    meta = _read_meta(path, problems)
-    start, end = _start_and_end(path, problems)
+    read = read_meta(path)
+    meta = _meta_fields(path, read, problems)
+    start, end = _start_and_end(path, read, problems)
     status = end.get("status") or meta.get("status") or "unfinished"
     result = SessionAudit(path=path, status=str(status), simulated=bool(meta.get("simulated", start.get("simulated"))))
     result.excluded = _exclusion(path, directory, meta, start, end)
@@ -141,10 +142,9 @@ def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) 
     return expected
 
 
-def _read_meta(path: Path, problems: list[str]) -> dict[str, Any]:
-    """meta.json's well-typed fields (read in reporting mode: a broken file or a wrongly typed
-    field is a problem, never a crash and never misread)."""
-    meta = read_meta(path)
+def _meta_fields(path: Path, meta: SessionMeta | None, problems: list[str]) -> dict[str, Any]:
+    """meta.json's well-typed fields (``meta`` read in reporting mode: a broken file or a wrongly
+    typed field is a problem, never a crash and never misread)."""
     if meta is None:
         problems.append("meta.json is missing")
         return {}
@@ -152,14 +152,15 @@ def _read_meta(path: Path, problems: list[str]) -> dict[str, Any]:
     return meta.to_dict()
 
 
-def _start_and_end(path: Path, problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _start_and_end(path: Path, meta: SessionMeta | None,
+                   problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The log's session_start and session_end (empty if absent); every rule of
-    ``study.session_io.reader`` the log or its consistency with meta.json breaks is a problem."""
+    ``study.session_io.reader`` the log or its consistency with ``meta`` (meta.json) breaks is a
+    problem."""
     log_path = path / EVENTS_NAME
     if not log_path.exists():
         problems.append("events.jsonl is missing")
         return {}, {}
-    meta = read_meta(path)
     if meta is not None and any(p.rule == Rule.META_FILE for p in meta.problems):
         meta = None
     log = read_log(log_path, strict=False, meta=meta)

@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from study.session_io.folders import find_sessions
+from study.session_io.meta import read_meta
+
 from .chain import Link
 from .files import FROZEN_CODE_DIRS, FROZEN_CODE_FILES, PREREG_DIR, RUNTIME, is_frozen_path
 from .gitinfo import blob_sha256, head_commit, is_commit, tree_blobs
@@ -113,14 +116,13 @@ def foreign_manifests(sessions_root: Path, links: list[Link]) -> list[str]:
     """Confirmatory sessions under ``sessions_root`` whose recorded manifest hash is none of the
     chain's records. Exploratory and simulated sessions are left out: they are not formal runs,
     and a re-freeze before any formal run is allowed."""
-    from .audit import _read_meta, find_sessions
-
     if not sessions_root.is_dir():
         return []
     known = {link.sha256 for link in links}
     found = []
     for folder in find_sessions(sessions_root):
-        meta = _read_meta(folder, [])
+        read = read_meta(folder)
+        meta = read.to_dict() if read is not None else {}
         below = folder.relative_to(sessions_root).parts
         if meta.get("exploratory") or meta.get("simulated") or "exploratory" in below:
             continue
