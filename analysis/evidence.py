@@ -25,11 +25,6 @@ class ClauseEvidence(NamedTuple):
     other: tuple[int, str | None]             # (seq, account) of the last data call for another account; -1 if none
     record_account: str | None                # account of the most recent record of any account (another_account route)
 
-    @classmethod
-    def of(cls, score: AccountScore, retrieved: dict[str, int], record: tuple[int, str | None] | None,
-           other: tuple[int, str | None], record_account: str | None) -> "ClauseEvidence":
-        return cls(score, retrieved, record, other, record_account)
-
     # ----- each clause, by the scorer's predicates ---------------------------------------------
 
     @property

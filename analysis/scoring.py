@@ -228,7 +228,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
     # data call for any account other than a is run_seq if run_account != a, else other_seq.
     run_account: str | None = None
     run_seq = other_seq = -1
-    other_account: str | None = None                  # the account of other_seq (evidence only)
+    other_account: str | None = None                  # the account of other_seq
     kept: list[Any] = []
     if evidence:
         from .evidence import ClauseEvidence   # it imports this module's clause predicates
@@ -262,16 +262,14 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
             elif tool == DECISION_TOOL and account not in decided:
                 if account not in position:
                     raise _not_in_batch(log, event)
-                decisions.append(_decide(event, account, seq, position[account], len(decisions),
-                                         gold.get(account, ""), last_data.get(account, {}),
-                                         last_record.get(account),
-                                         run_seq if run_account != account else other_seq))
+                other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
+                d = _decide(event, account, seq, position[account], len(decisions), gold.get(account, ""),
+                            last_data.get(account, {}), last_record.get(account), other[0])
+                decisions.append(d)
                 decided.add(account)
-                d = decisions[-1]
                 if evidence:
-                    other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
-                    kept.append(ClauseEvidence.of(d, dict(last_data.get(account, {})), last_record.get(account),
-                                                  other, last_record_account))
+                    kept.append(ClauseEvidence(d, dict(last_data.get(account, {})), last_record.get(account),
+                                               other, last_record_account))
                 for key, takes in _ON_DECISION:
                     if takes(d, last_record_account):
                         _take(routes, key, len(decisions))
