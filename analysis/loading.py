@@ -135,6 +135,11 @@ def _is_exploratory(score: SessionScore, root: Path) -> bool:
     return score.exploratory or exploratory_by_location(Path(score.path), root)
 
 
+def _below(path: str, root: Path) -> str:
+    """A session folder's path below ``root`` (``.`` for ``root`` itself)."""
+    return Path(path).relative_to(root).as_posix() or "."
+
+
 def _invalid(issue: Issue, session_dir: Path) -> str:
     """The exclusion reason of a session whose records break a rule: file, line, rule, message."""
     if issue.rule == Rule.NO_LOG:
@@ -205,11 +210,11 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
     ends: dict[str, int] = {}
     for found in scored:
         if isinstance(found, tuple):
-            excluded.append((Path(found[0]).relative_to(root).as_posix() or ".", _invalid(found[1], Path(found[0]))))
+            excluded.append((_below(found[0], root), _invalid(found[1], Path(found[0]))))
             continue
         s = found.score
         ends[s.path] = found.turn_ends
-        rel = Path(s.path).relative_to(root).as_posix() or "."
+        rel = _below(s.path, root)
         warnings.extend(s.warnings)
         if s.voided:
             excluded.append((rel, f"voided: {s.void_reason}"))
