@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import examples
+from study.cli_vocabulary import UsageError, examples
 
 #: Environment variable naming another CLI executable (for tests of the failure paths).
 CLI_ENV = "STUDY_CLAUDE_CLI"
@@ -66,8 +66,7 @@ def claude(args: tuple[str, ...]) -> None:
     path = cli_path()
     problem = cli_problem(path)
     if problem:
-        click.echo(f"Error: {problem}", err=True)
-        sys.exit(2)
+        raise UsageError(problem)
     argv = [str(path), *args]
     sys.stdout.flush()
     sys.stderr.flush()
@@ -76,5 +75,4 @@ def claude(args: tuple[str, ...]) -> None:
     try:
         os.execv(argv[0], argv)
     except OSError as exc:
-        click.echo(f"Error: cannot run the Claude Code CLI {path}: {exc.strerror}; {_fix(path)}", err=True)
-        sys.exit(2)
+        raise UsageError(f"cannot run the Claude Code CLI {path}: {exc.strerror}; {_fix(path)}") from None

@@ -210,8 +210,7 @@ def anchor_line(report: Report) -> str:
                                    "run `study prereg verify`.")
     commit = report.history.freeze_commit
     if commit is None:
-        click.echo(f"Error: {FREEZE_RECORD} is not committed: commit the freeze, then print the anchor.", err=True)
-        sys.exit(2)
+        raise UsageError(f"{FREEZE_RECORD} is not committed: commit the freeze, then print the anchor.")
     return (f"sop-fidelity-study preregistration anchor: freeze_sha256={freeze.get('sha256')} "
             f"manifest_sha256={freeze.get('manifest_sha256')} freeze_commit={commit} "
             f"frozen_at={freeze.get('frozen_at')} amendments={len(report.amendments)} "
