@@ -148,7 +148,8 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
     handles = {}
     x = np.arange(1, len(windows) + 1)
     for ax, model in zip(axes[0], models):
-        rows = a.by_condition(a.rows_for(model))
+        frame = a.rows_for(model)
+        rows = a.by_condition(frame)
         # dodge: each condition a little to the side, so equal series do not hide one another
         offsets = np.linspace(-0.18, 0.18, len(rows)) if len(rows) > 1 else [0.0]
         for (condition, g), dx in zip(rows, offsets):
@@ -163,7 +164,7 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
         ax.set_xticks(x, [window_label(i, batch) for i in range(len(windows))])
         ax.set_xlim(0.5, len(windows) + 0.5)
         ax.set_xlabel("accounts, in batch order")
-        ax.set_title(f"{a.plan.label(model)}, seeds {seed_list(a.rows_for(model)['seed'].to_list())}")
+        ax.set_title(f"{a.plan.label(model)}, seeds {seed_list(frame['seed'].to_list())}")
         ax.set_ylim(-0.06 * top, 1.1 * top)
         ax.axhline(top, color="grey", linewidth=0.8, linestyle=":")
         ax.grid(axis="y", alpha=0.3)
