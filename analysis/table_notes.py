@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from .exclusions import seed_list
 from .render import Table
+from .verdicts import NOT_EVALUABLE
 
 if TYPE_CHECKING:
     from .tables import Analysis
@@ -58,7 +59,7 @@ def windows_note(a: "Analysis", windows: int) -> str | None:
 
 def not_evaluable_note(a: "Analysis") -> str | None:
     """Why rows say "not evaluable": the plan's models without sessions here."""
-    if not any(o.verdict == "not evaluable" for o in a.outcomes):
+    if not any(o.verdict == NOT_EVALUABLE for o in a.outcomes):
         return None
     here = set(a.corpus.sessions["model"].to_list())
     absent = [m.label for m in a.plan.models.values() if m.name not in here]
