@@ -29,6 +29,8 @@ ANALYSIS_DIR = "analysis"
 FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/runner", "study/session_io", "sopbench_tools")
 #: Single Python files outside those folders that are frozen too.
 FROZEN_CODE_FILES = ("study/escape_routes.py",)
+#: Where the frozen files lie, root-relative: what ``git ls-tree`` lists to find them at a commit.
+FROZEN_TOPS = (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)
 #: The top-level packages the frozen code belongs to (what ``import`` loads it from).
 CODE_PACKAGES = ("analysis", "study", "sopbench_tools")
 #: The frozen runtime (see ``runtime.py``): a frozen file like any other under preregistration/.

@@ -8,6 +8,8 @@ import hashlib
 import subprocess
 from pathlib import Path
 
+from .files import FROZEN_TOPS, is_frozen_path
+
 
 def _git(root: Path, *args: str) -> str | None:
     done = _git_bytes(root, *args)
@@ -97,6 +99,13 @@ def tree_blobs(root: Path, commit: str, tops: tuple[str, ...]) -> dict[str, str]
         if kind == "blob":
             blobs[path.decode("utf-8", errors="surrogateescape")] = blob
     return blobs
+
+
+def frozen_blobs(root: Path, commit: str) -> dict[str, str] | None:
+    """``path -> blob id`` of every frozen file (``files.is_frozen_path``) at ``commit``, or None
+    if git cannot list it."""
+    blobs = tree_blobs(root, commit, FROZEN_TOPS)
+    return None if blobs is None else {path: blob for path, blob in blobs.items() if is_frozen_path(path)}
 
 
 def blob_sha256(root: Path, blobs: list[str]) -> dict[str, str]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, MANIFEST, PREREG_DIR
+from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_TOPS, MANIFEST
 from .gitinfo import blob_sha256, committed_bytes, file_history, head_commit, is_commit, is_shallow, tree_blobs
 
 
@@ -135,7 +135,7 @@ def _freeze_commit_files(root: Path, freeze: dict[str, Any], manifest: dict[str,
         )
         return
     skip = set(freeze.get("dirty_paths") or []) if freeze.get("git_dirty") else set()
-    blobs = tree_blobs(root, commit, (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)) or {}
+    blobs = tree_blobs(root, commit, FROZEN_TOPS) or {}
     digests = blob_sha256(root, sorted({blobs[p] for p in manifest if p in blobs}))
     differ = [p for p, h in sorted(manifest.items()) if p not in skip and digests.get(blobs.get(p, "")) != h]
     if differ:

@@ -21,10 +21,9 @@ from pathlib import Path
 from study.paths import project_root
 
 from .files import (
-    CODE_PACKAGES, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, PREREG_DIR, files_under, frozen_paths, is_frozen_path,
-    sha256_file,
+    CODE_PACKAGES, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, PREREG_DIR, files_under, frozen_paths, sha256_file,
 )
-from .gitinfo import git_blob_id, head_commit, tracked_changes, tree_blobs
+from .gitinfo import frozen_blobs, git_blob_id, head_commit, tracked_changes
 
 UNKNOWN = "unknown"
 
@@ -111,11 +110,9 @@ def code_version(root: Path | None = None) -> str:
 
 
 def _frozen_files_match(root: Path, commit: str) -> bool:
-    tops = (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)
-    committed = tree_blobs(root, commit, tops)
+    committed = frozen_blobs(root, commit)
     if committed is None:
         return False
-    committed = {rel: blob for rel, blob in committed.items() if is_frozen_path(rel)}
     running = running_files(root)
     if set(committed) != set(running):
         return False

@@ -25,8 +25,8 @@ from study.session_io.folders import find_sessions
 from study.session_io.meta import read_meta
 
 from .chain import Link
-from .files import FROZEN_CODE_DIRS, FROZEN_CODE_FILES, PREREG_DIR, RUNTIME, is_frozen_path
-from .gitinfo import blob_sha256, head_commit, is_commit, tree_blobs
+from .files import RUNTIME
+from .gitinfo import blob_sha256, frozen_blobs, head_commit, is_commit
 from .runtime import REFUSING, runtime_for_hash
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -105,8 +105,7 @@ def _frozen_differences(root: Path, version: str, manifest: dict[str, str]) -> l
     commit = is_commit(root, version)
     if commit is None:
         return None
-    blobs = tree_blobs(root, commit, (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)) or {}
-    blobs = {path: blob for path, blob in blobs.items() if is_frozen_path(path)}
+    blobs = frozen_blobs(root, commit) or {}
     digests = blob_sha256(root, sorted(set(blobs.values())))
     at_commit = {path: digests.get(blob) for path, blob in blobs.items()}
     return sorted(p for p in set(at_commit) | set(manifest) if at_commit.get(p) != manifest.get(p))
