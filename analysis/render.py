@@ -184,18 +184,31 @@ def _header_lines(header: str, width: int) -> list[str]:
     return lines or [""]
 
 
+def _columns(table: Table) -> list[tuple[Column, list[Cell]]]:
+    """Each column of ``table`` with its cells, in order."""
+    return [(c, [cells[j] for _g, cells in table.rows]) for j, c in enumerate(table.columns)]
+
+
+def _widest(cells: list[Cell]) -> int:
+    """The length of a column's longest cell text (at least 4)."""
+    return max([len(c.text) for c in cells] + [4])
+
+
+def _head_lines(col: Column, cells: list[Cell]) -> list[str]:
+    """The LaTeX header of a column that does not wrap, in lines no wider than its widest cell."""
+    return _header_lines(col.short or col.header, _widest(cells))
+
+
 def _width(col: Column, cells: list[Cell]) -> int:
     """A column's natural width in characters: its widest cell, or its header's longest line."""
-    widest = max([len(c.text) for c in cells] + [4])
-    head = col.short or col.header
-    return widest if col.wrap else max(widest, max(len(x) for x in _header_lines(head, widest)))
+    widest = _widest(cells)
+    return widest if col.wrap else max(widest, max(len(x) for x in _head_lines(col, cells)))
 
 
 def _tex_header(col: Column, cells: list[Cell]) -> str:
-    head = col.short or col.header
     if col.wrap:
-        return tex_escape(head)
-    lines = _header_lines(head, max([len(c.text) for c in cells] + [4]))
+        return tex_escape(col.short or col.header)
+    lines = _head_lines(col, cells)
     if len(lines) == 1:
         return tex_escape(lines[0])
     return (rf"\begin{{tabular}}[b]{{@{{}}{col.align}@{{}}}}" + r"\\".join(tex_escape(x) for x in lines)
@@ -218,8 +231,7 @@ _TABCOLSEP_PT = 2.0
 def _font(table: Table) -> str:
     r"""``\footnotesize``, or ``\scriptsize`` when the columns' natural widths (prose columns at
     12 characters) would not fit the text width at ``\footnotesize``."""
-    chars = sum(min(_width(c, [cells[j] for _g, cells in table.rows]), 12) if c.wrap
-                else _width(c, [cells[j] for _g, cells in table.rows]) for j, c in enumerate(table.columns))
+    chars = sum(min(_width(c, cells), 12) if c.wrap else _width(c, cells) for c, cells in _columns(table))
     gaps = 2 * _TABCOLSEP_PT * (len(table.columns) - 1)
     return next((size for size, per_char in _SIZES if chars * per_char + gaps <= _TEXTWIDTH_PT), _SIZES[-1][0])
 
@@ -231,7 +243,7 @@ def to_latex(table: Table) -> str:
     wrapping = [c for c in table.columns if c.wrap] or table.columns[:1]   # tabularx needs one X column
     total = sum(c.weight for c in wrapping)
     spec = "".join(_prose(c.weight, total, len(wrapping)) if c in wrapping else c.align for c in table.columns)
-    heads = [_tex_header(c, [cells[j] for _g, cells in table.rows]) for j, c in enumerate(table.columns)]
+    heads = [_tex_header(c, cells) for c, cells in _columns(table)]
     lines = [r"\begin{table}[t]", r"\centering", _font(table), rf"\setlength{{\tabcolsep}}{{{_TABCOLSEP_PT}pt}}",
              rf"\setcounter{{table}}{{{table.number - 1}}}% keeps the paper's number: Table {table.number}",
              rf"\caption{{\textbf{{{tex_escape(table.title)}}}}}", rf"\label{{{table.label}}}",
