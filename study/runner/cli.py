@@ -37,7 +37,7 @@ from .matrix import MatrixInterrupted, run_matrix
 from .matrix_plan import not_started, write_plan
 from .models import ModelError
 from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
-from .session import SessionExists, SessionSpec, prepare, run_session
+from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
 from .status import format_not_started, format_table, scan
 from .summary import format_summary
@@ -177,7 +177,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
         prepared = prepare(spec)
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
         with Watch(MatrixDisplay([prepared.session_dir], _root(sessions), title="study run")):
-            folder = run_session(spec)
+            folder = run_prepared(prepared)
     except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
         raise UsageError(str(exc)) from None
     except _SETUP_ERRORS as exc:

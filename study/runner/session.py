@@ -31,7 +31,7 @@ from .preflight import validate_spec
 from .texts import reminder_text
 
 __all__ = ["Prepared", "SessionClaimed", "SessionExists", "SessionSpec", "UNCHECKED", "prepare", "run_claimed",
-           "run_session"]
+           "run_prepared", "run_session"]
 
 
 @dataclass
@@ -111,7 +111,11 @@ def run_session(spec: SessionSpec) -> Path:
     ``study run-all --rerun-voided`` moves voided attempts aside first). SIGINT and SIGTERM end
     the session as ``interrupted`` (``interrupt.py``).
     """
-    prepared = prepare(spec)
+    return run_prepared(prepare(spec))
+
+
+def run_prepared(prepared: Prepared) -> Path:
+    """``run_session`` for a spec already prepared (``study run`` prepares it to name the folder)."""
     with Interruption() as interruption, claim_session(prepared.session_dir):
         return run_claimed(prepared, interruption)
 
