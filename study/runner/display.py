@@ -246,11 +246,12 @@ class MatrixDisplay:
         stamp = utc_now().strftime("%H:%M:%S")
         lines = [line for d in self.dirs for line in self._events(d)]
         totals = self.totals().replace("\n", "; ")
-        changed = re.sub(r"; elapsed [^;]*", "", totals) != self._last_totals   # not just the clock
+        without_clock = re.sub(r"; elapsed [^;]*", "", totals)
+        changed = without_clock != self._last_totals   # not just the clock
         due = time.monotonic() - self._last_totals_at >= self.quiet_s
         if changed and (force or due):
             lines.append(f"matrix: {totals}")
-            self._last_totals, self._last_totals_at = re.sub(r"; elapsed [^;]*", "", totals), time.monotonic()
+            self._last_totals, self._last_totals_at = without_clock, time.monotonic()
         for line in lines:
             self.stream.write(f"[{stamp}] {line}\n")
         self.stream.flush()
