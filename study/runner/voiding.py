@@ -18,6 +18,7 @@ from pathlib import Path
 
 from claude_agent_sdk import ClaudeSDKError, ResultError
 
+from study.session_io.folders import ATTEMPT_PREFIX, is_attempt
 from study.session_io.vocabulary import Limit, SessionStatus
 
 from .claim import CLAIM_NAME
@@ -73,12 +74,12 @@ def archive_attempt(session_dir: Path) -> Path:
     rerun starts from scratch and the earlier attempt is kept. Returns the attempt folder."""
     session_dir = Path(session_dir)
     k = 1
-    while (session_dir / f"attempt-{k}").exists():
+    while (session_dir / f"{ATTEMPT_PREFIX}{k}").exists():
         k += 1
-    target = session_dir / f"attempt-{k}"
+    target = session_dir / f"{ATTEMPT_PREFIX}{k}"
     target.mkdir()
     for entry in sorted(session_dir.iterdir()):
-        if entry.name.startswith("attempt-") or entry.name == CLAIM_NAME:  # the rerun's claim stays
+        if is_attempt(entry.name) or entry.name == CLAIM_NAME:  # the rerun's claim stays
             continue
         os.replace(entry, target / entry.name)
     return target
