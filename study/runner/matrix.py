@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from sopbench_tools.orders import order_for_seed
 from study.paths import sessions_dir
 
-from study.session_io.folders import EVENTS_NAME, META_NAME
+from study.session_io.folders import holds_session
 from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason
 
@@ -79,8 +79,7 @@ def plan_matrix(specs: list[SessionSpec], *, rerun_voided: bool = False) -> list
         if session_dir in seen:
             continue
         seen.add(session_dir)
-        started = (session_dir / EVENTS_NAME).exists() or (session_dir / META_NAME).exists()
-        if not started:
+        if not holds_session(session_dir):
             planned.append(Planned(spec, session_dir, None, "run"))
             continue
         status = effective_status(read_meta(session_dir))
@@ -119,11 +118,11 @@ def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
         return str(prepared.session_dir), None
     session_dir = prepared.session_dir
     with Interruption() as interruption, claim_session(session_dir):
-        if rerun and ((session_dir / EVENTS_NAME).exists() or (session_dir / META_NAME).exists()):
+        if rerun and holds_session(session_dir):
             status = effective_status(read_meta(session_dir))
             if status == SessionStatus.RUNNING:
                 status = SessionStatus.UNFINISHED  # we hold the claim: its runner is gone
-            if rerun and is_rerunnable(status):
+            if is_rerunnable(status):
                 if status == SessionStatus.UNFINISHED:
                     _mark_unfinished(session_dir)
                 archive_attempt(session_dir)

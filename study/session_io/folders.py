@@ -37,6 +37,11 @@ def is_attempt(name: str) -> bool:
     return name.startswith(ATTEMPT_PREFIX)
 
 
+def holds_session(folder: Path) -> bool:
+    """``folder`` holds a session (started, perhaps unfinished): ``events.jsonl`` or ``meta.json``."""
+    return (Path(folder) / EVENTS_NAME).exists() or (Path(folder) / META_NAME).exists()
+
+
 def find_sessions(root: Path) -> list[Path]:
     """Every session folder under ``root`` (``root`` itself included), sorted; never an
     ``attempt-*`` folder or anything below one. Unreadable subfolders are skipped."""
