@@ -251,11 +251,15 @@ class SessionDriver:
         keep_one(self.dir, self.home, self.session_id)
         # The call may report its result in the same breath as the response that reached the cap
         # (or as a signal arrives), before the watchdog runs: the ending is the same either way.
+        return self._signal_or_cap() or CallEnd(error=consumer.exception())
+
+    def _signal_or_cap(self) -> CallEnd | None:
+        """The ending of the running call once a signal has arrived or the spending cap is reached."""
         if self.stop_requested.is_set():
             return CallEnd(interrupted=self.interruption.signal or "a signal")
         if self.cap_reached.is_set():
             return CallEnd(limit=Limit.SPENDING)
-        return CallEnd(error=consumer.exception())
+        return None
 
     async def _stop_cli(self) -> None:
         pid = self.transport.pid if self.transport is not None else None
@@ -273,10 +277,9 @@ class SessionDriver:
                 now = time.monotonic()
                 wall_left = limits.wall_time_s - (now - self.started_at)
                 idle_left = limits.no_decision_s - (now - bridge.last_decision_at)
-                if self.stop_requested.is_set():
-                    return CallEnd(interrupted=self.interruption.signal or "a signal")
-                if self.cap_reached.is_set():
-                    return CallEnd(limit=Limit.SPENDING)
+                ended = self._signal_or_cap()
+                if ended is not None:
+                    return ended
                 if wall_left <= 0:
                     return CallEnd(limit=Limit.WALL_TIME)
                 if idle_left <= 0:
