@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
-from study.escape_routes import ESCAPE_ROUTES, Measure
+from study.escape_routes import ESCAPE_ROUTES, Measure, route
 from study.runner.cost_text import cost_text
 from study.session_io.vocabulary import EventKind
 
@@ -155,7 +155,7 @@ def _routes(session: Session) -> list[dict[str, Any]]:
             if takes(ev.score, ev.record_account):
                 where[key].append({"seq": ev.score.decision_seq, "account": ev.score.account})
     for key, (kind, takes) in EVENT_ROUTES.items():
-        first = next(r for r in ESCAPE_ROUTES if r.key == key).measure is Measure.DECIDED_AT_FIRST
+        first = route(key).measure is Measure.DECIDED_AT_FIRST
         for e in session.events:
             if e.get("kind") == kind and takes(e):
                 where[key].append({"seq": e["seq"]})
