@@ -127,9 +127,7 @@ def _parse(path: Path, data: bytes) -> LogRead:
                 log.issues.append(Issue(Rule.ENCODING, path, number,
                                         f"line is not UTF-8 (byte {exc.start}): {raw[:80]!r}"))
                 continue
-            log.issues.append(Issue(Rule.JSON, path, number, f"malformed event line {raw[:120]!r}: every "
-                                    "line must be one JSON object with 'seq' and 'kind'"))
-            continue
+            obj = None                      # not JSON: malformed, like JSON that is not an object
         if type(obj) is not dict:
             log.issues.append(Issue(Rule.JSON, path, number, f"malformed event line {raw[:120]!r}: "
                                     "every line must be one JSON object with 'seq' and 'kind'"))
