@@ -28,8 +28,6 @@ from .render import FORMATS, render
 from .table_notes import NO_ROWS
 from .tables import Analysis, build_tables, load_analysis, table6, window_label
 
-_ERRORS = (LogError, CorpusError, PlanError, ConditionError)
-
 
 def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
               include_exploratory: bool) -> Analysis:
@@ -40,7 +38,7 @@ def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
                           include_exploratory=include_exploratory)
     except (NoSuchFolder, MixedSessions, PlanError) as exc:   # bad input: exit 2, nothing written
         raise UsageError(str(exc)) from None
-    except _ERRORS as exc:
+    except (LogError, CorpusError, ConditionError) as exc:
         raise click.ClickException(str(exc)) from None
     for warning in a.corpus.warnings:
         click.echo(f"warning: {warning}", err=True)
