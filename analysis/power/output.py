@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..figures import _save as save_figure  # noqa: E402
 from ..render import Cell, Column, Table, csv_number  # noqa: E402
 from ..tables import SIMULATED_TITLE  # noqa: E402
 from .run import PowerResult  # noqa: E402
@@ -104,10 +105,4 @@ def write_figure(r: PowerResult, out: Path) -> list[Path]:
         ax.legend(fontsize=5.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     head = "SIMULATED (made by the simulator; not results)\n" if r.effects.simulated else ""
     fig.suptitle(f"{head}study power: effect model {r.effects.source}; {r.draws:,} draws", fontsize=9)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "power_curves.png", out / "power_curves.pdf"]
-    fig.savefig(paths[0], dpi=200, bbox_inches="tight", metadata={"Software": None})
-    fig.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None, "Producer": None,
-                                                          "Creator": None})
-    plt.close(fig)
-    return paths
+    return save_figure(fig, out, "power_curves")
