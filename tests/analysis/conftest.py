@@ -34,6 +34,15 @@ HAIKU, SONNET = "haiku-4.5", "sonnet-4.6"
 MAIN_SEEDS = list(range(2, 10))
 
 
+def run(*args, env=None):
+    """``study <args>`` through click's test runner (each argument as a string)."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args], env=env)
+
+
 @pytest.fixture(scope="session")
 def corpus_dir(tmp_path_factory):
     """A generated corpus in the study's layout, with what each session was built with.

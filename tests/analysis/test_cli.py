@@ -5,19 +5,11 @@ from __future__ import annotations
 import json
 import shutil
 
-from click.testing import CliRunner
-
 from analysis.corpus import write_session
 from analysis.plan import load_plan
 from analysis.render import Cell, Column, Table, render
-from study.cli import main
 
-from .conftest import HAIKU
-
-
-def run(*args, env=None):
-    result = CliRunner().invoke(main, [str(a) for a in args], env=env)
-    return result
+from .conftest import HAIKU, run
 
 
 def test_tables_twice_give_identical_bytes(corpus_dir, tmp_path):

@@ -7,16 +7,9 @@ from __future__ import annotations
 import csv
 import io
 
-from click.testing import CliRunner
-
 from analysis.corpus import write_session
-from study.cli import main
 
-from .conftest import HAIKU
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from .conftest import HAIKU, run
 
 
 def csv_rows(text: str) -> list[dict[str, str]]:
