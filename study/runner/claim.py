@@ -27,11 +27,10 @@ import errno
 import fcntl
 import json
 import os
-import socket
 from pathlib import Path
 from typing import Any
 
-from study.session_io.meta import runner_alive, runner_identity
+from study.session_io.meta import runner_gone, runner_identity
 from study.session_io.writer import utc_now
 
 
@@ -45,12 +44,6 @@ class SessionExists(RuntimeError):
 
 class SessionClaimed(SessionExists):
     """Another runner holds the session folder's claim."""
-
-
-def holder_alive(holder: dict[str, Any]) -> bool:
-    """Whether a recorded claimant may still run: always for another host (it cannot be checked
-    from here); on this host, its pid must be alive with the recorded start time."""
-    return holder.get("host") != socket.gethostname() or runner_alive(holder)
 
 
 def _read(fd: int) -> dict[str, Any]:
@@ -135,7 +128,7 @@ def claim_session(session_dir: Path, *, attempts: int = 20) -> Claim:
         if not created and not locks:
             holder = _read(fd)
             os.close(fd)
-            if holder_alive(holder):
+            if not runner_gone(holder):   # on another host it cannot be checked: it may still run
                 raise SessionClaimed(f"{session_dir} is claimed by {_describe(holder)} (this filesystem has no "
                                      f"locks); if that runner is gone, remove {path} and run again")
             with contextlib.suppress(FileNotFoundError):

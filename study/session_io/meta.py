@@ -215,6 +215,12 @@ def runner_alive(runner: Mapping[str, Any]) -> bool:
     return recorded is None or _start_time(pid) in (None, recorded)
 
 
+def runner_gone(runner: Mapping[str, Any]) -> bool:
+    """The recorded runner is known to be gone: it ran on this host and its pid is not alive
+    (``runner_alive``). A runner on another host cannot be checked from here: never gone."""
+    return runner.get("host") == socket.gethostname() and not runner_alive(runner)
+
+
 def effective_status(meta: SessionMeta | Mapping[str, Any] | None) -> SessionStatus:
     """The status to show: meta's, except that a ``running`` session whose runner is gone (same
     host, pid not alive) is ``unfinished``. Without meta.json (or without a readable status) the
@@ -224,10 +230,8 @@ def effective_status(meta: SessionMeta | Mapping[str, Any] | None) -> SessionSta
     if not isinstance(meta, SessionMeta):
         meta = SessionMeta.from_dict(meta)
     status = meta.status or SessionStatus.UNFINISHED
-    if status == SessionStatus.RUNNING:
-        runner = meta.runner or {}
-        if runner.get("host") == socket.gethostname() and not runner_alive(runner):
-            return SessionStatus.UNFINISHED
+    if status == SessionStatus.RUNNING and runner_gone(meta.runner or {}):
+        return SessionStatus.UNFINISHED
     return status
 
 
