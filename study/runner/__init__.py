@@ -4,7 +4,7 @@
 ``study run``, ``study run-all`` and ``study status``.
 
 Module map:
-    conditions  the nine conditions of conditions.yaml and the shared CLI settings
+    conditions  the conditions of conditions.yaml (preregistered, exploratory) and the shared CLI settings
     texts       first message, Sys copy, reminder and the continuation message
     limits      limits.yaml, with overrides for tests
     spending    the spending cap: list price of the streamed usage (the model never sees it)
@@ -20,9 +20,17 @@ Module map:
     launcher    the CLI's launcher (own process group, dies with the runner) and its stop
     sdk         the one module that uses claude-agent-sdk's private API
     voiding     which errors void a session; keeping voided attempts
-    meta        meta.json and the session folder layout
+    preflight   every input checked before anything is created (seeds, model, key, URL, limits, folder)
+    transcript  one copy of Claude Code's transcript per session
     status      every session's status under a folder (``study status``)
     matrix      the model x condition x seed matrix in worker processes (``study run-all``)
-    progress    the live progress display of the matrix
+    matrix_plan the matrix run-all was asked for, recorded for ``study status``
+    shard       ``run-all --shard K/N``: a deterministic split of the matrix
+    progress    what a session has done so far, read from its growing events.jsonl
+    display     the live display of run and run-all
+    summary     the end-of-run summary of run-all
+    cost_text   how a cost is printed (a simulated one says so)
     cli         the click commands
+
+meta.json, events.jsonl and the session folder layout are ``study.session_io``'s.
 """
