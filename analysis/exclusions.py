@@ -51,9 +51,9 @@ def not_tabulated(a: "Analysis") -> list[tuple[str, str]]:
              for side in (c.a, c.b) for condition in side.conditions for seed in c.seeds}
     out = []
     for r in a.corpus.sessions.iter_rows(named=True):
-        seeds = a.plan.seeds_for(r["model"], r["condition"])
-        if seeds is None or r["seed"] in seeds:
+        if a.plan.tabulates(r["model"], r["condition"], r["seed"]):
             continue
+        seeds = a.plan.seeds_for(r["model"], r["condition"])
         rel = a.relative(r["path"])
         reason = (f"not in Tables 1, 2 and 8: seed {r['seed']} is not among the seeds analysed for "
                   f"{a.plan.label(r['model'])} {r['condition']} ({seed_list(seeds)})")

@@ -86,6 +86,12 @@ class Plan:
             return self.ablation_seeds
         return spec.seeds
 
+    def tabulates(self, model_name: str, condition: str, seed: int) -> bool:
+        """Whether a session of the model's condition on ``seed`` is in the per-model tables
+        (Tables 1, 2 and 8): its seed is among :meth:`seeds_for`, or the model is unplanned."""
+        seeds = self.seeds_for(model_name, condition)
+        return seeds is None or seed in seeds
+
     def label(self, model_name: str) -> str:
         spec = self.model_by_name(model_name)
         return spec.label if spec else model_name

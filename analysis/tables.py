@@ -142,8 +142,7 @@ class Analysis:
     def rows_for(self, model: str, conditions: list[str] | None = None) -> pl.DataFrame:
         """The model's sessions on the seeds the plan tabulates each condition over."""
         s = self.corpus.sessions.filter(pl.col("model") == model)
-        keep = [r for r in s.iter_rows(named=True)
-                if (seeds := self.plan.seeds_for(model, r["condition"])) is None or r["seed"] in seeds]
+        keep = [r for r in s.iter_rows(named=True) if self.plan.tabulates(model, r["condition"], r["seed"])]
         frame = pl.DataFrame(keep, schema=s.schema, orient="row") if keep else s.clear()
         if conditions is not None:
             frame = frame.filter(pl.col("condition").is_in(conditions))
