@@ -201,6 +201,7 @@ def table1(a: Analysis) -> Table:
     t = Table(1, a.title("Main results (mean over seeds, FC with s.d.)"), "Model", cols)
     ablation = set(a.plan.ablation_conditions)
     frames = {}
+    no_cost = False
     for model in a.models():
         frame = a.rows_for(model).filter(~pl.col("condition").is_in(list(ablation)))
         if frame.is_empty():
@@ -213,13 +214,13 @@ def table1(a: Analysis) -> Table:
                            (csv_number(fc), csv_number(sd)), round(fc, 1))
             costs = g["cost_usd"]
             cost = _mean(costs) if all(c is not None for c in costs) else None
+            no_cost = no_cost or cost is None
             t.rows.append((label, [Cell(condition), fc_cell]
                            + [_ranked(num(_mean(g[w]))) for w in windows]
                            + [_pct(_mean(g["compliance"])), num(_mean(g["decided"])),
                               _ranked(num(_mean(g["correct"]))), num(_mean(g["correct_sopbench"])),
                               num(cost, 2), Cell(str(len(g["seed"])), (len(g["seed"]),))]))
     t.notes = empty(t, a, "no session of a main condition on its model's analysed seeds")
-    no_cost = any(cells[-2].text == "-" for _g, cells in t.rows)
     t.notes += present(a.seeds_note(frames), windows_note(a, len(windows)), GRADER_NOTE,
                        NO_COST_NOTE if no_cost else None) + a.notes()
     return t
