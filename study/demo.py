@@ -68,9 +68,11 @@ def demo_analysis(root: Path, session_dirs: list[Path]):
     if not parts:
         return None
     scores = [s for _, c in parts for s in c.scores]
+    # Turn ends come from the logs' events, which only load_corpus reads: carry each part's over.
+    ends = {path: n for _, c in parts for path, n in zip(c.sessions["path"], c.sessions["turn_ends"])}
     excluded = sorted((_relative(d, root), reason) for d, c in parts for _, reason in c.excluded)
     corpus = dataclasses.replace(
-        parts[0][1], root=root, scores=scores, sessions=sessions_frame(scores), accounts=accounts_frame(scores),
+        parts[0][1], root=root, scores=scores, sessions=sessions_frame(scores, ends), accounts=accounts_frame(scores),
         excluded=excluded, warnings=sorted(w for _, c in parts for w in c.warnings), simulated=True,
         exploratory=True)
     return Analysis.build(corpus, load_plan(None), prereg_dir())
