@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from sopbench_tools.orders import describe_seeds, frozen_order, frozen_seeds, order_file_name
 
-from .conditions import load_conditions
+from .conditions import CliSettings, Condition, load_conditions
 from .limits import Limits, load_limits
 from .models import ResolvedModel, resolve_model
 
@@ -49,6 +49,8 @@ class Checked:
     limits: Limits
     exploratory: bool
     out_root: Path
+    condition: Condition
+    cli_settings: CliSettings   # conditions.yaml's, read with the condition
 
 
 # ----- seeds -------------------------------------------------------------------------------------
@@ -195,7 +197,8 @@ def validate_spec(spec) -> Checked:
     from study.paths import sessions_dir
     from sopbench_tools.dataset import load_task
 
-    condition = load_conditions().get(spec.condition)
+    conditions = load_conditions()
+    condition = conditions.get(spec.condition)
     exploratory = spec.exploratory or condition.exploratory
     check_seed(spec.seed, exploratory=exploratory)
     n_accounts = len(load_task().account_ids)
@@ -216,7 +219,7 @@ def validate_spec(spec) -> Checked:
     limits = load_limits(model.name, spec.limit_overrides)
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
     check_out_root(out_root, "--sessions" if spec.out_root is not None else "the default sessions folder")
-    return Checked(model, limits, exploratory, out_root)
+    return Checked(model, limits, exploratory, out_root, condition, conditions.cli_settings)
 
 
 def validate_specs(specs: list) -> list[Checked]:

@@ -22,7 +22,7 @@ from study.session_io.folders import EVENTS_NAME, session_dir_for
 from study.session_io.meta import read_meta
 
 from .claim import SessionClaimed, SessionExists, claim_session
-from .conditions import Condition, load_conditions
+from .conditions import Condition
 from .driver import UNCHECKED, SessionDriver
 from .interrupt import Interruption
 from .limits import Limits
@@ -88,9 +88,7 @@ def prepare(spec: SessionSpec) -> Prepared:
     ValueError with a message saying what to do.
     """
     checked = validate_spec(spec)  # every bad input refused before anything is created (preflight.py)
-    model, limits = checked.model, checked.limits
-    conditions = load_conditions()
-    condition = conditions.get(spec.condition)
+    model, limits, condition = checked.model, checked.limits, checked.condition
     workflow = None
     if condition.workflow is not None:
         from study.fsm import Workflow
@@ -99,8 +97,8 @@ def prepare(spec: SessionSpec) -> Prepared:
     reminder = reminder_text() if condition.reminder else None
     session_dir = session_dir_for(checked.out_root, model.folder_name, condition.name, spec.seed,
                                   exploratory=checked.exploratory, accounts=spec.accounts)
-    return Prepared(spec, condition, model, limits, conditions.cli_settings.token_reminder,
-                    conditions.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder)
+    return Prepared(spec, condition, model, limits, checked.cli_settings.token_reminder,
+                    checked.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder)
 
 
 def run_session(spec: SessionSpec) -> Path:
