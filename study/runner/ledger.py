@@ -44,6 +44,7 @@ class CostLedger:
         return self.cost_usd + (self.meter.usd or 0.0)
 
     def new_call(self) -> None:
+        """The running call's price starts again at 0."""
         self.meter = CallMeter(self.prices)
 
     def on_stream_event(self, event: dict[str, Any]) -> bool:
@@ -60,7 +61,7 @@ class CostLedger:
         """A call reported the session's cumulative cost. Returns the call's own cost and its
         streamed price; the call is then accounted for (``running_usd`` starts again at 0)."""
         priced = self.meter.usd
-        self.meter = CallMeter(self.prices)
+        self.new_call()
         if total_cost_usd is None:
             return 0.0, priced
         call_cost = max(total_cost_usd - self._last_total, 0.0)
@@ -72,4 +73,4 @@ class CostLedger:
         """The running call was ended before it reported a cost: its streamed price stands in."""
         self.complete = False
         self.estimated_usd += self.meter.usd or 0.0
-        self.meter = CallMeter(self.prices)
+        self.new_call()
