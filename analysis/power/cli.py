@@ -14,7 +14,8 @@ from ..loading import CorpusError
 from ..plan import PlanError, load_plan
 from ..render import FORMATS, render
 from .effects import EffectsError, from_sessions, load_effects
-from .output import test_table, verdict_table, write_figure
+from .figure import write_figures
+from .output import test_table, verdict_table
 from .run import ALPHA, run_power
 
 MAX_SEEDS = 50
@@ -51,6 +52,10 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
                              include_exploratory=include_exploratory)
     except CorpusError as exc:
         raise UsageError(str(exc)) from None
+    if corpus.simulated and not allow_simulated:
+        raise UsageError(f"{sessions}: the sessions are simulated (made by the built-in simulator), so their "
+                         "power says nothing about a real model; pass --allow-simulated to resample them "
+                         "anyway (every output is then titled SIMULATED)")
     if corpus.sessions.is_empty():
         raise NothingToShow(f"no analysable session under {sessions}; pass --include-exploratory to "
                             "add exploratory or development-seed sessions")
@@ -79,12 +84,14 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
 @click.option("--plan", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Prediction plan (default: preregistration/predictions.yaml).")
 @click.option("--allow-simulated", is_flag=True,
-              help="With --sessions: allow simulated sessions beside real ones (titled SIMULATED).")
+              help="With --sessions: resample simulated sessions (a pilot on the simulator, alone or "
+                   "beside real ones); every output is then titled SIMULATED. Refused without it.")
 @click.option("--include-exploratory", is_flag=True,
               help="With --sessions: add exploratory and development-seed sessions.")
 @click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
               help="Table format (repeatable; default md).")
-@out_option(help="Write power_verdicts.*, power_tests.* and power_curves.png/.pdf into DIR "
+@out_option(help="Write power_verdicts.*, power_tests.* and the figures power_curves_verdicts.png/.pdf "
+                 "and power_curves_tests.png/.pdf into DIR "
                  "instead of printing the tables.")
 def power(effects, from_dir, seeds_text, draws, rng_seed, alpha, plan, allow_simulated,
           include_exploratory, formats, out) -> None:
@@ -102,7 +109,7 @@ def power(effects, from_dir, seeds_text, draws, rng_seed, alpha, plan, allow_sim
     formats = formats or ("md",)
     if out is None:
         click.echo("\n".join(render(t, fmt) for t in tables for fmt in formats), nl=False)
-        click.echo("(pass --out DIR for the figure of power curves)", err=True)
+        click.echo("(pass --out DIR for the figures of power curves)", err=True)
         return
     out.mkdir(parents=True, exist_ok=True)
     for t in tables:
@@ -110,5 +117,5 @@ def power(effects, from_dir, seeds_text, draws, rng_seed, alpha, plan, allow_sim
             path = out / f"{t.name}.{fmt}"
             path.write_text(render(t, fmt), encoding="utf-8")
             click.echo(f"wrote {path}")
-    for path in write_figure(result, out):
+    for path in write_figures(result, out):
         click.echo(f"wrote {path}")

@@ -1,24 +1,18 @@
-"""``study power``'s tables (through ``analysis.render``, like every other table) and figure."""
+"""``study power``'s tables, through ``analysis.render`` like every other table (the figures:
+``analysis.power.figure``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ..figures import _save as save_figure  # noqa: E402
-from ..render import Cell, Column, Table, csv_number  # noqa: E402
-from ..tables import SIMULATED_TITLE  # noqa: E402
-from .run import PowerResult  # noqa: E402
+from ..render import Cell, Column, Table, csv_number
+from ..statistics import sign_test
+from ..tables import SIMULATED_TITLE
+from .run import PowerResult
 
 #: Table numbers after the paper's ten, so no power table is mistaken for one of the paper's.
 VERDICT_TABLE, TEST_TABLE = 11, 12
-COLOURS = ("#0072B2", "#E69F00", "#56B4E9", "#CC79A7", "#009E73", "#D55E00", "#000000",
-           "#F0E442", "#999999")
 
 
 @dataclass
@@ -61,7 +55,10 @@ def verdict_table(r: PowerResult) -> PowerTable:
     t.notes = ["Columns: seeds per model (every model, the ablation and the cross-model "
                "comparisons get that many seeds); verdicts from the code of Table 6.",
                "Not evaluable: a condition the entry reads is not in the effect model, or (a regime "
-               "rule) the regime is undetermined in that draw.", _mc_note(r)]
+               "rule) the regime is undetermined in that draw.",
+               "Seed counts the plan writes as counts stay counts (P1's \">= 6/8 seeds\" needs 6 seeds "
+               "whatever the number of seeds), so such an entry fails in every draw below that count.",
+               _mc_note(r)]
     t.notes += [f"{pid}: {text}" for pid, text in texts.items()]
     return t
 
@@ -72,37 +69,39 @@ def test_table(r: PowerResult) -> PowerTable:
     for row in r.tests:
         t.rows.append((row.group, [Cell(row.comparison), Cell(row.test)] + [_prob(x) for x in row.power]))
     t.notes = ["Power: the share of draws whose exact two-sided p <= alpha with the difference in the "
-               "predicted direction (a > b); p values as in Table 7.", _mc_note(r)]
+               "predicted direction (a > b); p values as in Table 7."] + exact_test_notes(r.seeds, r.alpha) \
+        + [_mc_note(r)]
     if not r.tests:
         t.notes.insert(0, "No rows: the effect model gives both sides of no comparison of the plan.")
     return t
 
 
-def write_figure(r: PowerResult, out: Path) -> list[Path]:
-    """power_curves.png/.pdf: P(holds) / P(triggered) / P(exceeds) per entry, and test power."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), sharey=True)
-    first = {"prediction": "holds", "falsification": "triggered", "catch_up": "exceeds"}
-    wanted = set(first.values())
-    shown = [row for row in r.verdicts if row.verdict in wanted]
-    for i, row in enumerate(shown):
-        label = f"{row.id}{f' [{row.model}]' if row.model else ''}: P({row.verdict})"
-        left.plot(r.seeds, row.probability, marker="o", ms=3, lw=1.2,
-                  color=COLOURS[i % len(COLOURS)], ls=("-", "--", ":")[i // len(COLOURS) % 3], label=label)
-    left.set_title("Verdicts of the predictions")
-    left.set_xlabel("seeds per model")
-    left.set_ylabel("probability")
-    for i, row in enumerate(r.tests):
-        right.plot(r.seeds, row.power, marker="o" if row.test == "Sign" else "s", ms=3, lw=1.2,
-                   color=COLOURS[(i // 2) % len(COLOURS)], ls="-" if row.test == "Sign" else "--",
-                   label=f"{row.group}: {row.comparison} ({row.test})")
-    right.axhline(0.8, color="#999999", lw=0.8, ls=":")
-    right.set_title(f"Power of the paired tests (alpha = {r.alpha:g})")
-    right.set_xlabel("seeds per model")
-    for ax in (left, right):
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_xticks(list(r.seeds))
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=5.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
-    head = "SIMULATED (made by the simulator; not results)\n" if r.effects.simulated else ""
-    fig.suptitle(f"{head}study power: effect model {r.effects.source}; {r.draws:,} draws", fontsize=9)
-    return save_figure(fig, out, "power_curves")
+def _p(x: float) -> str:
+    return f"{x:.5f}".rstrip("0")
+
+
+def sign_critical(n: int, alpha: float) -> int | None:
+    """The fewest positive differences among ``n`` nonzero ones with which the exact two-sided
+    sign test rejects at ``alpha`` (None: not even all ``n``)."""
+    return next((k for k in range(n // 2 + 1, n + 1) if sign_test([1] * k + [-1] * (n - k)) <= alpha), None)
+
+
+def exact_test_notes(seeds: tuple[int, ...], alpha: float) -> list[str]:
+    """Why power is 0 at few seeds, and why the sign test's power saw-tooths: both tests are
+    exact, so their p values take few values. n counts the nonzero differences (zeros are dropped)."""
+    smallest = next((n for n in range(1, 64) if 2 * 0.5 ** n <= alpha), None)
+    low = [n for n in seeds if smallest is None or n < smallest]
+    floor = (f"The smallest two-sided p either test can reach with n seeds (every difference positive) is "
+             f"2 x 0.5^n: " + ", ".join(f"{_p(2 * 0.5 ** n)} ({n} seeds)" for n in
+                                       sorted(set(low[-3:] + ([smallest] if smallest else []))))
+             + (f". So below {smallest} seeds neither test can reject at alpha = {alpha:g}, and their "
+                "power is 0.000; ties that zero a difference lower n further." if low else "."))
+    ks = [(n, sign_critical(n, alpha)) for n in seeds]
+    needs = ", ".join(f"{k} of {n}" for n, k in ks if k is not None)
+    if not needs:
+        return [floor]
+    return [floor, f"The sign test rejects only with at least k of n differences positive: {needs}. "
+                   "Where one more seed raises k too, a rejection needs one more positive seed and "
+                   "power falls; where k stays, the extra seed only adds chances and power rises: hence "
+                   "the saw-tooth. The Wilcoxon test "
+                   "also weighs the sizes of the differences, so its p values are finer and its curve smoother."]

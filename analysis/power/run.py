@@ -28,6 +28,7 @@ class VerdictRow:
     text: str
     verdict: str
     probability: tuple[float, ...]   # one per seed count
+    owner: str | None = None   # model label of the entry (or of this row), None for cross-model
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,9 @@ def run_power(effects: EffectModel, plan: Plan, seeds: list[int], *, draws: int 
                 probs = tuple(float(c[i]) / draws for c in counts)
                 if verdict == vr.NOT_EVALUABLE and not any(probs):
                     continue
-                out.verdicts.append(VerdictRow(p["id"], plan.models[key].label if "models" in p else None,
-                                               p["text"], verdict, probs))
+                label = plan.models[key].label if key else None
+                out.verdicts.append(VerdictRow(p["id"], label if "models" in p else None,
+                                               p["text"], verdict, probs, owner=label))
     jobs = [(plan.label(m), spec, m) for m in plan.model_order(list(effects.models))
             for spec in plan.comparisons if tests and spec.in_table and not spec.cross_model]
     jobs += [("Cross-model", spec, None) for spec in plan.comparisons

@@ -46,3 +46,23 @@ def test_observed_verdicts_are_the_most_likely_at_the_corpus_seed_count(corpus):
         checked.append(o.verdict)
     # P1, P2, P3, P4, F and Qwen's E1, E2, E3, EF: holds, fails and not triggered among them
     assert len(checked) == 9 and {"holds", "fails", "not triggered"} <= set(checked)
+
+
+def test_a_simulated_pilot_is_refused_without_allow_simulated(corpus, tmp_path):
+    out = tmp_path / "power"
+    result = run_cli("--sessions", str(corpus), "--seeds", "8", "--draws", "200", "--out", str(out))
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: {corpus}: the sessions are simulated")
+    assert "--allow-simulated" in result.output and not out.exists()
+
+
+def test_a_simulated_pilot_with_allow_simulated_titles_every_output_simulated(corpus, tmp_path):
+    out = tmp_path / "power"
+    result = run_cli("--sessions", str(corpus), "--allow-simulated", "--seeds", "6", "--draws", "200",
+                     "--format", "md", "--format", "tex", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    for name in ("power_verdicts.md", "power_tests.md"):
+        assert (out / name).read_text().startswith("**Table 1")
+        assert "SIMULATED" in (out / name).read_text().splitlines()[0]
+    assert "SIMULATED" in (out / "power_tests.tex").read_text()
+    assert {p.name for p in out.glob("*.png")} == {"power_curves_verdicts.png", "power_curves_tests.png"}

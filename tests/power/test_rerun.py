@@ -13,7 +13,8 @@ def test_same_arguments_give_byte_identical_outputs(tmp_path):
                          "--format", "md", "--format", "csv", "--format", "tex", "--out", str(out))
         assert result.exit_code == 0, result.output
         outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
-    assert sorted(outs[0]) == ["power_curves.pdf", "power_curves.png", "power_tests.csv", "power_tests.md",
+    assert sorted(outs[0]) == ["power_curves_tests.pdf", "power_curves_tests.png", "power_curves_verdicts.pdf",
+                               "power_curves_verdicts.png", "power_tests.csv", "power_tests.md",
                                "power_tests.tex", "power_verdicts.csv", "power_verdicts.md",
                                "power_verdicts.tex"]
     assert outs[0] == outs[1]
