@@ -16,7 +16,6 @@ from pathlib import Path
 import click
 
 from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
-from study.paths import figures_dir
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import LogError
 from study.runner.conditions import ConditionError
@@ -159,17 +158,18 @@ def _emit(a: Analysis, tables_, formats, out: Path | None) -> None:
 @click.command(epilog=examples("study figures", "study figures --out figures/ --model haiku-4.5 --seed 3",
                                "study figures --sessions demo/ --include-exploratory --allow-simulated"))
 @corpus_options
-@out_option(help="Folder for the PNG and PDF files [default: figures/ of the project].")
+@out_option(help="Folder for the PNG and PDF files [default: figures/ of the project; for simulated "
+                 "sessions, figures/ inside their --sessions folder].")
 @click.option("--model", help="Model of Figure 1 (default: the first model of the plan present).")
 @click.option("--seed", type=int, help="Seed of Figure 1 (default: the seed whose FSM - "
               "Remind-loop difference is closest to the mean, as in the paper).")
 def figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed) -> None:
     """Regenerate Figure 1, FC per window and the escape-route heatmap (PNG and PDF)."""
-    from .figures import NoFigure, write_figures
+    from .figures import NoFigure, default_out, write_figures
 
     a = _analysis(sessions, plan, allow_simulated, include_exploratory)
     try:
-        for path in write_figures(a, out or figures_dir(), model=model, seed=seed):
+        for path in write_figures(a, out or default_out(a), model=model, seed=seed):
             click.echo(f"wrote {path}")
     except NoFigure as exc:
         raise NothingToShow(str(exc)) from None

@@ -29,6 +29,7 @@ from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 from study.escape_routes import TURN_ENDS_HEADER, counted_routes  # noqa: E402
+from study.paths import figures_dir  # noqa: E402
 
 from .exclusions import seed_list  # noqa: E402
 from .scoring import WINDOW  # noqa: E402
@@ -213,6 +214,14 @@ def routes_heatmap(a: Analysis, out: Path) -> list[Path]:
         fig.colorbar(image, ax=ax, label="mean per session", fraction=0.04, pad=0.02)
     fig.suptitle(_title(a, "Escape routes: sessions with the route / sessions (mean per session)"))
     return _save(fig, out, "routes_heatmap")
+
+
+def default_out(a: Analysis) -> Path:
+    """Where figures go unless told: the project's ``figures/`` for real sessions; for simulated
+    ones (the demo's, a generated corpus) ``figures/`` inside their sessions folder (the demo's:
+    ``demo/figures/``, where ``study demo`` writes its own), so SIMULATED figures never land in
+    the project's tracked ``figures/``."""
+    return Path(a.corpus.root) / "figures" if a.corpus.simulated else figures_dir()
 
 
 def write_figures(a: Analysis, out: Path, *, model: str | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from analysis.corpus import write_session
 from analysis.plan import load_plan
@@ -126,3 +127,21 @@ def test_latex_marks_best_bold_and_second_underlined_per_model():
     md = render(t, "md")
     assert "| A | y | **3.0** |" in md and "| A | z | <u>2.0</u> |" in md
     assert "- Best value per model in bold, second best underlined." in md
+
+
+def test_figures_of_simulated_sessions_default_to_their_folder_not_the_projects_figures(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / "figures").mkdir(parents=True)
+    (project / "preregistration").symlink_to(Path(__file__).resolve().parents[2] / "preregistration")
+    monkeypatch.setenv("STUDY_ROOT", str(project))
+    root = tmp_path / "demo"
+    for condition in ("FSM", "Remind-loop"):
+        write_session(root / HAIKU / condition / "seed-2", model=HAIKU, condition=condition, seed=2,
+                      episodes=["fc"] * 10, accounts=10)
+    from analysis.figures import default_out
+    from analysis.tables import load_analysis
+    assert default_out(load_analysis(root)) == root / "figures"
+    result = run("figures", "--sessions", root)
+    assert result.exit_code == 0, result.output
+    assert list((project / "figures").iterdir()) == []
+    assert len(list((root / "figures").glob("*.png"))) == 3

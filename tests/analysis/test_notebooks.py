@@ -85,3 +85,19 @@ def test_notebook_includes_the_demos_real_simulator_sessions_when_asked(demo_ses
         assert f"**Table {n}: SIMULATED" in text
     assert "sim:drifting" in text and "| FSM |" in text
     assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == FIGURES
+
+
+def test_by_default_the_demos_simulated_figures_go_beside_its_sessions_not_into_figures(demo_sessions, tmp_path,
+                                                                                       monkeypatch):
+    """The README's papermill command (SESSIONS=demo, no FIGURES_OUT): nothing lands in the
+    project's tracked figures/; the figures go to demo/figures/, where `study demo` puts its own."""
+    project = tmp_path / "project"
+    (project / "figures").mkdir(parents=True)
+    (project / "preregistration").symlink_to(Path(__file__).resolve().parents[2] / "preregistration")
+    for variable in ("STUDY_FIGURES_OUT", "STUDY_SESSIONS", "STUDY_INCLUDE_EXPLORATORY", "STUDY_ALLOW_SIMULATED"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("STUDY_ROOT", str(project))
+    text = run_notebook(NOTEBOOK, SESSIONS=str(demo_sessions), INCLUDE_EXPLORATORY=True)
+    assert list((project / "figures").iterdir()) == []
+    assert sorted(p.name for p in (demo_sessions / "figures").iterdir()) == FIGURES
+    assert f"figures written to {demo_sessions.resolve() / 'figures'}" in text
