@@ -87,7 +87,7 @@ def csv_number(x: float | int | None) -> str:
     return f"{float(x):.12g}"
 
 
-def _marks(table: Table) -> dict[tuple[int, int], str]:
+def emphasis_marks(table: Table) -> dict[tuple[int, int], str]:
     """(row, column) -> "best" or "second", per group, for emphasis columns."""
     marks: dict[tuple[int, int], str] = {}
     groups: dict[str, list[int]] = {}
@@ -118,7 +118,7 @@ def table_notes(table: Table) -> list[str]:
 
 
 def to_markdown(table: Table) -> str:
-    marks = _marks(table)
+    marks = emphasis_marks(table)
     style = {"best": "**{}**", "second": "<u>{}</u>"}
     head = [table.group] + [c.header for c in table.columns]
     lines = [f"**Table {table.number}: {table.title}**", "",
@@ -237,7 +237,7 @@ def _font(table: Table) -> str:
 
 
 def to_latex(table: Table) -> str:
-    marks = _marks(table)
+    marks = emphasis_marks(table)
     style = {"best": r"\textbf{%s}", "second": r"\underline{%s}"}
     n = len(table.columns)
     wrapping = [c for c in table.columns if c.wrap] or table.columns[:1]   # tabularx needs one X column

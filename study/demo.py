@@ -115,12 +115,14 @@ def shown(path: Path) -> str:
 def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, seeds: str, accounts: int,
          jobs: int) -> None:
     """Run a small offline matrix: real Claude Code sessions against the simulator, then print
-    Tables 1, 2 and 8 of exactly those sessions and write every table and figure (all titled
-    SIMULATED). Needs no API key and no network; finished sessions are skipped on a rerun."""
+    Tables 1, 2 and 8 of exactly those sessions as terminal tables, write every table (md, csv,
+    tex) and figure (all titled SIMULATED) and point at `study view`. Needs no API key and no
+    network; finished sessions are skipped on a rerun."""
     from analysis import exclusions
     from analysis.figures import write_figures
     from analysis.render import render
     from analysis.tables import build_tables
+    from analysis.terminal_tables import print_tables
     from study.runner.cli import checked_manifest, parse_names, parse_seeds, preflight
     from study.runner.matrix import run_matrix
     from study.runner.summary import format_summary
@@ -144,11 +146,12 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
                                    f"--sessions {shown(root)}`")
     tables_dir, figures_out = out / "tables", out / "figures"
     tables_dir.mkdir(parents=True, exist_ok=True)
-    for table in build_tables(analysis):
+    tables = build_tables(analysis)
+    for table in tables:
         for fmt in ("md", "csv", "tex"):
             (tables_dir / f"{table.name}.{fmt}").write_text(render(table, fmt), encoding="utf-8")
-        if table.name in ("table1", "table2", "table8"):
-            click.echo("\n" + render(table, "md"))
+    # To the terminal as terminal tables (bold / underlined cells), not as Markdown source.
+    print_tables([t for t in tables if t.name in ("table1", "table2", "table8")])
     # The tables' notes point to the exclusion list: write it beside them, as `study tables --out` does.
     (tables_dir / "exclusions.md").write_text(exclusions.to_markdown(analysis), encoding="utf-8")
     (tables_dir / "exclusions.csv").write_text(exclusions.to_csv(analysis), encoding="utf-8")
@@ -158,3 +161,4 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
                f"(outside the study's sessions/; analyse them with `study tables --sessions {shown(root)} "
                "--include-exploratory`)")
     click.echo("These numbers come from a scripted model (SIMULATED): they test the pipeline, not an agent.")
+    click.echo(f"See what the agent did, session by session: study view --sessions {shown(root)}")

@@ -46,6 +46,11 @@ def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ran 2 session(s): 2 completed" in done.stdout
     assert "-> demo/" in done.stdout and "study tables --sessions demo --include-exploratory" in done.stdout
+    # The tables are printed as terminal tables, not Markdown source, and the run ends at the viewer.
+    assert "<u>" not in done.stdout and "**Table" not in done.stdout and "| --- |" not in done.stdout
+    assert "Table 1: SIMULATED" in done.stdout and "Table 8: SIMULATED" in done.stdout
+    assert done.stdout.rstrip().splitlines()[-1] == ("See what the agent did, session by session: "
+                                                     "study view --sessions demo")
     # Table 1 as printed: both conditions, the oracle-like start of a drifting run decides both accounts.
     table1 = (out / "tables" / "table1.md").read_text(encoding="utf-8")
     assert table1.startswith("**Table 1: SIMULATED")
