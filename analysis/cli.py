@@ -23,7 +23,8 @@ from study.runner.conditions import ConditionError
 from . import exclusions
 from .loading import CorpusError, MixedSessions, NoSuchFolder, score_or_reason, sopbench_correct_count
 from .plan import PlanError
-from .render import FORMATS, render
+from .plain_wording import plain_headers
+from .render import FORMATS, LATEX_STYLES, NUMBERINGS, LatexOptions, render
 from .table_notes import NO_ROWS
 from .tables import Analysis, build_tables, load_analysis, table6, window_label
 
@@ -117,38 +118,62 @@ _FORMAT = click.option("--format", "formats", type=click.Choice(FORMATS), multip
                        help="Output format (repeatable; default md).")
 
 
+def _latex_options(command):
+    """--numbering and --latex-style (LaTeX only; the defaults write today's bytes)."""
+    command = click.option("--latex-style", type=click.Choice(LATEX_STYLES), default="default", show_default=True,
+                           help="LaTeX: default as always; typeset sets >=, <=, <, > as math symbols, the "
+                                "label column only as wide as its longest entry and \\tabcolsep 4pt.")(command)
+    return click.option("--numbering", type=click.Choice(NUMBERINGS), default="paper", show_default=True,
+                        help="LaTeX: paper keeps the paper's table numbers (\\setcounter before each caption); "
+                             "none lets LaTeX number the tables in document order.")(command)
+
+
 @click.command(epilog=examples("study tables", "study tables --format tex --out tables/",
+                               "study tables --format tex --numbering none --latex-style typeset",
                                "study tables --sessions demo/ --include-exploratory --allow-simulated"))
 @corpus_options
 @_FORMAT
+@_latex_options
+@click.option("--plain-headers", "plain_headers_", is_flag=True,
+              help="Table 8: head \"First token remark\" (a remark about the agent's token budget, not the "
+                   "FSM's one-time tokens) \"First remark on tokens, context or budget\", with a note "
+                   "defining it (default: the paper's header).")
 @out_option(help="Write table<N>.<format> files (and the exclusion list) into DIR instead of printing.")
-def tables(sessions, plan, allow_simulated, include_exploratory, formats, out) -> None:
-    """Regenerate Tables 1, 2, 6, 7 and 8 from the session logs (same bytes every run)."""
+def tables(sessions, plan, allow_simulated, include_exploratory, formats, numbering, latex_style, plain_headers_,
+           out) -> None:
+    """Regenerate Tables 1, 2, 6, 7 and 8 from the session logs (same bytes every run).
+
+    Table 8's "First token remark (median decided)": the accounts decided when the agent's own
+    text first mentioned tokens, context or budget (a remark about its token budget, not the
+    FSM's one-time transition tokens), median over the sessions with such a remark."""
     a = _analysis(sessions, plan, allow_simulated, include_exploratory)
-    _emit(a, build_tables(a), formats or ("md",), out)
+    built = build_tables(a)
+    _emit(a, plain_headers(built) if plain_headers_ else built, formats or ("md",), out,
+          LatexOptions(numbering, latex_style))
 
 
 @click.command(epilog=examples("study predictions", "study predictions --format csv --out tables/"))
 @corpus_options
 @_FORMAT
+@_latex_options
 @out_option(help="Write table6.<format> (and the exclusion list) into DIR instead of printing.")
-def predictions(sessions, plan, allow_simulated, include_exploratory, formats, out) -> None:
+def predictions(sessions, plan, allow_simulated, include_exploratory, formats, numbering, latex_style, out) -> None:
     """Evaluate the preregistered predictions: observed values and verdicts (Table 6)."""
     a = _analysis(sessions, plan, allow_simulated, include_exploratory)
-    _emit(a, [table6(a)], formats or ("md",), out)
+    _emit(a, [table6(a)], formats or ("md",), out, LatexOptions(numbering, latex_style))
 
 
-def _emit(a: Analysis, tables_, formats, out: Path | None) -> None:
+def _emit(a: Analysis, tables_, formats, out: Path | None, latex: LatexOptions = LatexOptions()) -> None:
     for t in tables_:
         if not t.rows:
             click.echo(f"note: Table {t.number} is empty: "
                        + next((n[len(NO_ROWS):] for n in t.notes if n.startswith(NO_ROWS)), "no rows."),
                        err=True)
     if out is None:
-        click.echo("\n".join(render(t, fmt) for t in tables_ for fmt in formats), nl=False)
+        click.echo("\n".join(render(t, fmt, latex) for t in tables_ for fmt in formats), nl=False)
         return
     out.mkdir(parents=True, exist_ok=True)
-    files = [(f"{t.name}.{fmt}", render(t, fmt)) for t in tables_ for fmt in formats]
+    files = [(f"{t.name}.{fmt}", render(t, fmt, latex)) for t in tables_ for fmt in formats]
     files += [("exclusions.md", exclusions.to_markdown(a)), ("exclusions.csv", exclusions.to_csv(a))]
     for name, text in files:
         (out / name).write_text(text, encoding="utf-8")

@@ -12,7 +12,11 @@ LaTeX: a ``table`` float for an ``article`` page, needing ``booktabs`` and ``tab
 caption (with the paper's table number, kept by setting the counter) and ``\\label`` above the
 table, the notes below it; the table is exactly ``\\linewidth`` wide (``tabularx``), prose columns
 (``Column.wrap``) are wrapping ``X`` columns, headers of number columns break over lines, and a
-group is a heading row spanning the table rather than a column of its own.
+group is a heading row spanning the table rather than a column of its own. Options
+(``LatexOptions``, defaults = the bytes above): ``numbering="none"`` drops the counter, so LaTeX
+numbers the tables in document order; ``style="typeset"`` sets comparisons as math symbols,
+short label columns at their natural width in a ``tabular*`` that spreads the spare width
+between the columns, and the widest ``\tabcolsep`` (4pt, 3pt, else 2pt) with which the table fits.
 """
 
 from __future__ import annotations
@@ -20,9 +24,16 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 FORMATS = ("md", "csv", "tex")
+#: ``paper``: each table keeps the paper's number (``\setcounter`` before its caption); ``none``:
+#: LaTeX numbers the tables in the order of the document.
+NUMBERINGS = ("paper", "none")
+#: ``default``: the tables as they have always been written (the golden files); ``typeset``:
+#: ``>=``/``<=``/``<``/``>`` as math symbols, a label column only as wide as its longest entry
+#: (the spare width spread between the columns) and a wider ``\tabcolsep``.
+LATEX_STYLES = ("default", "typeset")
 
 #: The note under every table with emphasis columns, in Markdown and LaTeX alike.
 EMPHASIS_NOTE = "Best value per model in bold, second best underlined."
@@ -157,6 +168,25 @@ _TEX_ESCAPE = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#
                "→": r"$\rightarrow$", "–": "--", "—": "---", "…": r"\ldots{}", "\n": " "}
 
 
+@dataclass(frozen=True)
+class LatexOptions:
+    numbering: str = "paper"
+    style: str = "default"
+
+    def __post_init__(self):
+        if self.numbering not in NUMBERINGS or self.style not in LATEX_STYLES:
+            raise ValueError(f"numbering in {NUMBERINGS}, style in {LATEX_STYLES}")
+
+
+_COMPARISONS = re.compile(r"(>=|<=|<|>)")
+_MATH = {">=": r"$\geq$", "<=": r"$\leq$", "<": "$<$", ">": "$>$"}
+
+
+def tex_math_escape(text: str) -> str:
+    """``tex_escape``, with comparisons (``>=``, ``<=``, ``<``, ``>``) as math symbols."""
+    return "".join(_MATH[part] if part in _MATH else tex_escape(part) for part in _COMPARISONS.split(text))
+
+
 def tex_escape(text: str) -> str:
     """``text`` as LaTeX that prints it literally (``--`` stays two hyphens)."""
     out = []
@@ -205,13 +235,13 @@ def _width(col: Column, cells: list[Cell]) -> int:
     return widest if col.wrap else max(widest, max(len(x) for x in _head_lines(col, cells)))
 
 
-def _tex_header(col: Column, cells: list[Cell]) -> str:
-    if col.wrap:
-        return tex_escape(col.short or col.header)
+def _tex_header(col: Column, cells: list[Cell], esc=tex_escape, wrap: bool | None = None) -> str:
+    if col.wrap if wrap is None else wrap:
+        return esc(col.short or col.header)
     lines = _head_lines(col, cells)
     if len(lines) == 1:
-        return tex_escape(lines[0])
-    return (rf"\begin{{tabular}}[b]{{@{{}}{col.align}@{{}}}}" + r"\\".join(tex_escape(x) for x in lines)
+        return esc(lines[0])
+    return (rf"\begin{{tabular}}[b]{{@{{}}{col.align}@{{}}}}" + r"\\".join(esc(x) for x in lines)
             + r"\end{tabular}")
 
 
@@ -228,42 +258,82 @@ _TEXTWIDTH_PT = 345.0
 _TABCOLSEP_PT = 2.0
 
 
-def _font(table: Table) -> str:
+def _font(table: Table, tabcolsep: float = _TABCOLSEP_PT) -> str:
     r"""``\footnotesize``, or ``\scriptsize`` when the columns' natural widths (prose columns at
     12 characters) would not fit the text width at ``\footnotesize``."""
     chars = sum(min(_width(c, cells), 12) if c.wrap else _width(c, cells) for c, cells in _columns(table))
-    gaps = 2 * _TABCOLSEP_PT * (len(table.columns) - 1)
+    gaps = 2 * tabcolsep * (len(table.columns) - 1)
     return next((size for size, per_char in _SIZES if chars * per_char + gaps <= _TEXTWIDTH_PT), _SIZES[-1][0])
 
 
-def to_latex(table: Table) -> str:
+#: ``typeset``: the gaps between columns tried, widest first (the widest with which the table's
+#: estimated width fits), and the longest label a wrapping column may have to be set at its
+#: natural width instead (condition names, not prose).
+_TYPESET_TABCOLSEPS_PT, _LABEL_CHARS = (4.0, 3.0), 24
+
+
+def _fits(table: Table, tabcolsep: float) -> bool:
+    r"""The columns' estimated natural widths (prose at 12 characters) fit the text width at
+    ``\scriptsize`` or larger."""
+    chars = sum(min(_width(c, cells), 12) if c.wrap else _width(c, cells) for c, cells in _columns(table))
+    return chars * _SIZES[-1][1] + 2 * tabcolsep * (len(table.columns) - 1) <= _TEXTWIDTH_PT
+
+
+def _typeset_tabcolsep(table: Table) -> float:
+    return next((sep for sep in _TYPESET_TABCOLSEPS_PT if _fits(table, sep)), _TABCOLSEP_PT)
+
+
+def _natural(table: Table, font: str, tabcolsep: float) -> set[int]:
+    """``typeset``: the wrapping columns set at their natural width (``l``) instead of ``X``:
+    short labels, when the whole table then still fits the text width."""
+    short = {j for j, (c, cells) in enumerate(_columns(table)) if c.wrap and _widest(cells) <= _LABEL_CHARS}
+    per_char = dict(_SIZES)[font]
+    chars = sum(_width(replace(c, wrap=False), cells) for c, cells in _columns(table))
+    fits = chars * per_char + 2 * tabcolsep * (len(table.columns) - 1) <= _TEXTWIDTH_PT
+    every = short == {j for j, c in enumerate(table.columns) if c.wrap}
+    return short if short and every and fits else set()
+
+
+def to_latex(table: Table, options: LatexOptions = LatexOptions()) -> str:
     marks = emphasis_marks(table)
     style = {"best": r"\textbf{%s}", "second": r"\underline{%s}"}
+    typeset = options.style == "typeset"
+    esc = tex_math_escape if typeset else tex_escape
+    tabcolsep = _typeset_tabcolsep(table) if typeset else _TABCOLSEP_PT
     n = len(table.columns)
-    wrapping = [c for c in table.columns if c.wrap] or table.columns[:1]   # tabularx needs one X column
-    total = sum(c.weight for c in wrapping)
-    spec = "".join(_prose(c.weight, total, len(wrapping)) if c in wrapping else c.align for c in table.columns)
-    heads = [_tex_header(c, cells) for c, cells in _columns(table)]
-    lines = [r"\begin{table}[t]", r"\centering", _font(table), rf"\setlength{{\tabcolsep}}{{{_TABCOLSEP_PT}pt}}",
-             rf"\setcounter{{table}}{{{table.number - 1}}}% keeps the paper's number: Table {table.number}",
-             rf"\caption{{\textbf{{{tex_escape(table.title)}}}}}", rf"\label{{{table.label}}}",
-             rf"\begin{{tabularx}}{{\linewidth}}{{@{{}}{spec}@{{}}}}", r"\toprule",
-             " & ".join(heads) + r" \\", r"\midrule"]
+    font = _font(table, tabcolsep)
+    natural = _natural(table, font, tabcolsep) if typeset else set()
+    if natural:   # no X column: tabular* spreads the spare width between the columns
+        spec = "".join("l" if j in natural else c.align for j, c in enumerate(table.columns))
+        env, head = "tabular*", rf"\begin{{tabular*}}{{\linewidth}}{{@{{\extracolsep{{\fill}}}}{spec}@{{}}}}"
+    else:
+        wrapping = [c for c in table.columns if c.wrap] or table.columns[:1]   # tabularx needs one X column
+        total = sum(c.weight for c in wrapping)
+        spec = "".join(_prose(c.weight, total, len(wrapping)) if c in wrapping else c.align for c in table.columns)
+        env, head = "tabularx", rf"\begin{{tabularx}}{{\linewidth}}{{@{{}}{spec}@{{}}}}"
+    heads = [_tex_header(c, cells, esc, wrap=c.wrap and j not in natural)
+             for j, (c, cells) in enumerate(_columns(table))]
+    counter = ([rf"\setcounter{{table}}{{{table.number - 1}}}% keeps the paper's number: Table {table.number}"]
+               if options.numbering == "paper" else [])
+    lines = [r"\begin{table}[t]", r"\centering", font, rf"\setlength{{\tabcolsep}}{{{tabcolsep:g}pt}}"
+             if typeset else rf"\setlength{{\tabcolsep}}{{{_TABCOLSEP_PT}pt}}",
+             *counter, rf"\caption{{\textbf{{{esc(table.title)}}}}}", rf"\label{{{table.label}}}",
+             head, r"\toprule", " & ".join(heads) + r" \\", r"\midrule"]
     previous = None
     for i, (group, cells) in enumerate(table.rows):
         if group != previous:
             if previous is not None:
                 lines.append(r"\midrule")
             lines.append(rf"\multicolumn{{{n}}}{{@{{}}>{{\raggedright\arraybackslash}}p{{\linewidth}}@{{}}}}"
-                         rf"{{\textit{{{tex_escape(group)}}}}} \\")
-        texts = [style[marks[(i, j)]] % tex_escape(c.text) if (i, j) in marks else tex_escape(c.text)
+                         rf"{{\textit{{{esc(group)}}}}} \\")
+        texts = [style[marks[(i, j)]] % esc(c.text) if (i, j) in marks else esc(c.text)
                  for j, c in enumerate(cells)]
         lines.append(" & ".join(texts) + r" \\")
         previous = group
-    lines += [r"\bottomrule", r"\end{tabularx}"]
+    lines += [r"\bottomrule", rf"\end{{{env}}}"]
     notes = table_notes(table)
     if notes:
-        lines += [r"\par\smallskip", r"{\raggedright\scriptsize"] + [tex_escape(x) + r"\par" for x in notes] + ["}"]
+        lines += [r"\par\smallskip", r"{\raggedright\scriptsize"] + [esc(x) + r"\par" for x in notes] + ["}"]
     lines += [r"\end{table}"]
     return "\n".join(lines) + "\n"
 
@@ -271,7 +341,10 @@ def to_latex(table: Table) -> str:
 RENDERERS = {"md": to_markdown, "csv": to_csv, "tex": to_latex}
 
 
-def render(table: Table, fmt: str) -> str:
+def render(table: Table, fmt: str, latex: LatexOptions | None = None) -> str:
+    """``table`` in ``fmt``; ``latex`` (numbering, style) applies to ``tex`` only."""
     if fmt not in RENDERERS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {FORMATS}")
+    if fmt == "tex" and latex is not None:
+        return to_latex(table, latex)
     return RENDERERS[fmt](table)
