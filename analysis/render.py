@@ -197,7 +197,7 @@ def tex_escape(text: str) -> str:
     return "".join(out)
 
 
-def _header_lines(header: str, width: int) -> list[str]:
+def header_lines(header: str, width: int) -> list[str]:
     """``header`` broken greedily into lines of at most ``width`` characters, at spaces and
     after the hyphen of a hyphenated word or range (``SOP-|Bench``, ``151-|200``); a longer piece
     keeps its own line."""
@@ -226,7 +226,7 @@ def _widest(cells: list[Cell]) -> int:
 
 def _head_lines(col: Column, cells: list[Cell]) -> list[str]:
     """The LaTeX header of a column that does not wrap, in lines no wider than its widest cell."""
-    return _header_lines(col.short or col.header, _widest(cells))
+    return header_lines(col.short or col.header, _widest(cells))
 
 
 def _width(col: Column, cells: list[Cell]) -> int:

@@ -37,3 +37,16 @@ def test_best_bold_and_second_underlined_as_styles():
     ansi = console.file.getvalue()
     assert "\x1b[1m8.0\x1b[0m" in ansi and "\x1b[4m7.5\x1b[0m" in ansi
     assert "\x1b[1m5.5" not in ansi and "\x1b[4m5.5" not in ansi
+
+
+def test_into_a_pipe_a_wide_table_keeps_every_cell_whole_and_breaks_only_headers():
+    t = Table(8, "How each condition left the procedure", "Model",
+              [Column("Condition", wrap=True)] + [Column(f"Decides without looking {i}") for i in range(9)])
+    t.rows = [("sim:drifting", [Cell("Remind-loop")] + [Cell("3/3 (104.7)") for _ in range(9)])]
+    out = io.StringIO()
+    print_tables([t], Console(file=out, width=80, color_system=None))
+    lines = out.getvalue().splitlines()
+    (row,) = [line for line in lines if "Remind-loop" in line]
+    assert row.split() == ["sim:drifting", "Remind-loop"] + ["3/3", "(104.7)"] * 9
+    assert any(line.split()[-2:] == ["looking", "8"] for line in lines)   # headers wrap at spaces
+    assert max(len(line.rstrip()) for line in lines if "Remind-loop" in line or "─" in line) > 80
