@@ -103,5 +103,5 @@ def exact_test_notes(seeds: tuple[int, ...], alpha: float) -> list[str]:
     return [floor, f"The sign test rejects only with at least k of n differences positive: {needs}. "
                    "Where one more seed raises k too, a rejection needs one more positive seed and "
                    "power falls; where k stays, the extra seed only adds chances and power rises: hence "
-                   "the saw-tooth. The Wilcoxon test "
-                   "also weighs the sizes of the differences, so its p values are finer and its curve smoother."]
+                   "the saw-tooth. The Wilcoxon test also weighs the sizes of the differences, so its "
+                   "p values are finer and its curve smoother."]
