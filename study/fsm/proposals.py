@@ -119,6 +119,8 @@ class ProposalDesk:
     file, the current version), the ledger in ``frames_dir``, ``session`` (a label for the
     session the proposals come from)."""
 
+    tool = PROPOSE_TOOL
+
     def __init__(self, rt: FsmRuntime, files: Mapping[str, Path], frames_dir: Path, *,
                  session: str | None = None, agent: str = "main"):
         self.rt = rt
