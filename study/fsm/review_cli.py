@@ -55,7 +55,7 @@ def _get(ledger: Ledger, proposal_id: str) -> Proposal:
 
 @click.group("proposals", invoke_without_command=True, epilog=examples(
     "study fsm proposals --frames .fsm", "study fsm proposals --frames .fsm --workflow BugFix",
-    "study fsm proposals --frames .fsm show p2"))
+    "study fsm proposals show p2 --frames .fsm"))
 @_FRAMES
 @click.option("--workflow", default=None, help="Only proposals for this workflow (its name or file).")
 @click.pass_context
@@ -75,12 +75,14 @@ def proposals(ctx: click.Context, frames: Path, workflow: str | None) -> None:
                    f"{checks}: {r['reason']}")
 
 
-@proposals.command("show", epilog=examples("study fsm proposals --frames .fsm show p2"))
+@proposals.command("show", epilog=examples("study fsm proposals show p2 --frames .fsm"))
 @click.argument("proposal_id")
+@click.option("--frames", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="The frames folder whose proposals ledger to read [default: the group's --frames, .fsm].")
 @click.pass_context
-def show(ctx: click.Context, proposal_id: str) -> None:
+def show(ctx: click.Context, proposal_id: str, frames: Path | None) -> None:
     """Print proposal PROPOSAL_ID and its diff against the current version of the workflow."""
-    p = _get(_ledger(ctx.obj), proposal_id)
+    p = _get(_ledger(frames or ctx.obj), proposal_id)
     r = p.record
     click.echo(f"proposal {p.id} ({p.status}) for workflow {r['workflow']} ({r['workflow_file']})")
     click.echo(f"  made {r['at']} in session {r.get('session')}, agent {r.get('agent')}, state {r.get('state')}")

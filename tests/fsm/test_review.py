@@ -82,7 +82,7 @@ def test_accept_writes_the_next_version_the_chain_verifies_and_a_tampered_versio
     call_propose(desk, {"reason": "say when to submit", "evidence": EVIDENCE, "edits": GOOD})
     listed = _cli("proposals", "--frames", str(frames))
     assert listed.exit_code == 0 and "p1  open" in listed.output and "fails the checks (2 problems)" in listed.output
-    shown = _cli("proposals", "--frames", str(frames), "show", "p2")
+    shown = _cli("proposals", "show", "p2", "--frames", str(frames))
     assert "+    - The note is submitted." in shown.output and "evidence: self_check S_done" in shown.output
 
     refused = _cli("accept", "p1", "--frames", str(frames))
