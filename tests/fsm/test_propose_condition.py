@@ -12,12 +12,15 @@ from study.paths import prereg_dir
 from study.runner.conditions import ConditionError, load_conditions
 
 
-def _conditions(tmp_path: Path, mutate) -> Path:
-    raw = yaml.safe_load((prereg_dir() / "conditions.yaml").read_text())
-    mutate(raw)
-    path = tmp_path / "conditions.yaml"
-    path.write_text(yaml.safe_dump(raw, sort_keys=False))
-    return path
+@pytest.fixture
+def raw() -> dict:
+    """The project's conditions.yaml as plain data, to change and load from a copy."""
+    return yaml.safe_load((prereg_dir() / "conditions.yaml").read_text())
+
+
+def _load(tmp_path: Path, raw: dict):
+    (tmp_path / "conditions.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    return load_conditions(tmp_path / "conditions.yaml")
 
 
 def test_fsm_propose_is_fsm_with_proposals_and_outside_the_preregistered_set():
@@ -34,15 +37,13 @@ def test_no_preregistered_condition_logs_a_proposals_factor():
         assert not condition.proposals
 
 
-def test_a_preregistered_condition_cannot_offer_proposals(tmp_path):
-    path = _conditions(tmp_path, lambda raw: raw["conditions"]["FSM"].update(proposals=True))
+def test_a_preregistered_condition_cannot_offer_proposals(tmp_path, raw):
+    raw["conditions"]["FSM"]["proposals"] = True
     with pytest.raises(ConditionError, match=r"'FSM'.*unknown factors \['proposals'\]"):
-        load_conditions(path)
+        _load(tmp_path, raw)
 
 
-def test_proposals_need_a_workflow(tmp_path):
-    def mutate(raw):
-        raw["exploratory_conditions"]["Plain-propose"] = {**raw["conditions"]["Plain"], "proposals": True}
-
+def test_proposals_need_a_workflow(tmp_path, raw):
+    raw["exploratory_conditions"]["Plain-propose"] = {**raw["conditions"]["Plain"], "proposals": True}
     with pytest.raises(ConditionError, match="proposals needs a workflow"):
-        load_conditions(_conditions(tmp_path, mutate))
+        _load(tmp_path, raw)
