@@ -135,4 +135,12 @@ def _problem(record: Any) -> str | None:
     for key, typ in _REQUIRED[kind].items():
         if not isinstance(record.get(key), typ) or (typ is int and isinstance(record.get(key), bool)):
             return f"{kind} record lacks {key!r} ({typ.__name__})"
+    if kind == "proposal":
+        if not all(isinstance(e, str) for e in record["evidence"]):
+            return "proposal record's 'evidence' must be a list of texts"
+        if not all(isinstance(p, dict) and isinstance(p.get("message"), str) for p in record["problems"]):
+            return "proposal record's 'problems' must be a list of {line, message, source}"
+        change = record["change"]
+        if not (isinstance(change.get("text"), str) or isinstance(change.get("edits"), list)):
+            return "proposal record's 'change' must hold 'text' or 'edits'"
     return None

@@ -15,6 +15,7 @@ condition FSM-propose (``proposals: true``); the other conditions' FSM tools are
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -31,7 +32,7 @@ from .versions import sha256_text, utc_stamp
 from .workflow import Workflow, WorkflowError
 
 PROPOSE_TOOL = "propose_workflow_change"
-#: The longest proposed text (characters).
+#: The longest proposal (its arguments as JSON) and proposed text (characters).
 MAX_TEXT = 200_000
 #: How many of the frame's latest history events a proposal keeps as context.
 CONTEXT_EVENTS = 5
@@ -138,6 +139,8 @@ class ProposalDesk:
             raise FsmRefusal("argument 'reason' is required: say why the workflow should change")
         if not isinstance(evidence, list) or not evidence or not all(isinstance(e, str) and e for e in evidence):
             raise FsmRefusal("argument 'evidence' is required: a non-empty list of the calls or denials (as text) that prompted the change")
+        if len(json.dumps(args, default=str)) > MAX_TEXT:
+            raise FsmRefusal(f"the proposal is longer than {MAX_TEXT} characters; propose a smaller change")
         if ("text" in args) == ("edits" in args):
             raise FsmRefusal("give exactly one of 'text' (the complete new workflow) or 'edits' (a list of structured edits)")
         if "text" in args and (not isinstance(args["text"], str) or not args["text"].strip()):
@@ -152,8 +155,9 @@ class ProposalDesk:
         except EditError as exc:
             text, problems = current_text, [{"line": None, "message": str(exc), "source": None}]
         else:
-            problems = ([{"line": None, "message": f"the proposed text is longer than {MAX_TEXT} characters", "source": None}]
-                        if len(text) > MAX_TEXT else check_text(text, current, f"proposed {path.name}"))
+            if len(text) > MAX_TEXT:
+                raise FsmRefusal(f"the proposed workflow would be longer than {MAX_TEXT} characters; propose a smaller change")
+            problems = check_text(text, current, f"proposed {path.name}")
         frame = self._frame(name)
         with self.ledger.locked():
             record = {
@@ -187,8 +191,6 @@ class ProposalDesk:
 def call_propose(desk: ProposalDesk, args: Any, on_event: ProposalSink | None = None) -> tuple[bool, str]:
     """Run the tool; (is_error, text). A proposal that fails the checks is recorded and returned
     as an error result listing its problems; input that is no proposal is refused unrecorded."""
-    import json
-
     try:
         record = desk.propose(args)
     except (FsmRefusal, OSError, WorkflowError) as exc:

@@ -68,6 +68,7 @@ def test_a_proposal_changes_nothing_and_says_whether_it_passes_with_lines(projec
     ({"reason": "r", "evidence": [], "edits": GOOD}, "argument 'evidence' is required"),
     ({"reason": "r", "evidence": EVIDENCE}, "give exactly one of 'text'"),
     ({"reason": "r", "evidence": EVIDENCE, "edits": GOOD, "workflow": "Other"}, "unknown workflow 'Other'"),
+    ({"reason": "r", "evidence": EVIDENCE, "text": GENERIC + "#" * 200_000}, "longer than 200000 characters"),
 ])
 def test_input_that_is_no_proposal_is_refused_and_not_recorded(project, args, message):
     _, frames, desk = project
@@ -179,3 +180,8 @@ def test_a_damaged_ledger_is_refused_with_its_line(project):
         fh.write('{"kind": "accepted", "id": "p1"}\n')
     listed = _cli("proposals", "--frames", str(frames))
     assert listed.exit_code == 2 and "proposals.jsonl:2: accepted record lacks 'at'" in listed.output
+    lines = (frames / "proposals.jsonl").read_text().splitlines()
+    forged = {**json.loads(lines[0]), "problems": ["not a problem record"]}
+    (frames / "proposals.jsonl").write_text(json.dumps(forged) + "\n")
+    shown = _cli("proposals", "show", "p1", "--frames", str(frames))
+    assert shown.exit_code == 2 and "proposals.jsonl:1: proposal record's 'problems' must be a list" in shown.output
