@@ -128,6 +128,7 @@ def _accepted_text(r: dict[str, Any], current_text: str, current: Workflow) -> s
 def accept(proposal_id: str, frames: Path) -> None:
     """Accept proposal PROPOSAL_ID: validate it again and write the workflow's next version."""
     ledger = _ledger(frames)
+    _get(ledger, proposal_id)  # an unknown id is refused before anything (the lock file) is created
     with ledger.locked():
         p = _get(ledger, proposal_id)
         r = p.record
@@ -166,6 +167,7 @@ def reject(proposal_id: str, frames: Path, why: str) -> None:
     if not why.strip():
         raise UsageError("--why must say why the proposal is rejected")
     ledger = _ledger(frames)
+    _get(ledger, proposal_id)
     with ledger.locked():
         p = _get(ledger, proposal_id)
         if p.status != "open":
@@ -208,6 +210,8 @@ def history(workflow_file: Path) -> None:
 def migrate_cmd(frames: Path, workflow_file: Path, agent: str) -> None:
     """Move the agent's frames of the workflow to its current version (refused unless each
     frame's state exists in it)."""
+    if not (frames / f"{agent}.json").is_file():
+        raise UsageError(f"no frames of agent {agent!r} in {frames}; pass the frames folder the hooks use (--frames) and --agent")
     try:
         new = Workflow.load(workflow_file)
         moved = migrate(frames, agent, new)

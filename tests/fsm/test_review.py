@@ -185,3 +185,14 @@ def test_a_damaged_ledger_is_refused_with_its_line(project):
     (frames / "proposals.jsonl").write_text(json.dumps(forged) + "\n")
     shown = _cli("proposals", "show", "p1", "--frames", str(frames))
     assert shown.exit_code == 2 and "proposals.jsonl:1: proposal record's 'problems' must be a list" in shown.output
+
+
+def test_review_commands_refuse_bad_input_and_create_nothing(tmp_path):
+    missing = tmp_path / "nowhere"
+    for args in (["accept", "p1"], ["reject", "p1", "--why", "x"], ["proposals", "show", "p1"]):
+        result = _cli(*args, "--frames", str(missing))
+        assert result.exit_code == 2 and "no proposal 'p1'" in result.output
+    (tmp_path / "review.yaml").write_text(GENERIC)
+    result = _cli("migrate", "--frames", str(missing), "--workflow", str(tmp_path / "review.yaml"))
+    assert result.exit_code == 2 and "no frames of agent 'main'" in result.output
+    assert not missing.exists()
