@@ -91,7 +91,8 @@ def score(session_dir: Path, as_json: bool) -> None:
     if isinstance(found, tuple):
         raise click.ClickException(f"{found[1].describe(session_dir)}")
     s = found.score
-    m = {**s.metrics(), "correct_sopbench": sopbench_correct_count(s), "turn_ends": found.turn_ends}
+    m = {**s.metrics(), "correct_sopbench": sopbench_correct_count(s), "turn_ends": found.turn_ends,
+         **_proposal_counts(session_dir)}
     if as_json:
         click.echo(json.dumps(m, indent=2, sort_keys=True))
         return
@@ -112,6 +113,23 @@ def score(session_dir: Path, as_json: bool) -> None:
                                                 for k, v in s.routes.items()))
     click.echo(f"  ends_turn counts attempts to end the turn with accounts left (blocked too); "
                f"turns that did end: {found.turn_ends}")
+    if "proposals" in m:
+        click.echo(f"  workflow proposals: {m['proposals']} ({m['proposals_valid']} passing the checks); "
+                   "none applied during the session (study fsm proposals --frames SESSION/fsm)")
+
+
+def _proposal_counts(session_dir: Path) -> dict[str, int]:
+    """How many workflow changes the agent proposed (``proposal`` events) and how many passed the
+    checks; {} for a session whose condition offers no proposals and that made none."""
+    from study.session_io.reader import read_log
+    from study.session_io.vocabulary import EventKind
+
+    events = read_log(session_dir / EVENTS_NAME, strict=False).events
+    factors = events[0].get("factors") if events and events[0].get("kind") == EventKind.SESSION_START else None
+    found = [e for e in events if e.get("kind") == EventKind.PROPOSAL]
+    if not found and not (isinstance(factors, dict) and factors.get("proposals")):
+        return {}
+    return {"proposals": len(found), "proposals_valid": sum(1 for e in found if e.get("valid") is True)}
 
 
 _FORMAT = click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,

@@ -10,6 +10,8 @@
 - ``study fsm enter NAME --frames DIR --workflow FILE`` / ``study fsm status ...`` — enter a
   workflow before a session starts; show where the agent is.
 - ``study fsm build-referral [--check]`` — (re)generate the study's workflows and reminder.
+- ``study fsm proposals|accept|reject|history|migrate`` — the review loop of agents' proposed
+  changes and the workflow's versions (``review_cli.py``).
 """
 
 from __future__ import annotations
@@ -88,7 +90,9 @@ def _runtime(frames: Path, workflow_files: tuple[Path, ...], agent: str, variabl
             raise click.ClickException(f"--variables {variables_file}: {exc}; give a JSON object of variable name -> value") from None
         if not isinstance(variables, dict):
             raise click.ClickException(f"--variables {variables_file}: must hold a JSON object of variable name -> value")
-    return FsmRuntime(frames, workflows, variables, agent=agent, shared=True)
+    from .versions import resolver
+
+    return FsmRuntime(frames, workflows, variables, agent=agent, shared=True, versions=resolver(list(workflow_files)))
 
 
 _common = [
@@ -151,7 +155,10 @@ def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str,
 @_with_common
 @click.option("--variables", "variables_file", type=click.Path(path_type=Path), default=None, help="JSON object: initial variables of entered workflows.")
 @click.option("--name", default="fsm", show_default=True, help="The MCP server's name.")
-def serve(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_file: Path | None, name: str) -> None:
+@click.option("--proposals", is_flag=True, help="Also serve propose_workflow_change (proposals go to the ledger in --frames; see docs/fsm.md).")
+@click.option("--session", default=None, help="With --proposals: the label proposals record as their session (default: this server run).")
+def serve(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_file: Path | None, name: str,
+          proposals: bool, session: str | None) -> None:
     """Serve the FSM tools (enter, status, self_check, transition, exit) over stdio MCP."""
     from .mcp_server import serve_stdio
 
@@ -159,7 +166,12 @@ def serve(frames: Path, workflow_files: tuple[Path, ...], agent: str, variables_
         rt = _runtime(frames, workflow_files, agent, variables_file)
     except (WorkflowError, FrameStoreError) as exc:
         raise click.ClickException(str(exc)) from None
-    serve_stdio(rt, name=name)
+    desk = None
+    if proposals:
+        from .proposals import ProposalDesk
+
+        desk = ProposalDesk(rt, {wf.name: Path(wf.file) for wf in rt.workflows.values()}, frames, session=session, agent=agent)
+    serve_stdio(rt, name=name, proposals=desk)
 
 
 @fsm.command(epilog=examples(f"study fsm enter ReferralAbusePerAccount --frames /tmp/frames --workflow {WORKFLOW}"))
@@ -185,7 +197,9 @@ def status(frames: Path, workflow_files: tuple[Path, ...], agent: str) -> None:
         rt = _runtime(frames, workflow_files, agent, None)
     except (WorkflowError, FrameStoreError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps(rt.status(), indent=2))
+    from .review_cli import version_of_frames
+
+    click.echo(json.dumps({**rt.status(), **version_of_frames(rt, workflow_files)}, indent=2))
 
 
 @fsm.command("build-referral", epilog=examples(
@@ -209,3 +223,13 @@ def build_referral(check: bool, root: Path | None) -> None:
         return
     for path in build.write(root):
         click.echo(f"wrote {path}")
+
+
+def _add_review_commands() -> None:
+    from .review_cli import REVIEW_COMMANDS
+
+    for command in REVIEW_COMMANDS:
+        fsm.add_command(command)
+
+
+_add_review_commands()

@@ -31,7 +31,7 @@ import copy
 import secrets
 import threading
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .automatic import advance, arrival_text, commit, next_step, run_guard
 from .checks import Reviewer
@@ -50,6 +50,9 @@ class FsmRuntime:
     (over the workflow's defaults). ``shared=True`` when other processes use the same folder
     (hook commands, an MCP server): every operation then takes a file lock and re-reads the
     stack if another process changed it. ``reviewer``: the soft checker (None: soft checks off).
+    ``versions(name, sha256) -> Workflow | None``: earlier versions of the workflows (see
+    :mod:`study.fsm.versions`), so a frame entered under one runs on under it (None: a frame of
+    another version than the given workflow is refused).
     """
 
     def __init__(
@@ -63,8 +66,10 @@ class FsmRuntime:
         shell_cwd: Path | None = None,
         shared: bool = False,
         fsync: bool = True,
+        versions: Callable[[str, str], Workflow | None] | None = None,
     ):
         self.workflows = dict(workflows)
+        self.versions = versions
         self.variables = dict(variables or {})
         self.reviewer = reviewer
         self.shell_cwd = shell_cwd
@@ -89,6 +94,8 @@ class FsmRuntime:
                     f"{self._store.path}: a frame of workflow '{frame.workflow}' is active, but this "
                     f"runtime was not given that workflow (given: {sorted(self.workflows)}); pass its file"
                 )
+            if workflow.sha256 != frame.workflow_sha256 and self.versions is not None:
+                workflow = self.versions(frame.workflow, frame.workflow_sha256) or workflow
             if workflow.sha256 != frame.workflow_sha256:
                 raise FrameStoreError(
                     f"{self._store.path}: workflow '{frame.workflow}' was entered under a different "

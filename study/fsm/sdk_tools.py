@@ -18,10 +18,27 @@ def _sdk_tool(rt: FsmRuntime, spec: FsmToolSpec, on_event: EventSink | None) -> 
     return SdkMcpTool(name=spec.name, description=spec.description, input_schema=spec.input_schema, handler=handler)
 
 
-def make_fsm_sdk_server(runtime: FsmRuntime, *, name: str = "fsm", on_event: EventSink | None = None) -> McpSdkServerConfig:
+def _propose_tool(desk: Any, on_event: EventSink | None) -> SdkMcpTool[Any]:
+    from .proposals import PROPOSE_SPEC, call_propose
+
+    async def handler(args: dict[str, Any]) -> dict[str, Any]:
+        is_error, text = call_propose(desk, args, on_event)
+        return {"content": [{"type": "text", "text": text}], "is_error": is_error}
+
+    return SdkMcpTool(name=PROPOSE_SPEC.name, description=PROPOSE_SPEC.description,
+                      input_schema=PROPOSE_SPEC.input_schema, handler=handler)
+
+
+def make_fsm_sdk_server(runtime: FsmRuntime, *, name: str = "fsm", on_event: EventSink | None = None,
+                        proposals: Any = None) -> McpSdkServerConfig:
     """An McpSdkServerConfig serving enter, status, self_check, transition and exit over ``runtime``.
 
     ``on_event(kind, fields)`` is called after every transition request with kind
     ``"transition"`` and fields ``from``, ``to``, ``ok``, ``reason`` (the runner logs them).
+    ``proposals``: a :class:`study.fsm.proposals.ProposalDesk` to serve ``propose_workflow_change``
+    too (``on_event("proposal", ...)`` after each proposal); None (the default): the five tools only.
     """
-    return create_sdk_mcp_server(name, tools=[_sdk_tool(runtime, spec, on_event) for spec in FSM_TOOLS])
+    tools = [_sdk_tool(runtime, spec, on_event) for spec in FSM_TOOLS]
+    if proposals is not None:
+        tools.append(_propose_tool(proposals, on_event))
+    return create_sdk_mcp_server(name, tools=tools)

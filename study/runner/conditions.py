@@ -45,13 +45,16 @@ class Condition:
     fsm_paragraph: bool | str     # true: texts/fsm_paragraph.md; a file name: that text of texts/
     state_in_message: bool
     exploratory: bool = False     # from the exploratory_conditions block: outside the preregistered set
+    #: optional, exploratory conditions only (FSM-propose): the agent may propose workflow changes
+    #: (propose_workflow_change); never applied mid-session. Left out of as_dict() when false.
+    proposals: bool = False
 
     @property
     def uses_fsm(self) -> bool:
         return self.workflow is not None
 
     def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "proposals" or self.proposals}
 
 
 @dataclass(frozen=True)
@@ -79,14 +82,16 @@ class ConditionsFile:
         return found
 
 
-_FACTORS = {f.name: f.type for f in fields(Condition) if f.name not in ("name", "exploratory")}
+#: Factors a condition may leave out (an exploratory condition's only), with their defaults.
+_OPTIONAL_FACTORS = {"proposals": False}
+_FACTORS = {f.name: f.type for f in fields(Condition) if f.name not in ("name", "exploratory", *_OPTIONAL_FACTORS)}
 
 
 def _check_condition(path: Path, name: str, raw: Any, *, exploratory: bool = False) -> Condition:
     if not isinstance(raw, dict):
         raise ConditionError(f"{path}: condition {name!r} must be a mapping of its factors {sorted(_FACTORS)}")
     missing = sorted(set(_FACTORS) - set(raw))
-    extra = sorted(set(raw) - set(_FACTORS))
+    extra = sorted(set(raw) - set(_FACTORS) - (set(_OPTIONAL_FACTORS) if exploratory else set()))
     if missing or extra:
         raise ConditionError(
             f"{path}: condition {name!r}: missing factors {missing}, unknown factors {extra}; "
@@ -103,6 +108,8 @@ def _check_condition(path: Path, name: str, raw: Any, *, exploratory: bool = Fal
         elif not isinstance(value, bool):
             raise ConditionError(f"{path}: condition {name!r}: {key} must be true or false, not {value!r}")
     cond = Condition(name=name, exploratory=exploratory, **raw)
+    if cond.proposals and not cond.workflow:
+        raise ConditionError(f"{path}: condition {name!r}: proposals needs a workflow to propose changes to")
     if cond.workflow is None and (cond.tool_gate or cond.stop_gate or cond.fsm_paragraph or cond.state_in_message):
         raise ConditionError(
             f"{path}: condition {name!r} uses a gate, the FSM paragraph or the state sentence without a workflow; "

@@ -188,9 +188,22 @@ class SessionDriver:
 
             self._enter_workflow(log, fsm, self.prepared.workflow)
             if self.prepared.workflow.needs_agent_moves:  # a runtime-driven workflow (FSM-lean) needs no FSM tools
-                servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event)
+                desk = self._proposal_desk(fsm)  # FSM-propose only: propose_workflow_change too
+                servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event, proposals=desk)
                 allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
+                if desk is not None:
+                    allowed.append(f"mcp__{FSM_SERVER}__{desk.tool}")
         return bridge, env, servers, allowed
+
+    def _proposal_desk(self, fsm: Any) -> Any:
+        """Where the agent's workflow proposals go (fsm/proposals.jsonl), or None: only a condition
+        with ``proposals`` (the exploratory FSM-propose) offers propose_workflow_change."""
+        if not self.prepared.condition.proposals:
+            return None
+        from study.fsm.proposals import ProposalDesk
+
+        workflow = self.prepared.workflow
+        return ProposalDesk(fsm, {workflow.name: Path(workflow.file)}, self.dir / "fsm", session=str(self.dir))
 
     def _enter_workflow(self, log: EventLog, fsm: Any, workflow: Any) -> None:
         """Enter the condition's workflow for the agent, before the first message."""

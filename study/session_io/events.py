@@ -103,6 +103,18 @@ class Usage(TypedDict):
     session_cost_usd: float               # the session so far, this call included
 
 
+class Proposal(TypedDict):
+    """A workflow change the agent proposed (``propose_workflow_change``; FSM-propose). Never applied
+    during the session; the whole proposal is in the session's ``fsm/proposals.jsonl``."""
+
+    id: str                               # the proposal's id in fsm/proposals.jsonl (p1, p2, ...)
+    workflow: str
+    state: str | None                     # the state the agent was in
+    valid: bool                           # the proposed workflow passes the loader's checks
+    problems: int                         # how many problems the checks found
+    reason: NotRequired[str]
+
+
 class SessionEnd(TypedDict):
     status: SessionStatus
     cost_usd: float | None
@@ -128,6 +140,7 @@ EVENT_TYPES: dict[EventKind, type] = {
     EventKind.ASSISTANT_TEXT: AssistantText,
     EventKind.CALL_END: CallEnd,
     EventKind.USAGE: Usage,
+    EventKind.PROPOSAL: Proposal,
     EventKind.SESSION_END: SessionEnd,
 }
 assert set(EVENT_TYPES) == set(EventKind), "every EventKind needs a definition"

@@ -107,4 +107,5 @@ class EventKind(StrEnum):
     ASSISTANT_TEXT = "assistant_text"
     CALL_END = "call_end"
     USAGE = "usage"           # schema 2: the running cost after each streamed model response
+    PROPOSAL = "proposal"     # a workflow change the agent proposed (exploratory FSM-propose only)
     SESSION_END = "session_end"

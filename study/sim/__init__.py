@@ -2,12 +2,13 @@
 
 Only the model is simulated: the real Claude Code CLI, the MCP tools, the hooks and the FSM run
 as in a real session. ``SimServer`` is the server (``server.py``); the policies are in
-``policies.py`` and ``plans.py``; ``truth.py`` writes and reads the ground truth
+``policies.py`` and ``plans.py`` (and ``proposer.py``); ``truth.py`` writes and reads the ground truth
 (``sim_truth.jsonl``, ``route_counts``); ``faults.py`` the forced compaction and faults;
 ``cli.py`` the ``study sim`` command. Numbers from simulated sessions are never results.
 """
 
 from .policies import POLICIES, make_policy
+from . import proposer  # noqa: F401  (registers the ``proposer`` policy)
 from .server import DEFAULT_MODEL_ID, SimServer
 from .truth import route_counts
 

@@ -161,6 +161,8 @@ class Memory:
                 self._trick("early_done")
             if call.tool == "exit" and self.undecided:
                 self._trick("early_exit")
+            if call.tool == "propose_workflow_change":  # the proposer's count (study/sim/proposer.py)
+                self._trick(f"proposal_{sum(1 for t in self.tricks if t.startswith('proposal_')) + 1}")
 
     def _outcome(self, out: ToolOutcome) -> None:
         call = out.call

@@ -267,7 +267,7 @@ def test_the_tables_follow_the_order_of_the_projects_conditions_yaml(small, tmp_
     root = _project(tmp_path, reversed_order)
     monkeypatch.setenv("STUDY_ROOT", str(root))
     a = load_analysis(Path(small.corpus.root))
-    assert a.conditions == (*reversed(frozen), "FSM-bound", "FSM-lean", "FSM-lean-bound")
+    assert a.conditions == (*reversed(frozen), "FSM-bound", "FSM-lean", "FSM-lean-bound", "FSM-propose")
     assert [r["Condition"] for r in csv_rows(table8(a))] == ["Gates-only", "Remind-loop", "Plain"]
     assert [r["Condition"] for r in csv_rows(table1(a))] == ["Remind-loop", "Plain"]  # ablations go to Table 2
 

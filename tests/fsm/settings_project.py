@@ -41,10 +41,11 @@ sys.exit(done.returncode)
 
 
 def make_project(root: Path, accounts: list[str], *, seed: int = 2, record: Path | None = None,
-                 workflow: Path = MAIN) -> tuple[Path, Path, dict]:
+                 workflow: Path = MAIN, proposals: bool = False) -> tuple[Path, Path, dict]:
     """The project folder, its frames folder and the MCP servers for ``accounts`` (the first
     ``len(accounts)`` of ``seed``'s order), with ``workflow`` (default: the main one) entered. A
-    runtime-driven workflow (FSM-lean's) gets no FSM tool server: the agent never needs it."""
+    runtime-driven workflow (FSM-lean's) gets no FSM tool server: the agent never needs it. With
+    ``proposals`` the FSM server also serves propose_workflow_change (``study fsm serve --proposals``)."""
     project = root / "project"
     frames = project / ".fsm"
     (project / ".claude").mkdir(parents=True)
@@ -66,7 +67,8 @@ def make_project(root: Path, accounts: list[str], *, seed: int = 2, record: Path
     (project / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
     servers = {
         "sopbench": {"type": "stdio", "command": PY, "args": ["-m", "sopbench_tools", "--seed", str(seed), "--accounts", str(len(accounts))]},
-        "fsm": {"type": "stdio", "command": PY, "args": ["-m", "study.cli", "fsm", "serve", *common, "--variables", str(variables)]},
+        "fsm": {"type": "stdio", "command": PY, "args": ["-m", "study.cli", "fsm", "serve", *common, "--variables", str(variables),
+                                                          *(["--proposals"] if proposals else [])]},
     }
     wf = Workflow.load(workflow)
     if not wf.needs_agent_moves:
@@ -79,7 +81,8 @@ async def run_claude(project: Path, servers: dict, base_url: str, home: Path) ->
     """One ``claude -p`` session in ``project`` against the model at ``base_url``; its messages."""
     options = ClaudeAgentOptions(
         tools=[],
-        allowed_tools=[f"mcp__sopbench__{t}" for t in ALL_TOOLS] + [f"mcp__fsm__{t}" for t in FSM_TOOL_NAMES if "fsm" in servers],
+        allowed_tools=[f"mcp__sopbench__{t}" for t in ALL_TOOLS] + [f"mcp__fsm__{t}" for t in FSM_TOOL_NAMES if "fsm" in servers]
+        + (["mcp__fsm__propose_workflow_change"] if "--proposals" in servers.get("fsm", {}).get("args", []) else []),
         mcp_servers=servers,
         strict_mcp_config=True,
         permission_mode="default",

@@ -58,7 +58,7 @@ def test_unknown_condition_is_refused_with_the_valid_names_saying_which_are_expl
 def test_fsm_bound_is_fsm_with_the_bound_workflow_and_outside_the_preregistered_set():
     loaded = load_conditions()
     bound, fsm = loaded.get("FSM-bound"), loaded.get("FSM")
-    assert "FSM-bound" not in loaded.conditions and list(loaded.exploratory) == ["FSM-bound", "FSM-lean", "FSM-lean-bound"]
+    assert "FSM-bound" not in loaded.conditions and list(loaded.exploratory) == ["FSM-bound", "FSM-lean", "FSM-lean-bound", "FSM-propose"]
     assert bound.exploratory and not any(c.exploratory for c in loaded.conditions.values())
     assert bound.workflow == "exploratory/fsm_bound.yaml" and (prereg_dir() / "workflows" / bound.workflow).is_file()
     same = {k: v for k, v in fsm.as_dict().items() if k not in ("name", "workflow", "exploratory")}
