@@ -111,7 +111,7 @@ def score_or_reason(path: Path) -> Scored | Unscorable:
     """Score one session folder (reading its log once), or say why it cannot be scored (no
     log, a broken rule)."""
     path = Path(path)
-    if not (path / EVENTS_NAME).is_file():
+    if not os.path.lexists(path / EVENTS_NAME):
         return str(path), Issue(Rule.NO_LOG, path / EVENTS_NAME, None,
                                 "no events.jsonl (meta.json only: the log was deleted, or the session never started)")
     try:

@@ -16,6 +16,7 @@ class Rule(StrEnum):
     """The rule an issue breaks (docs/contracts.md, "Validation of a log")."""
 
     NO_LOG = "no-log"                 # a session folder without events.jsonl
+    FILE = "file"                     # not a regular file inside the session folder, or over a size cap
     EMPTY = "empty"                   # events.jsonl holds no event
     ENCODING = "encoding"             # a line that is not UTF-8
     JSON = "json"                     # a line that is not one JSON object

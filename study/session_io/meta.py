@@ -25,6 +25,7 @@ from typing import Any, Mapping
 from .folders import META_NAME
 from .issues import Issue, MetaError, Rule
 from .jsontypes import checker, describe, shown
+from .safe_files import META_CAP, read_capped
 from .vocabulary import SessionStatus, VoidReason, status_voids
 
 
@@ -132,7 +133,7 @@ def read_meta(session_dir: Path, *, strict: bool = False) -> SessionMeta | None:
     """
     path = meta_path(session_dir)
     try:
-        data = path.read_bytes()
+        data = read_capped(path, within=path.parent, max_bytes=META_CAP)
     except FileNotFoundError:
         return None
     except OSError as exc:

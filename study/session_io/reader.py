@@ -31,6 +31,7 @@ from .events import READABLE_SCHEMAS, SINCE_SCHEMA, event_problems
 from .folders import EVENTS_NAME
 from .issues import Issue, LogError, Rule, first_error
 from .meta import SessionMeta, read_meta
+from .safe_files import LINE_CAP, LOG_CAP, UnsafeFile, long_line, read_capped
 from .vocabulary import EventKind, SessionStatus
 
 _ADVICE = ("The log was damaged after it was written; it is never scored. Restore it from the "
@@ -82,7 +83,14 @@ def read_log(path: Path, *, strict: bool = True, meta: SessionMeta | None = None
     """Read and validate ``events.jsonl`` (and its consistency with ``meta`` if given)."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_capped(path, within=path.parent, max_bytes=LOG_CAP)
+        if (long := long_line(data, LINE_CAP)) is not None:
+            raise UnsafeFile(path, f"line {long[0]} is {long[1]:,} bytes, over the cap of {LINE_CAP:,} bytes per line")
+    except UnsafeFile as exc:
+        issue = Issue(Rule.FILE, path, None, f"{exc}; it is not read")
+        if strict:
+            raise LogError.of(issue, _ADVICE) from None
+        return LogRead(path, [], [issue])
     except OSError as exc:
         issue = Issue(Rule.NO_LOG, path, None, "no session log here" if isinstance(exc, FileNotFoundError)
                       else f"the session log cannot be read ({exc.strerror})")
@@ -117,7 +125,7 @@ def _parse(path: Path, data: bytes) -> LogRead:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            if torn_possible and number == len(lines):
+            if torn_possible and number == len(lines) and b"\x00" not in raw:   # NULs: a crash's hole, not a torn line
                 log.issues.append(Issue(Rule.TORN, path, number, f"{path}:{number}: truncated last line "
                                         f"skipped (a crash while it was written): {raw[:80]!r}", warning=True))
                 continue
@@ -128,6 +136,10 @@ def _parse(path: Path, data: bytes) -> LogRead:
                                         f"line is not UTF-8 (byte {exc.start}): {raw[:80]!r}"))
                 continue
             obj = None                      # not JSON: malformed, like JSON that is not an object
+        if obj is None and not raw.strip(b"\x00"):
+            log.issues.append(Issue(Rule.JSON, path, number, f"line of {len(raw):,} NUL bytes (a crash left "
+                                    "a hole in the file): every line must be one JSON object"))
+            continue
         if type(obj) is not dict:
             log.issues.append(Issue(Rule.JSON, path, number, f"malformed event line {raw[:120]!r}: "
                                     "every line must be one JSON object with 'seq' and 'kind'"))

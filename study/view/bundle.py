@@ -5,7 +5,8 @@ The folder holds ``index.html``, ``static/`` (the same page and assets the serve
 ``account-<id>.js``, ``events-<page>.js``, ``transcript-<page>.js``). Each script calls
 ``VIEW.put(<its path>, <document>)``: browsers refuse ``fetch()`` of ``file://`` URLs but run
 scripts from them. The documents are those the server answers with (``documents``), so both show
-the same content. Only sessions inside the sessions folder are read (``paths``).
+the same content. Only sessions inside the sessions folder are read (``paths``), each once, and
+only regular files inside each session (``study.session_io.safe_files``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 import orjson
 
 from . import documents
+from .jsonout import dumps
 from .load import Store
 from .page import STATIC, index_html
-from .paths import file_key, session_names
+from .paths import Refused, file_key, session_names
 
 
 def _script(out: Path, relative: str, doc: Any) -> int:
@@ -29,7 +31,7 @@ def _script(out: Path, relative: str, doc: Any) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     # "</" must not appear inside a <script> body served inline by some hosts; escaping it keeps
     # the JSON valid JavaScript either way.
-    body = orjson.dumps(doc).replace(b"</", b"<\\/")
+    body = dumps(doc).replace(b"</", b"<\\/")
     data = b"VIEW.put(" + orjson.dumps(relative) + b"," + body + b");\n"
     path.write_bytes(data)
     return len(data)
@@ -50,19 +52,26 @@ def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
         counts["files"] += 1
         counts["bytes"] += _script(out, relative, doc)
 
-    put("data/matrix.js", documents.matrix_doc(store))
+    rows = []
     for name in session_names(store.root):
-        session = store.session(name)
+        try:
+            session = store.session(name)      # read and scored once for every document of it
+        except Refused as exc:
+            progress(f"{name}: skipped ({exc})")
+            continue
+        rows.append(documents.matrix_row(session))
         folder = f"data/{file_key(name)}/"
         put(folder + "session.js", documents.session_doc(session))
         for account in session.start.get("order") or []:
-            put(folder + f"account-{file_key(account)}.js", documents.account_doc(session, account))
-        for page in range(max(1, -(-len(session.events) // documents.EVENTS_PAGE))):
+            if (doc := documents.account_doc(session, account)) is not None:
+                put(folder + f"account-{file_key(account)}.js", doc)
+        for page in range(documents.pages(len(session.events), documents.EVENTS_PAGE)):
             put(folder + f"events-{page}.js", documents.events_doc(session, page))
-        lines = store.transcript_lines(session) if transcripts else []
-        for page in range(max(1, -(-len(lines) // documents.TRANSCRIPT_PAGE))):
-            doc = documents.transcript_doc(session, lines, page)
+        lines, refused = store.transcript_lines(session) if transcripts else ([], None)
+        for page in range(documents.pages(len(lines), documents.TRANSCRIPT_PAGE)):
+            doc = documents.transcript_doc(session, lines, page, refused)
             put(folder + f"transcript-{page}.js", doc if transcripts else {**doc, "omitted": True})
         counts["sessions"] += 1
         progress(name)
+    put("data/matrix.js", documents.matrix_doc_of(store.root, rows))
     return counts

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import NothingToShow, UsageError, examples, sessions_option
+from study.cli_vocabulary import INTERRUPTED, NothingToShow, UsageError, examples, sessions_option
 from study.paths import sessions_dir
 
 from .paths import session_names
@@ -31,7 +32,7 @@ DEFAULT_PORT = 8765
 def view(sessions: Path | None, port: int, bundle: Path | None, no_transcripts: bool) -> None:
     """Browse sessions: the matrix, each session's time line and routes, each account's calls.
 
-    Serves a local page on 127.0.0.1 and prints its address (Ctrl-C stops it), or with --bundle
+    Serves a local page on 127.0.0.1 and prints its address (Ctrl-C stops it, exit code 3), or with --bundle
     writes the same viewer, split per session, as a folder that opens from disk. Compliance
     shown is computed by the same scoring code as the tables.
     """
@@ -57,7 +58,13 @@ def view(sessions: Path | None, port: int, bundle: Path | None, no_transcripts: 
                          "or --port 0 for any free one.") from None
     click.echo(f"study view: {len(names)} sessions of {root} at http://127.0.0.1:{sock.getsockname()[1]}/ "
                "(Ctrl-C stops it)", err=False)
-    serve(root, sock)
+    try:
+        stopped_by = serve(root, sock)
+    except KeyboardInterrupt:           # Ctrl-C before uvicorn took the signals over
+        stopped_by = [signal.SIGINT]
+    if stopped_by:
+        click.echo(f"study view: stopped ({signal.Signals(stopped_by[-1]).name})", err=True)
+        raise SystemExit(INTERRUPTED)
 
 
 def _write_bundle(root: Path, out: Path, count: int, *, transcripts: bool) -> None:

@@ -24,6 +24,7 @@ from study.runner.cost_text import cost_text
 from study.session_io.vocabulary import EventKind
 
 from .load import Session, Store
+from .jsonout import dumps
 from .paths import session_names
 
 #: Events per page of the session's event list (server and bundle alike).
@@ -178,6 +179,7 @@ def session_doc(session: Session) -> dict[str, Any]:
                    for k in ("manifest_sha256", "code_version", "cli_version", "sdk_version", "lock_sha256")},
         "meta": session.meta.to_dict() if session.meta else None,
         "warnings": list(session.score.warnings) if session.score else [],
+        "problems": session.problems,
     }
     if session.score is not None:
         doc["metrics"] = {k: v for k, v in session.score.metrics().items() if k not in ("path", "routes", "warnings")}
@@ -186,7 +188,10 @@ def session_doc(session: Session) -> dict[str, Any]:
     return doc
 
 
-def events_doc(session: Session, page: int) -> dict[str, Any]:
+def events_doc(session: Session, page: int) -> dict[str, Any] | None:
+    """One page of the session's events (None past its last page)."""
+    if page >= pages(len(session.events), EVENTS_PAGE):
+        return None
     events = session.events[page * EVENTS_PAGE:(page + 1) * EVENTS_PAGE]
     return {"name": session.name, "simulated": session.simulated, "page": page, "page_size": EVENTS_PAGE,
             "total": len(session.events), "events": [_compact(e, session) for e in events]}
@@ -236,6 +241,8 @@ def _transcript_entry(n: int, raw: bytes) -> dict[str, Any]:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
+        obj = None
+    if not isinstance(obj, dict):       # not JSON, or JSON that is not an object: shown as it is
         return {"n": n, "type": "unreadable", "blocks": [{"type": "raw", "text": raw[:TEXT_CAP].decode("utf-8", "replace")}]}
     message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
     content = message.get("content", obj.get("content"))
@@ -244,7 +251,7 @@ def _transcript_entry(n: int, raw: bytes) -> dict[str, Any]:
         if isinstance(block, dict):
             kind = block.get("type", "?")
             body = block.get("text") or block.get("thinking") or block.get("content") or block.get("input")
-            text = body if isinstance(body, str) else orjson.dumps(body).decode() if body is not None else ""
+            text = body if isinstance(body, str) else dumps(body).decode() if body is not None else ""
             if kind == "tool_use":
                 text = f"{block.get('name')} {text}"
         else:
@@ -253,14 +260,30 @@ def _transcript_entry(n: int, raw: bytes) -> dict[str, Any]:
     return {"n": n, "type": obj.get("type"), "t": obj.get("timestamp"), "role": message.get("role"), "blocks": blocks}
 
 
-def transcript_doc(session: Session, lines: list[bytes], page: int) -> dict[str, Any]:
+def pages(total: int, size: int) -> int:
+    """How many pages ``total`` items fill (one, empty, for none)."""
+    return max(1, -(-total // size))
+
+
+def transcript_doc(session: Session, lines: list[bytes], page: int, refused: str | None = None) -> dict[str, Any] | None:
+    """One page of the transcript (None past its last page); ``refused`` says why the
+    session's transcript file is not shown (``Store.transcript_lines``)."""
+    if page >= pages(len(lines), TRANSCRIPT_PAGE):
+        return None
     chunk = lines[page * TRANSCRIPT_PAGE:(page + 1) * TRANSCRIPT_PAGE]
-    return {"name": session.name, "simulated": session.simulated, "page": page, "page_size": TRANSCRIPT_PAGE,
-            "total": len(lines), "entries": [_transcript_entry(page * TRANSCRIPT_PAGE + i, raw)
-                                             for i, raw in enumerate(chunk)]}
+    doc = {"name": session.name, "simulated": session.simulated, "page": page, "page_size": TRANSCRIPT_PAGE,
+           "total": len(lines), "entries": [_transcript_entry(page * TRANSCRIPT_PAGE + i, raw)
+                                            for i, raw in enumerate(chunk)]}
+    if refused:
+        doc["refused"] = refused
+    return doc
 
 
 def matrix_doc(store: Store) -> dict[str, Any]:
     """Every session of the store's folder as a matrix row (rows kept while the files are unchanged)."""
-    rows = [store.row(name, matrix_row) for name in session_names(store.root)]
-    return {"root": str(store.root), "simulated": any(r["simulated"] for r in rows), "sessions": rows}
+    return matrix_doc_of(store.root, [store.row(name, matrix_row) for name in session_names(store.root)])
+
+
+def matrix_doc_of(root, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The matrix document of the sessions folder ``root`` from its sessions' rows."""
+    return {"root": str(root), "simulated": any(r["simulated"] for r in rows), "sessions": rows}

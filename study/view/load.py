@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,10 +20,13 @@ from study.session_io.folders import EVENTS_NAME, META_NAME, exploratory_by_loca
 from study.session_io.issues import LogError, MetaError
 from study.session_io.meta import SessionMeta
 from study.session_io.reader import LogRead, read_session
+from study.session_io.safe_files import LINE_CAP, TRANSCRIPT_CAP, UnsafeFile, read_capped
 
 from .paths import session_dir
 
 TRANSCRIPT_NAME = "transcript.jsonl"
+#: A transcript line over ``LINE_CAP`` keeps only its first bytes (shown as unreadable).
+TEXT_SHOWN = 4000
 
 
 @dataclass
@@ -38,6 +41,8 @@ class Session:
     score: SessionScore | None
     error: str | None
     exploratory: bool
+    #: Every rule the session's records break (``error`` is the first), each ``file:line: message``.
+    problems: list[str] = field(default_factory=list)
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -73,9 +78,14 @@ def read(root: Path, name: str) -> Session:
         read_ = read_session(path, strict=True)
     except (LogError, MetaError) as exc:
         loose = read_session(path, strict=False)
-        return Session(name, path, loose.meta, loose.log, None, str(exc), exploratory)
+        return Session(name, path, loose.meta, loose.log, None, str(exc), exploratory,
+                       [issue.describe(path) for issue in loose.errors])
     meta = read_.meta
-    score = score_log(read_.log, meta.to_dict() if meta else None, evidence=True)
+    try:
+        score = score_log(read_.log, meta.to_dict() if meta else None, evidence=True)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:   # a record the rules let through
+        return Session(name, path, meta, read_.log, None,
+                       f"the scorer cannot read this session ({type(exc).__name__}: {exc})", exploratory)
     return Session(name, path, meta, read_.log, score, None, exploratory or score.exploratory)
 
 
@@ -128,13 +138,22 @@ class Store:
         return self._keep(self._rows, name, _stamp(self.root / name),
                           lambda: build(read(self.root, name)), None)
 
-    def transcript_lines(self, session: Session) -> list[bytes]:
+    def transcript_lines(self, session: Session) -> tuple[list[bytes], str | None]:
         """The lines of the session's Claude Code transcript (read on first use, kept while
-        unchanged); empty when the session has none."""
+        unchanged), and why it is not shown if it is refused (not a regular file inside the
+        session folder, or over a cap: ``safe_files``); no lines when the session has none."""
         path = session.path / TRANSCRIPT_NAME
         try:
             st = path.stat()
         except OSError:
-            return []
-        return self._keep(self._transcripts, path, (st.st_mtime, st.st_size),
-                          lambda: [line for line in path.read_bytes().split(b"\n") if line.strip()], 2)
+            return [], None
+        return self._keep(self._transcripts, path, (st.st_mtime, st.st_size), lambda: _transcript(path), 2)
+
+
+def _transcript(path: Path) -> tuple[list[bytes], str | None]:
+    try:
+        data = read_capped(path, within=path.parent, max_bytes=TRANSCRIPT_CAP)
+    except OSError as exc:
+        return [], f"{exc}; it is not shown" if isinstance(exc, UnsafeFile) else f"{path.name} cannot be read ({exc.strerror})"
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    return [line if len(line) <= LINE_CAP else line[:TEXT_SHOWN] for line in lines], None

@@ -11,7 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from study.session_io.folders import EVENTS_NAME, META_NAME, find_sessions
+from study.session_io.folders import find_sessions, holds_session
+
+#: Longer names are refused unread (a path below the sessions folder is far shorter); at most
+#: ``NAME_SHOWN`` characters of a refused name are repeated in the refusal.
+NAME_CAP, NAME_SHOWN = 4096, 200
 
 
 class Refused(ValueError):
@@ -22,12 +26,18 @@ def session_dir(root: Path, name: str) -> Path:
     """The folder of session ``name`` under ``root``; ``Refused`` for anything else."""
     if not name or "\x00" in name or name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
         raise Refused(f"{name!r} is not a session of this sessions folder")
+    shown = name if len(name) <= NAME_SHOWN else name[:NAME_SHOWN] + "…"
+    if len(name) > NAME_CAP:
+        raise Refused(f"{shown!r} is not a session of this sessions folder (a name of {len(name):,} characters)")
     base = Path(root).resolve()
-    target = (base / name).resolve()
-    if target != base and base not in target.parents:
-        raise Refused(f"{name!r} is outside the sessions folder; only sessions inside {base} are shown")
-    if not ((target / EVENTS_NAME).is_file() or (target / META_NAME).is_file()):
-        raise Refused(f"{name!r} is not a session folder (no events.jsonl or meta.json)")
+    try:
+        target = (base / name).resolve()
+        if target != base and base not in target.parents:
+            raise Refused(f"{shown!r} is outside the sessions folder; only sessions inside {base} are shown")
+        if not holds_session(target):
+            raise Refused(f"{shown!r} is not a session folder (no events.jsonl or meta.json)")
+    except OSError as exc:          # a name too long for the file system, a loop of links
+        raise Refused(f"{shown!r} is not a session of this sessions folder ({exc.strerror})") from None
     return target
 
 

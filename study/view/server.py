@@ -7,22 +7,29 @@ Routes (all GET; every session is named by ``?session=<path relative to the sess
   ``/api/transcript?page=N`` (the transcript is read only when a page of it is asked for).
 
 A name outside the sessions folder, or not a session folder, is refused with 404 and nothing is
-read (``paths.session_dir``). The server is bound to 127.0.0.1 only (``serve``).
+read (``paths.session_dir``); a file of a session that is not a regular file inside its folder is
+never read (``study.session_io.safe_files``). The server is bound to 127.0.0.1 only (``serve``)
+and answers only requests whose ``Host`` is 127.0.0.1, localhost or [::1] with its port
+(``LoopbackHostOnly``: DNS rebinding); anything else is refused with 403 and the reason.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import documents
+from .jsonout import dumps
 from .load import Store
 from .page import STATIC, index_html
 from .paths import Refused
@@ -34,20 +41,49 @@ class _Json(JSONResponse):
     media_type = "application/json"
 
     def render(self, content: object) -> bytes:
-        import orjson
-
-        return orjson.dumps(content)
+        return dumps(content)
 
 
-def _page_number(request: Request) -> int:
-    try:
-        return max(0, int(request.query_params.get("page", "0")))
-    except ValueError:
-        return 0
+#: The largest page number asked for that is looked at (a longer number is no page).
+_PAGE_DIGITS = 9
 
 
-def make_app(root: Path) -> Starlette:
-    """The viewer app over the sessions folder ``root``."""
+def _page_number(request: Request) -> int | None:
+    """The ``page`` asked for (0 if none); None for one that is no page number."""
+    text = request.query_params.get("page", "0")
+    if not text.isascii() or not text.isdigit() or len(text) > _PAGE_DIGITS:
+        return None
+    return int(text)
+
+
+def allowed_hosts(port: int) -> frozenset[str]:
+    """The ``Host`` values a request may carry: this machine's loopback names with the port."""
+    return frozenset(f"{host}:{port}" for host in ("127.0.0.1", "localhost", "[::1]"))
+
+
+class LoopbackHostOnly:
+    """Refuse (403) every request whose ``Host`` header is not 127.0.0.1, localhost or [::1]
+    with the server's port: a web page elsewhere that rebinds its own name to 127.0.0.1 (DNS
+    rebinding) sends its own name, and is refused before anything is read."""
+
+    def __init__(self, app, port_of: Callable[[], int | None]) -> None:
+        self.app, self.port_of = app, port_of
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
+            port = self.port_of() or (scope.get("server") or (None, None))[1]
+            if host not in allowed_hosts(port):
+                reason = (f"refused: Host {host[:100]!r} is not this machine's viewer; open "
+                          f"http://127.0.0.1:{port}/ (only 127.0.0.1, localhost and [::1] with port {port} are served)")
+                await _Json({"error": reason}, status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def make_app(root: Path, port: int | None = None) -> Starlette:
+    """The viewer app over the sessions folder ``root``, answering requests to ``port`` (None:
+    the port each request arrived on) under a loopback ``Host`` name only."""
     store = Store(Path(root))
 
     def refuse(message: str) -> Response:
@@ -63,8 +99,9 @@ def make_app(root: Path) -> Starlette:
                 session = store.session(name)
             except Refused as exc:
                 return refuse(str(exc))
-            doc = build(request, session)
-            return refuse(f"no such page of {name}") if doc is None else _Json(doc)
+            page = _page_number(request)
+            doc = None if page is None else build(request, session, page)
+            return refuse(f"no such page of {session.name}") if doc is None else _Json(doc)
         return endpoint
 
     def matrix(_request: Request) -> Response:
@@ -73,14 +110,18 @@ def make_app(root: Path) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/matrix", matrix),
-        Route("/api/session", with_session(lambda _r, s: documents.session_doc(s))),
-        Route("/api/account", with_session(lambda r, s: documents.account_doc(s, r.query_params.get("account", "")))),
-        Route("/api/events", with_session(lambda r, s: documents.events_doc(s, _page_number(r)))),
-        Route("/api/transcript", with_session(
-            lambda r, s: documents.transcript_doc(s, store.transcript_lines(s), _page_number(r)))),
+        Route("/api/session", with_session(lambda _r, s, _p: documents.session_doc(s))),
+        Route("/api/account", with_session(lambda r, s, _p: documents.account_doc(s, r.query_params.get("account", "")))),
+        Route("/api/events", with_session(lambda _r, s, p: documents.events_doc(s, p))),
+        Route("/api/transcript", with_session(lambda _r, s, p: documents.transcript_doc(s, *_transcript_args(store, s, p)))),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(LoopbackHostOnly, port_of=lambda: port)])
+
+
+def _transcript_args(store: Store, session, page: int) -> tuple[list[bytes], int, str | None]:
+    lines, refused = store.transcript_lines(session)
+    return lines, page, refused
 
 
 def bind(port: int) -> socket.socket:
@@ -96,7 +137,27 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def serve(root: Path, sock: socket.socket) -> None:
-    """Serve the viewer on the bound socket ``sock`` until interrupted (Ctrl-C)."""
-    config = uvicorn.Config(make_app(root), log_level="warning", lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])
+class _Server(uvicorn.Server):
+    """uvicorn's server, which on Ctrl-C or SIGTERM stops and says so (``signals``) instead of
+    raising the signal again once it has stopped (uvicorn's way, which ends Python with 1)."""
+
+    signals: list[int]
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        with super().capture_signals():
+            try:
+                yield
+            finally:
+                self.signals = list(self._captured_signals)
+                self._captured_signals.clear()
+
+
+def serve(root: Path, sock: socket.socket) -> list[int]:
+    """Serve the viewer on the bound socket ``sock`` until interrupted (Ctrl-C, SIGTERM); the
+    signals that stopped it."""
+    config = uvicorn.Config(make_app(root, sock.getsockname()[1]), log_level="warning", lifespan="off")
+    server = _Server(config)
+    server.signals = []
+    server.run(sockets=[sock])
+    return server.signals

@@ -4,6 +4,7 @@ subprocess, and a headless Chromium driven by Selenium (Debian's /usr/bin/chromi
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import subprocess
@@ -41,21 +42,38 @@ def sim_corpus(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture
-def server(sim_corpus, tmp_path):
-    """`study view --sessions <corpus> --port 0` running; yields its address."""
+@contextlib.contextmanager
+def serving(root: Path, tmp_path: Path):
+    """`study view --sessions <root> --port 0` running as a subprocess; yields (address, process)."""
     errors = tmp_path / "server.stderr"
     with open(errors, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "study.cli", "view", "--sessions", str(sim_corpus), "--port", "0"],
+        proc = subprocess.Popen([sys.executable, "-m", "study.cli", "view", "--sessions", str(root), "--port", "0"],
                                 stdout=subprocess.PIPE, stderr=err, text=True)
     try:
         line = proc.stdout.readline()     # the address, printed once the socket listens
         match = re.search(r"http://127\.0\.0\.1:\d+/", line)
         assert match, (line, errors.read_text())
-        yield match.group()
+        yield match.group(), proc
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.fixture
+def server(sim_corpus, tmp_path):
+    """`study view --sessions <corpus> --port 0` running; yields its address."""
+    with serving(sim_corpus, tmp_path) as (address, _proc):
+        yield address
+
+
+@pytest.fixture
+def golden_corpus(tmp_path) -> Path:
+    """The golden drifting sessions of tests/golden/sim_logs.tgz (12 small simulator sessions,
+    no transcripts), a fresh copy per test: tests damage them."""
+    with tarfile.open(GOLDEN / "sim_logs.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    return tmp_path / "simlogs"
 
 
 def chrome_options(user_data: Path):

@@ -20,16 +20,6 @@ from study.view.server import bind
 SESSION = "exploratory/sim-drifting/Plain/seed-2-first-8"
 
 
-@pytest.fixture
-def golden_corpus(tmp_path) -> Path:
-    import tarfile
-
-    from .conftest import GOLDEN
-    with tarfile.open(GOLDEN / "sim_logs.tgz") as tar:
-        tar.extractall(tmp_path, filter="data")
-    return tmp_path / "simlogs"
-
-
 def test_names_outside_the_sessions_folder_or_not_sessions_are_refused(golden_corpus, tmp_path):
     assert session_dir(golden_corpus, SESSION) == (golden_corpus / SESSION).resolve()
     outside = tmp_path / "outside"

@@ -1,0 +1,101 @@
+"""Opening a session's files safely: the sessions folder is untrusted input.
+
+A session folder may hold anything a writer put there: a symbolic link to ``/etc/passwd`` or
+``/dev/zero``, a FIFO (which blocks a reader forever), a file of NUL bytes left by a crash, a
+line of gigabytes. Every reader of session files (the log and meta readers, the viewer) opens
+them through ``read_capped``, which:
+
+- resolves links and refuses a file whose resolved path lies outside ``within`` (the session
+  folder; the runner's own transcript link points inside it, so it stays readable);
+- opens with ``O_NONBLOCK`` and checks the opened file with ``fstat``: only a regular file is
+  read, so a FIFO, a device or a socket never blocks and is never read;
+- refuses a file larger than its cap (``max_bytes``), and reads at most that much even if the
+  file grows meanwhile.
+
+A refusal is ``UnsafeFile`` (an ``OSError`` whose ``strerror`` says why), which the readers
+report as a broken record (``issues.Rule.FILE``); a missing file stays ``FileNotFoundError``.
+``long_line`` finds a line over the per-line cap for the line-oriented readers.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+#: Caps per file: a 200-account FSM session's log is about 2 MB, its transcript about 17 MB.
+LOG_CAP = 256 * 2**20
+META_CAP = 4 * 2**20
+TRANSCRIPT_CAP = 512 * 2**20
+#: Cap per line of a log or transcript (one event, one transcript record).
+LINE_CAP = 16 * 2**20
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+
+
+class UnsafeFile(OSError):
+    """A session file that is not read: not a regular file, outside its folder, or too large."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(errno.EPERM, why, str(path))
+        self.why = why
+
+    def __str__(self) -> str:
+        return f"{Path(self.filename).name} {self.why}"
+
+
+def _kind(mode: int) -> str:
+    return next((word for test, word in _KINDS if test(mode)), "not a regular file")
+
+
+def read_capped(path: Path, *, within: Path, max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path``, whose resolved path must lie inside ``within``
+    and whose size must not pass ``max_bytes``; ``UnsafeFile`` otherwise (never blocks)."""
+    path = Path(path)
+    base = Path(os.path.realpath(within))
+    real = Path(os.path.realpath(path))
+    if not os.path.lexists(path):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
+    if real != base and base not in real.parents:
+        raise UnsafeFile(path, f"is a link to {real}, outside the session folder; only files inside it are read")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:     # the last part was swapped for a link since it was resolved
+            raise UnsafeFile(path, "changed into a link while it was opened") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFile(path, f"is {_kind(st.st_mode)}, not a regular file; only regular files are read")
+        if st.st_size > max_bytes:
+            raise UnsafeFile(path, f"is {st.st_size:,} bytes, over the cap of {max_bytes:,} bytes for this file")
+        chunks, left = [], max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 2**20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > max_bytes:
+            raise UnsafeFile(path, f"grew past the cap of {max_bytes:,} bytes for this file while it was read")
+        return data
+    finally:
+        os.close(fd)
+
+
+def long_line(data: bytes, cap: int = LINE_CAP) -> tuple[int, int] | None:
+    """(line number from 1, length) of the first line of ``data`` longer than ``cap``, or None."""
+    if len(data) <= cap:
+        return None
+    start, number = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > cap:
+            return number, end - start
+        start, number = end + 1, number + 1
+    return None
