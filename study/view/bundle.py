@@ -62,7 +62,7 @@ def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
         rows.append(documents.matrix_row(session))
         folder = f"data/{file_key(name)}/"
         put(folder + "session.js", documents.session_doc(session))
-        for account in session.start.get("order") or []:
+        for account in session.order:
             if (doc := documents.account_doc(session, account)) is not None:
                 put(folder + f"account-{file_key(account)}.js", doc)
         for page in range(documents.pages(len(session.events), documents.EVENTS_PAGE)):

@@ -46,7 +46,7 @@ def account_classes(session: Session) -> list[tuple[str, str, int | None]]:
     """(account, class, decision seq) in batch order: FC, compliant-but-wrong, not compliant, undecided."""
     by_account = {d.account: d for d in session.score.decisions} if session.score else {}
     out = []
-    for account in session.start.get("order") or []:
+    for account in session.order:
         d = by_account.get(account)
         if d is None:
             out.append((account, UNDECIDED, None))
@@ -73,7 +73,7 @@ def matrix_row(session: Session) -> dict[str, Any]:
         "seed": (s.seed if s else start.get("seed") or (meta and meta.seed)),
         "status": (s.status if s else (meta.status.value if meta and meta.status else None)) or "no session_end",
         "voided": bool(s.voided if s else meta and meta.voided), "error": session.error,
-        "accounts": len(start.get("order") or []), "cost_usd": usd, "cost": cost,
+        "accounts": len(session.order), "cost_usd": usd, "cost": cost,
         "decided": s.decided if s else None, "fc": s.fc if s else None,
         "compliance": s.compliance if s else None,
         "sliver": [c for _a, c, _seq in account_classes(session)],
@@ -199,13 +199,13 @@ def events_doc(session: Session, page: int) -> dict[str, Any] | None:
 
 def account_doc(session: Session, account: str) -> dict[str, Any] | None:
     """The account page; None for an account not in the session's batch."""
-    if account not in (session.start.get("order") or []):
+    if account not in session.order:
         return None
     events = session.events
     evidence = next((ev for ev in (session.score.evidence if session.score else ()) if ev.score.account == account), None)
     mine = [i for i, e in enumerate(events) if e.get("kind") == EventKind.TOOL_CALL and e.get("account") == account]
     doc: dict[str, Any] = {"name": session.name, "account": account, "simulated": session.simulated,
-                           "position": session.start["order"].index(account), "decided": evidence is not None,
+                           "position": session.order.index(account), "decided": evidence is not None,
                            "class": next(c for a, c, _s in account_classes(session) if a == account),
                            "events": [], "hidden": 0, "breaking_seq": None}
     if evidence is not None:

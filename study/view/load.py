@@ -53,6 +53,12 @@ class Session:
         return self.log.start if self.log else {}
 
     @property
+    def order(self) -> list[str]:
+        """The batch (``session_start.order``); of a damaged log, only its account names."""
+        order = self.start.get("order")
+        return [a for a in order if isinstance(a, str)] if isinstance(order, list) else []
+
+    @property
     def simulated(self) -> bool:
         if self.score is not None:
             return self.score.simulated

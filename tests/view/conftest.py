@@ -85,6 +85,7 @@ def chrome_options(user_data: Path):
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1300,1000",
                  f"--user-data-dir={user_data}"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})     # driver.get_log("browser"): uncaught errors
     return options
 
 

@@ -83,3 +83,17 @@ def test_a_bundle_without_transcripts_says_so(sim_corpus, tmp_path):
     key, doc = _read_script(folder / "transcript-0.js")
     assert doc == {"name": FSM, "simulated": True, "page": 0, "page_size": 100, "total": 0, "entries": [],
                    "omitted": True}
+
+
+def test_the_bundle_reads_and_scores_each_session_once(golden_corpus, tmp_path, monkeypatch):
+    import study.view.load as load
+    from study.view.bundle import write_bundle
+
+    scored = []
+    real = load.score_log
+    monkeypatch.setattr(load, "score_log", lambda log, *a, **k: scored.append(log.path) or real(log, *a, **k))
+    counts = write_bundle(golden_corpus, tmp_path / "bundle")
+    assert counts["sessions"] == 10
+    assert sorted(scored) == sorted(set(scored)) and len(scored) == 10
+    key, matrix = _read_script(tmp_path / "bundle" / "data" / "matrix.js")
+    assert key == "data/matrix.js" and len(matrix["sessions"]) == 10

@@ -207,6 +207,7 @@ function transcriptSection(doc) {
   const box = h("div", { id: "transcript" });
   const show = (page) => load("transcript", { session: doc.name, page }).then((tr) => {
     if (tr.omitted) { box.replaceChildren(h("p", { class: "note" }, "This bundle was written without transcripts (--no-transcripts).")); return; }
+    if (tr.refused) { box.replaceChildren(h("p", { class: "error", id: "transcript-refused" }, tr.refused)); return; }
     if (!tr.total) { box.replaceChildren(h("p", { class: "note" }, "This session has no transcript.jsonl.")); return; }
     const pages = Math.ceil(tr.total / tr.page_size);
     box.replaceChildren(h("div", { class: "pager" },
@@ -222,7 +223,14 @@ function transcriptSection(doc) {
 function sessionPage(doc, targetSeq) {
   crumbs(h("a", { href: sessionHref(doc.name) }, doc.name));
   const out = [h("h2", {}, `${doc.model} · ${doc.condition} · seed ${doc.seed} `, ...marks(doc)), simulatedBanner(doc.simulated)];
-  if (doc.error) return [...out, h("p", { class: "error" }, doc.error)];
+  if (doc.error) {
+    // a damaged session: what is wrong with it, then whatever of its records could be read
+    out.push(h("div", { class: "damaged", id: "damaged" }, h("h3", {}, "These records break the log rules; the session is never scored"),
+      h("ul", {}, ...(doc.problems.length ? doc.problems : [doc.error]).map((p) => h("li", { class: "mono" }, p)))));
+    if (doc.meta) out.push(h("details", {}, h("summary", {}, "meta.json (as far as it could be read)"), h("pre", { id: "meta" }, JSON.stringify(doc.meta, null, 1))));
+    if (doc.events_total) out.push(h("h3", {}, "Events that could be read"), eventsSection(doc, targetSeq));
+    return out;
+  }
   const m = doc.metrics;
   out.push(kv({ status: doc.status, decided: `${m.decided} of ${m.accounts}`, FC: m.fc, compliance: pct(m.compliance),
     correct: m.correct, cost: doc.cost, resumes: m.resumes, "void reason": m.void_reason }));
@@ -307,7 +315,15 @@ function accountPage(doc) {
 function route() {
   const main = document.getElementById("main");
   const hash = location.hash.replace(/^#\/?/, "");
-  const parts = hash.split("/").map(decodeURIComponent);
+  let parts;
+  try {
+    parts = hash.split("/").map(decodeURIComponent);
+  } catch (err) {          // a malformed address (a cut %-escape): say so, never throw
+    crumbs();
+    main.replaceChildren(h("p", { class: "error", id: "bad-address" }, "This address is malformed (" + err.message + "): ",
+      h("span", { class: "mono" }, location.hash.slice(0, 200))), h("p", {}, h("a", { href: "#/" }, "Back to the sessions")));
+    return;
+  }
   let job;
   if (parts[0] === "s" && parts[1]) {
     const name = parts[1];
