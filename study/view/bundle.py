@@ -2,7 +2,7 @@
 
 The folder holds ``index.html``, ``static/`` (the same page and assets the server serves) and
 ``data/``: one script per document, split per session (``data/<session>/session.js``,
-``account-<id>.js``, ``events-<page>.js``, ``transcript-<page>.js``). Each script calls
+``account-<id>.js``, ``events-<page>.js``, ``transcript-<page>.js``, ``conversation-<page>.js``). Each script calls
 ``VIEW.put(<its path>, <document>)``: browsers refuse ``fetch()`` of ``file://`` URLs but run
 scripts from them. The documents are those the server answers with (``documents``), so both show
 the same content. Only sessions inside the sessions folder are read (``paths``), each once, and
@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from . import documents
+from .conversation import TURNS_PAGE, conversation_doc
 from .jsonout import dumps
 from .load import Store
 from .page import STATIC, index_html
@@ -52,14 +53,19 @@ def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
         counts["files"] += 1
         counts["bytes"] += _script(out, relative, doc)
 
-    rows = []
-    for name in session_names(store.root):
+    rows, earlier = [], set()
+    queue = session_names(store.root)
+    while queue:
+        name = queue.pop(0)
         try:
             session = store.session(name)      # read and scored once for every document of it
         except Refused as exc:
             progress(f"{name}: skipped ({exc})")
             continue
-        rows.append(documents.matrix_row(session))
+        queue[:0] = session.attempts           # earlier attempts: pages of their own, not rows
+        earlier.update(session.attempts)
+        if name not in earlier:
+            rows.append(documents.matrix_row(session))
         folder = f"data/{file_key(name)}/"
         put(folder + "session.js", documents.session_doc(session))
         for account in session.order:
@@ -71,7 +77,15 @@ def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
         for page in range(documents.pages(len(lines), documents.TRANSCRIPT_PAGE)):
             doc = documents.transcript_doc(session, lines, page, refused)
             put(folder + f"transcript-{page}.js", doc if transcripts else {**doc, "omitted": True})
-        counts["sessions"] += 1
+        if transcripts:
+            conversation, refused = store.conversation(session)
+            for page in range(documents.pages(len(conversation[0]), TURNS_PAGE)):
+                put(folder + f"conversation-{page}.js",
+                    conversation_doc(session.name, session.simulated, conversation, page, refused))
+        else:
+            put(folder + "conversation-0.js", {**conversation_doc(session.name, session.simulated, ([], 0), 0),
+                                                 "omitted": True})
+        counts["sessions"] += name not in earlier
         progress(name)
     put("data/matrix.js", documents.matrix_doc_of(store.root, rows))
     return counts

@@ -25,6 +25,7 @@ from study.session_io.vocabulary import EventKind
 
 from .load import Session, Store
 from .jsonout import dumps
+from .matrix import groups, ordered
 from .paths import session_names
 
 #: Events per page of the session's event list (server and bundle alike).
@@ -77,6 +78,7 @@ def matrix_row(session: Session) -> dict[str, Any]:
         "decided": s.decided if s else None, "fc": s.fc if s else None,
         "compliance": s.compliance if s else None,
         "sliver": [c for _a, c, _seq in account_classes(session)],
+        "attempts": session.attempts,
     }
     return row
 
@@ -286,4 +288,6 @@ def matrix_doc(store: Store) -> dict[str, Any]:
 
 def matrix_doc_of(root, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The matrix document of the sessions folder ``root`` from its sessions' rows."""
-    return {"root": str(root), "simulated": any(r["simulated"] for r in rows), "sessions": rows}
+    rows = ordered(rows)
+    return {"root": str(root), "simulated": any(r["simulated"] for r in rows), "sessions": rows,
+            "groups": groups(rows), "running": sum(r["status"] in ("running", "no session_end") for r in rows)}

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from analysis.scoring import SessionScore, score_log
-from study.session_io.folders import EVENTS_NAME, META_NAME, exploratory_by_location
+from study.session_io.folders import EVENTS_NAME, META_NAME, attempts, exploratory_by_location
 from study.session_io.issues import LogError, MetaError
 from study.session_io.meta import SessionMeta
 from study.session_io.reader import LogRead, read_session
 from study.session_io.safe_files import LINE_CAP, TRANSCRIPT_CAP, UnsafeFile, read_capped
 
+from .conversation import turns
 from .paths import session_dir
 
 TRANSCRIPT_NAME = "transcript.jsonl"
@@ -51,6 +52,12 @@ class Session:
     @property
     def start(self) -> dict[str, Any]:
         return self.log.start if self.log else {}
+
+    @property
+    def attempts(self) -> list[str]:
+        """The names of this session's earlier attempts (``attempt-<k>/`` inside it, moved aside
+        by ``--rerun-voided``); each is browsable like a session."""
+        return [f"{self.name}/{p.name}" for p in attempts(self.path)]
 
     @property
     def order(self) -> list[str]:
@@ -116,6 +123,7 @@ class Store:
         self._lock = threading.Lock()
         self._kept: OrderedDict[str, tuple[tuple[float, ...], Session]] = OrderedDict()
         self._transcripts: OrderedDict[Path, tuple[tuple[float, int], list[bytes]]] = OrderedDict()
+        self._conversations: OrderedDict[Path, tuple[tuple[float, int], Any]] = OrderedDict()
         self._rows: OrderedDict[str, tuple[tuple[float, ...], dict[str, Any]]] = OrderedDict()
 
     def _keep(self, cache: OrderedDict, key: Any, stamp: tuple[float, ...], make: Callable[[], Any],
@@ -154,6 +162,18 @@ class Store:
         except OSError:
             return [], None
         return self._keep(self._transcripts, path, (st.st_mtime, st.st_size), lambda: _transcript(path), 2)
+
+
+    def conversation(self, session: Session) -> tuple[tuple[list[dict[str, Any]], int], str | None]:
+        """The transcript as a conversation (``conversation.turns``, kept while the transcript
+        is unchanged), and why the transcript is not shown if it is refused."""
+        lines, refused = self.transcript_lines(session)
+        path = session.path / TRANSCRIPT_NAME
+        try:
+            st = path.stat()
+        except OSError:
+            return ([], 0), refused
+        return self._keep(self._conversations, path, (st.st_mtime, st.st_size), lambda: turns(lines), 2), refused
 
 
 def _transcript(path: Path) -> tuple[list[bytes], str | None]:

@@ -4,7 +4,8 @@ Routes (all GET; every session is named by ``?session=<path relative to the sess
 
 - ``/`` the page (``static/index.html``), ``/static/...`` its vendored assets;
 - ``/api/matrix``; ``/api/session``; ``/api/account?account=ID``; ``/api/events?page=N``;
-  ``/api/transcript?page=N`` (the transcript is read only when a page of it is asked for).
+  ``/api/transcript?page=N`` (the raw records; the transcript is read only when a page of it is
+  asked for); ``/api/conversation?page=N`` (the transcript as turns: ``conversation``).
 
 A name outside the sessions folder, or not a session folder, is refused with 404 and nothing is
 read (``paths.session_dir``); a file of a session that is not a regular file inside its folder is
@@ -19,6 +20,7 @@ import contextlib
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -29,6 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import documents
+from .conversation import conversation_doc
 from .jsonout import dumps
 from .load import Store
 from .page import STATIC, index_html
@@ -114,9 +117,16 @@ def make_app(root: Path, port: int | None = None) -> Starlette:
         Route("/api/account", with_session(lambda r, s, _p: documents.account_doc(s, r.query_params.get("account", "")))),
         Route("/api/events", with_session(lambda _r, s, p: documents.events_doc(s, p))),
         Route("/api/transcript", with_session(lambda _r, s, p: documents.transcript_doc(s, *_transcript_args(store, s, p)))),
+        Route("/api/conversation", with_session(lambda _r, s, p: conversation_doc(
+            s.name, s.simulated, *_conversation_args(store, s, p)))),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(LoopbackHostOnly, port_of=lambda: port)])
+
+
+def _conversation_args(store: Store, session, page: int) -> tuple[Any, int, str | None]:
+    conversation, refused = store.conversation(session)
+    return conversation, page, refused
 
 
 def _transcript_args(store: Store, session, page: int) -> tuple[list[bytes], int, str | None]:

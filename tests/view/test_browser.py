@@ -75,6 +75,9 @@ def _walk(driver, start_url: str, tmp_path: Path, shots: bool) -> dict[str, str]
     texts["stop"] = target.get_attribute("id") + " " + target.text
     # the transcript is loaded only when asked for, a page at a time
     driver.find_element(By.ID, "show-transcript").click()
+    texts["conversation"] = _wait(driver, "#show-raw", 1) and driver.find_element(By.CSS_SELECTOR, "#transcript .pager").text
+    driver.find_element(By.ID, "show-raw").click()
+    _wait(driver, "#show-conversation", 1)
     texts["transcript"] = _wait(driver, "#transcript .pager")[0].text
     strip = _wait(driver, "#strip a", 6)
     driver.find_element(By.CSS_SELECTOR, f'#strip a[data-account="{INTERLEAVED}"]').click()

@@ -45,7 +45,8 @@ def test_bundle_files_are_the_server_documents_split_per_session(server, sim_cor
               (f"data/{file_key(FSM)}/session.js", "session", {"session": FSM}),
               (f"data/{file_key(FSM)}/account-ACC100019.js", "account", {"session": FSM, "account": "ACC100019"}),
               (f"data/{file_key(PLAIN)}/events-0.js", "events", {"session": PLAIN, "page": 0}),
-              (f"data/{file_key(FSM)}/transcript-1.js", "transcript", {"session": FSM, "page": 1})]
+              (f"data/{file_key(FSM)}/transcript-1.js", "transcript", {"session": FSM, "page": 1}),
+              (f"data/{file_key(FSM)}/conversation-0.js", "conversation", {"session": FSM, "page": 0})]
     for relative, kind, params in checks:
         key, doc = _read_script(out / relative)
         assert key == relative

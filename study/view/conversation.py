@@ -1,0 +1,140 @@
+"""The Claude Code transcript as a conversation: the turns a reader expects, not the CLI's records.
+
+``turns(lines)`` reads the transcript's lines once into turns, in order:
+
+- ``user``: the prompt (and any later user text);
+- ``assistant``: the model's text; ``thinking``: its thinking (shown collapsed);
+- ``call``: a tool call with its arguments, and its result attached (``result``, ``error``);
+  ``denied`` with the reason when a hook refused it (the FSM's PreToolUse gate);
+- ``stop-block``: the Stop hook's feedback that sent the agent back to work;
+- ``compaction``: the compaction boundary (trigger, tokens before and after) and the summary the
+  CLI continued from (``summary``).
+
+Every turn keeps ``n``, the transcript line it came from, so the raw record is one click away
+(``documents.transcript_doc``). The CLI's bookkeeping records (``queue-operation``,
+``attachment``, ``api-request*``, ``atis-latch``, ``last-prompt``, ``tools-used``, ``cost-state``
+…) are not turns; ``conversation_doc`` counts them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .jsonout import dumps
+
+#: Turns per page of the conversation.
+TURNS_PAGE = 100
+#: A longer text (a tool result, an assistant turn, a summary) is cut to this many characters.
+TEXT_CAP = 4000
+
+
+def _cut(text: str) -> dict[str, Any]:
+    return {"text": text[:TEXT_CAP], "cut": len(text) if len(text) > TEXT_CAP else None}
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message's or a tool result's content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [b.get("text") if isinstance(b, dict) and isinstance(b.get("text"), str)
+                 else dumps(b).decode() for b in content]
+        return "\n".join(p for p in parts if p)
+    return "" if content is None else dumps(content).decode()
+
+
+def _tool(name: Any) -> str:
+    """``mcp__sopbench__get_x`` as ``get_x``, ``mcp__fsm__status`` as ``fsm.status``."""
+    text = str(name)
+    parts = text.split("__")
+    if len(parts) >= 3 and parts[0] == "mcp":
+        return ("fsm." if parts[1] == "fsm" else "") + "__".join(parts[2:])
+    return text
+
+
+def _compaction(obj: dict[str, Any], n: int) -> dict[str, Any]:
+    meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
+    words = [str(meta[k]) for k in ("trigger",) if meta.get(k) is not None]
+    if isinstance(meta.get("preTokens"), int) and isinstance(meta.get("postTokens"), int):
+        words.append(f"{meta['preTokens']:,} → {meta['postTokens']:,} tokens")
+    return {"n": n, "role": "compaction", "t": obj.get("timestamp"),
+            "text": "Conversation compacted" + (f" ({', '.join(words)})" if words else "")}
+
+
+def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
+    """The conversation of a transcript's lines, and how many records are not turns."""
+    out: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
+    other = 0
+    for n, raw in enumerate(lines):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            obj = None
+        if not isinstance(obj, dict):
+            other += 1
+            continue
+        kind, t = obj.get("type"), obj.get("timestamp")
+        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        content = message.get("content")
+        if kind == "system" and obj.get("subtype") == "compact_boundary":
+            out.append(_compaction(obj, n))
+        elif kind == "user" and obj.get("isCompactSummary"):
+            out.append({"n": n, "role": "compaction", "t": t, "summary": True, **_cut(_text_of(content))})
+        elif kind == "user" and isinstance(content, str):
+            hook = obj.get("isMeta") and (obj.get("rowSource") == "hook" or content.startswith("Stop hook feedback"))
+            out.append({"n": n, "role": "stop-block" if hook else "user", "t": t, **_cut(content)})
+        elif kind == "user" and isinstance(content, list):
+            _results(obj, content, n, calls, out)
+        elif kind == "assistant" and isinstance(content, list):
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text":
+                    out.append({"n": n, "role": "assistant", "t": t, **_cut(_text_of(block.get("text")))})
+                elif block.get("type") == "thinking":
+                    out.append({"n": n, "role": "thinking", "t": t, **_cut(_text_of(block.get("thinking")))})
+                elif block.get("type") == "tool_use":
+                    call = {"n": n, "role": "call", "t": t, "tool": _tool(block.get("name")),
+                            "args": _cut(dumps(block.get("input")).decode()), "result": None}
+                    calls[str(block.get("id"))] = call
+                    out.append(call)
+        else:
+            other += 1
+    return out, other
+
+
+def _results(obj: dict[str, Any], content: list, n: int, calls: dict[str, dict[str, Any]],
+             out: list[dict[str, Any]]) -> None:
+    """A user record's tool results, each attached to its call (or a turn of its own)."""
+    decision = obj.get("permissionDecision") if isinstance(obj.get("permissionDecision"), dict) else {}
+    denied = decision.get("source") == "hook" or bool(obj.get("toolDenialKind"))
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            out.append({"n": n, "role": "user", "t": obj.get("timestamp"), **_cut(_text_of(block.get("text")))})
+            continue
+        if block.get("type") != "tool_result":
+            continue
+        text = _text_of(block.get("content"))
+        call = calls.get(str(block.get("tool_use_id")))
+        if call is None:
+            call = {"n": n, "role": "call", "t": obj.get("timestamp"), "tool": "?", "args": _cut(""), "result": None}
+            out.append(call)
+        call.update(result=_cut(text), result_n=n, error=bool(block.get("is_error")), denied=denied and bool(block.get("is_error")))
+
+
+def conversation_doc(name: str, simulated: bool, conversation: tuple[list[dict[str, Any]], int],
+                     page: int, refused: str | None = None) -> dict[str, Any] | None:
+    """One page of the conversation (None past its last page)."""
+    items, other = conversation
+    if page >= max(1, -(-len(items) // TURNS_PAGE)):
+        return None
+    doc = {"name": name, "simulated": simulated, "page": page, "page_size": TURNS_PAGE, "total": len(items),
+           "other_records": other, "turns": items[page * TURNS_PAGE:(page + 1) * TURNS_PAGE]}
+    if refused:
+        doc["refused"] = refused
+    return doc
