@@ -72,7 +72,7 @@ def matrix_row(session: Session) -> dict[str, Any]:
         "model": (s.model if s else start.get("model") or (meta and meta.model)),
         "condition": (s.condition if s else start.get("condition") or (meta and meta.condition)),
         "seed": (s.seed if s else start.get("seed") or (meta and meta.seed)),
-        "status": (s.status if s else (meta.status.value if meta and meta.status else None)) or "no session_end",
+        "status": (s.status if s else None) or (meta.status.value if meta and meta.status else None) or "no session_end",
         "voided": bool(s.voided if s else meta and meta.voided), "error": session.error,
         "accounts": len(session.order), "cost_usd": usd, "cost": cost,
         "decided": s.decided if s else None, "fc": s.fc if s else None,

@@ -1,5 +1,5 @@
 // study view: one account under two sessions side by side (#/c/<session A>/<session B>/<account>):
-// the clauses compared, and the account's own calls aligned by their order. Loaded after core.js.
+// the clauses compared, and the account's own calls aligned (same tool, same row). Loaded after core.js.
 "use strict";
 
 const compareHref = (a, b, account) => "#/c/" + enc(a) + "/" + enc(b) + "/" + enc(account);
@@ -19,6 +19,24 @@ function comparePicker(doc) {
 
 function ownCalls(doc) {
   return doc.events.filter((e) => e.kind === "tool_call" && !e.other && !e.context);
+}
+
+// The two call lists aligned on a longest common subsequence of their tools: a call of the same
+// tool shares a row, a call on one side only has a row of its own ([call, null] or [null, call]).
+function align(left, right) {
+  const key = (e) => (e.server === "fsm" ? "fsm." : "") + e.tool;
+  const n = left.length, m = right.length;
+  const L = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--)
+    L[i][j] = key(left[i]) === key(right[j]) ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+  const out = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && key(left[i]) === key(right[j])) out.push([left[i++], right[j++]]);
+    else if (j >= m || (i < n && L[i + 1][j] >= L[i][j + 1])) out.push([left[i++], null]);
+    else out.push([null, right[j++]]);
+  }
+  return out;
 }
 
 function callCell(e) {
@@ -42,16 +60,13 @@ function comparePage([a, b]) {
   const decision = (d) => h("td", {}, d.score ? `${JSON.stringify(d.score.action)} at seq ${d.score.decision_seq} (gold ${JSON.stringify(d.score.gold)})` : "no decision");
   out.push(h("table", { id: "compare-clauses", class: "compare" }, h("tr", {}, h("th", {}, "Clause"), head(a), head(b)), ...clauseRows,
     h("tr", {}, h("td", {}, "decision"), decision(a), decision(b))));
-  const left = ownCalls(a), right = ownCalls(b);
-  const rows = [];
-  for (let i = 0; i < Math.max(left.length, right.length); i++) {
-    const x = left[i], y = right[i];
-    const same = x && y && x.tool === y.tool && x.allowed !== false && y.allowed !== false;
-    rows.push(h("tr", { class: same ? null : "differs", "data-i": i }, h("td", {}, i + 1), callCell(x), callCell(y)));
-  }
+  const rows = align(ownCalls(a), ownCalls(b)).map(([x, y], i) => {
+    const same = x && y && x.allowed !== false && y.allowed !== false && x.ok === y.ok;
+    return h("tr", { class: same ? null : "differs", "data-i": i }, h("td", {}, i + 1), callCell(x), callCell(y));
+  });
   const others = (d) => d.events.filter((e) => e.other).length;
-  out.push(h("h3", {}, "The account's own calls, aligned by their order"),
-    h("p", { class: "note" }, `Rows that differ (another tool, a denial, a call on one side only) are marked. Calls for other accounts in between: ${others(a)} and ${others(b)}.`),
+  out.push(h("h3", {}, "The account's own calls (and the FSM's), aligned: the same tool in the same row"),
+    h("p", { class: "note" }, `Rows that differ (a call on one side only, a denial, an error on one side) are marked. Calls for other accounts in between: ${others(a)} and ${others(b)}.`),
     h("table", { id: "compare-calls", class: "compare" }, h("tr", {}, h("th", {}, "#"), head(a), head(b)), ...rows));
   return out;
 }

@@ -5,6 +5,8 @@
 const ROLE_WORDS = { user: "user", assistant: "assistant", thinking: "thinking", call: "tool call",
   "stop-block": "Stop hook blocked the stop", compaction: "compaction" };
 
+const LONG_TEXT = 800;
+
 function pager(page, pages, words, show) {
   return h("div", { class: "pager" },
     h("button", { disabled: page === 0, onclick: () => show(page - 1) }, "‹ earlier"),
@@ -27,6 +29,8 @@ function turnBox(t, toRaw) {
     else body.push(h("div", { class: "note" }, "no result in the transcript"));
   } else if (t.role === "thinking" || (t.role === "compaction" && t.summary)) {
     body.push(h("details", {}, h("summary", {}, (t.summary ? "the summary the CLI continued from" : "thinking") + cutNote(t)), h("pre", {}, t.text)));
+  } else if (t.text.length > LONG_TEXT) {       // a long prompt or answer: its start, the rest one click away
+    body.push(h("details", { class: "long" }, h("summary", {}, t.text.slice(0, 300) + " …" + cutNote(t)), h("div", { class: "text" }, t.text)));
   } else body.push(h("div", { class: "text" }, t.text, cutNote(t)));
   return h("div", { class: "turn " + t.role, "data-n": t.n, "data-role": t.role }, head, ...body);
 }
