@@ -21,7 +21,7 @@ import orjson
 from . import documents
 from .conversation import TURNS_PAGE, conversation_doc
 from .jsonout import dumps
-from .load import Store
+from .load import Session, Store
 from .page import STATIC, index_html
 from .paths import Refused, file_key, session_names
 
@@ -66,26 +66,32 @@ def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
         earlier.update(session.attempts)
         if name not in earlier:
             rows.append(documents.matrix_row(session))
-        folder = f"data/{file_key(name)}/"
-        put(folder + "session.js", documents.session_doc(session))
-        for account in session.order:
-            if (doc := documents.account_doc(session, account)) is not None:
-                put(folder + f"account-{file_key(account)}.js", doc)
-        for page in range(documents.pages(len(session.events), documents.EVENTS_PAGE)):
-            put(folder + f"events-{page}.js", documents.events_doc(session, page))
-        lines, refused = store.transcript_lines(session) if transcripts else ([], None)
-        for page in range(documents.pages(len(lines), documents.TRANSCRIPT_PAGE)):
-            doc = documents.transcript_doc(session, lines, page, refused)
-            put(folder + f"transcript-{page}.js", doc if transcripts else {**doc, "omitted": True})
-        if transcripts:
-            conversation, refused = store.conversation(session)
-            for page in range(documents.pages(len(conversation[0]), TURNS_PAGE)):
-                put(folder + f"conversation-{page}.js",
-                    conversation_doc(session.name, session.simulated, conversation, page, refused))
-        else:
-            put(folder + "conversation-0.js", {**conversation_doc(session.name, session.simulated, ([], 0), 0),
-                                                 "omitted": True})
+        _write_session(put, store, session, transcripts)
         counts["sessions"] += name not in earlier
         progress(name)
     put("data/matrix.js", documents.matrix_doc_of(store.root, rows))
     return counts
+
+
+def _write_session(put: Callable[[str, Any], None], store: Store, session: Session, transcripts: bool) -> None:
+    """Every document of one session: its page, its accounts, its events, its transcript."""
+    name = session.name
+    folder = f"data/{file_key(name)}/"
+    put(folder + "session.js", documents.session_doc(session))
+    for account in session.order:
+        if (doc := documents.account_doc(session, account)) is not None:
+            put(folder + f"account-{file_key(account)}.js", doc)
+    for page in range(documents.pages(len(session.events), documents.EVENTS_PAGE)):
+        put(folder + f"events-{page}.js", documents.events_doc(session, page))
+    lines, refused = store.transcript_lines(session) if transcripts else ([], None)
+    for page in range(documents.pages(len(lines), documents.TRANSCRIPT_PAGE)):
+        doc = documents.transcript_doc(session, lines, page, refused)
+        put(folder + f"transcript-{page}.js", doc if transcripts else {**doc, "omitted": True})
+    if transcripts:
+        conversation, refused = store.conversation(session)
+        for page in range(documents.pages(len(conversation[0]), TURNS_PAGE)):
+            put(folder + f"conversation-{page}.js",
+                conversation_doc(session.name, session.simulated, conversation, page, refused))
+    else:
+        put(folder + "conversation-0.js", {**conversation_doc(session.name, session.simulated, ([], 0), 0),
+                                             "omitted": True})
