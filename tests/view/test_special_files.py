@@ -84,8 +84,15 @@ def test_audit_finishes_and_lists_every_session(damaged):
         assert name in out, name
 
 
-def test_the_viewer_serves_a_page_saying_what_is_wrong(damaged, tmp_path):
+def test_the_viewer_says_what_is_wrong_without_blocking(damaged, tmp_path):
+    fifo = damaged / f"{BASE}/Gates-only/seed-2-first-8/transcript.jsonl"
+    os.mkfifo(fifo)
+    zero = damaged / f"{BASE}/Gates-only/seed-3-first-8/transcript.jsonl"
+    os.symlink("/dev/zero", zero)
     with serving(damaged, tmp_path) as (base, _proc):
+        for path, why in ((fifo, "is a FIFO (named pipe), not a regular file"), (zero, "is a link to /dev/zero")):
+            status, doc = api(base, "transcript", path.parent.relative_to(damaged).as_posix(), page=0)
+            assert status == 200 and doc["total"] == 0 and doc["refused"].startswith(f"transcript.jsonl {why}")
         status, matrix = get(base, "/api/matrix")
         assert status == 200
         rows = {r["name"]: r for r in matrix["sessions"]}
@@ -122,3 +129,12 @@ def test_read_capped_refuses_without_blocking(tmp_path):
     with pytest.raises(UnsafeFile, match="is a folder"):
         read_capped(tmp_path / "sub", within=tmp_path, max_bytes=100)
     assert long_line(b"ab\ncdef\ng", cap=3) == (2, 4) and long_line(b"ab\ncde\n", cap=3) is None
+
+
+def test_the_bundle_of_special_files_is_written(damaged, tmp_path):
+    os.mkfifo(damaged / f"{BASE}/Gates-only/seed-2-first-8/transcript.jsonl")
+    out = tmp_path / "bundle"
+    result = study("view", "--sessions", str(damaged), "--bundle", str(out))
+    assert result.returncode == 0 and result.stdout.startswith("wrote 10 of 10 sessions"), result.stderr[-2000:]
+    written = "".join(p.read_text() for p in out.rglob("*.js"))
+    assert all(reason in written for _f, _h, reason in DAMAGE.values())
