@@ -77,6 +77,10 @@ def _write_bundle(root: Path, out: Path, count: int, *, transcripts: bool) -> No
     resolved, base = out.resolve(), root.resolve()
     if resolved == base or base in resolved.parents:
         raise UsageError(f"{out} is inside the sessions folder {root}; write the bundle elsewhere.")
-    counts = write_bundle(root, out, transcripts=transcripts)
+    try:
+        counts = write_bundle(root, out, transcripts=transcripts)
+    except KeyboardInterrupt:
+        click.echo(f"study view: interrupted (SIGINT); the bundle in {out} is incomplete: write it again", err=True)
+        raise SystemExit(INTERRUPTED) from None
     click.echo(f"wrote {counts['sessions']} of {count} sessions ({counts['files']} files, "
                f"{counts['bytes'] / 1e6:.1f} MB) to {out}; open {out / 'index.html'} in a browser")

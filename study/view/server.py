@@ -20,7 +20,6 @@ import contextlib
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -102,10 +101,21 @@ def make_app(root: Path, port: int | None = None) -> Starlette:
                 session = store.session(name)
             except Refused as exc:
                 return refuse(str(exc))
-            page = _page_number(request)
-            doc = None if page is None else build(request, session, page)
+            doc = build(request, session)
             return refuse(f"no such page of {session.name}") if doc is None else _Json(doc)
         return endpoint
+
+    def paged(build):
+        """``build(session, page)`` for the ``page`` asked for; None (404) for no page number."""
+        return lambda request, session: None if (page := _page_number(request)) is None else build(session, page)
+
+    def transcript(session, page: int):
+        lines, refused = store.transcript_lines(session)
+        return documents.transcript_doc(session, lines, page, refused)
+
+    def conversation(session, page: int):
+        turns, refused = store.conversation(session)
+        return conversation_doc(session.name, session.simulated, turns, page, refused)
 
     def matrix(_request: Request) -> Response:
         return _Json(documents.matrix_doc(store))
@@ -113,25 +123,14 @@ def make_app(root: Path, port: int | None = None) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/matrix", matrix),
-        Route("/api/session", with_session(lambda _r, s, _p: documents.session_doc(s))),
-        Route("/api/account", with_session(lambda r, s, _p: documents.account_doc(s, r.query_params.get("account", "")))),
-        Route("/api/events", with_session(lambda _r, s, p: documents.events_doc(s, p))),
-        Route("/api/transcript", with_session(lambda _r, s, p: documents.transcript_doc(s, *_transcript_args(store, s, p)))),
-        Route("/api/conversation", with_session(lambda _r, s, p: conversation_doc(
-            s.name, s.simulated, *_conversation_args(store, s, p)))),
+        Route("/api/session", with_session(lambda _r, s: documents.session_doc(s))),
+        Route("/api/account", with_session(lambda r, s: documents.account_doc(s, r.query_params.get("account", "")))),
+        Route("/api/events", with_session(paged(documents.events_doc))),
+        Route("/api/transcript", with_session(paged(transcript))),
+        Route("/api/conversation", with_session(paged(conversation))),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(LoopbackHostOnly, port_of=lambda: port)])
-
-
-def _conversation_args(store: Store, session, page: int) -> tuple[Any, int, str | None]:
-    conversation, refused = store.conversation(session)
-    return conversation, page, refused
-
-
-def _transcript_args(store: Store, session, page: int) -> tuple[list[bytes], int, str | None]:
-    lines, refused = store.transcript_lines(session)
-    return lines, page, refused
 
 
 def bind(port: int) -> socket.socket:

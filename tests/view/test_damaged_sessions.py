@@ -106,3 +106,20 @@ def test_ctrl_c_or_sigterm_ends_the_server_with_exit_code_3(golden_corpus, tmp_p
         proc.send_signal(sig)
         assert proc.wait(timeout=30) == INTERRUPTED == 3
     assert (tmp_path / "server.stderr").read_text().endswith(f"study view: stopped ({sig.name})\n")
+
+
+def test_ctrl_c_while_writing_a_bundle_exits_3_and_says_it_is_incomplete(golden_corpus, tmp_path, monkeypatch):
+    import study.view.bundle as bundle
+
+    def interrupted(*_a, **_k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(bundle, "write_bundle", interrupted)
+    out = tmp_path / "bundle"
+    result = CliRunner().invoke(main, ["view", "--sessions", str(golden_corpus), "--bundle", str(out)])
+    assert (result.exit_code, result.output) == (3, f"study view: interrupted (SIGINT); the bundle in {out} is "
+                                                    "incomplete: write it again\n")
+
+
+def test_a_page_number_given_to_a_document_without_pages_is_ignored(golden_corpus, tmp_path):
+    with serving(golden_corpus, tmp_path) as (base, _proc):
+        assert api(base, "session", SESSION, page="x")[0] == 200
