@@ -114,6 +114,16 @@ def test_matrix_order_sorting_means_attempts_and_refresh(corpus, browser, tmp_pa
         assert browser.find_element(By.ID, "refreshing").text.startswith("1 session(s) running")
         shutil.copytree(corpus / FSM, corpus / "exploratory/sim-late/FSM/seed-10", ignore=shutil.ignore_patterns("home", "work"))
         _wait(browser, "#matrix tbody tr", len(rows) + 1)
+        # the running session's own page is drawn again when its log grows
+        browser.get(base + "#/s/" + quote(RUNNING, safe=""))
+        assert _wait(browser, "#show-events", 1)[0].text == "Show the 1 events"
+        assert browser.find_element(By.ID, "refreshing").text.startswith("This session is running")
+        second = (corpus / FSM / "events.jsonl").read_text().splitlines()[1]
+        with open(corpus / RUNNING / "events.jsonl", "a") as log:
+            log.write(second + "\n")
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "show-events").text == "Show the 2 events")
 
 
 def test_search_conversation_and_side_by_side(corpus, browser, tmp_path):

@@ -88,6 +88,14 @@ function eventsSection(doc, targetSeq) {
 function sessionPage(doc, targetSeq) {
   crumbs(h("a", { href: sessionHref(doc.name) }, doc.name));
   const out = [h("h2", {}, `${doc.model} · ${doc.condition} · seed ${doc.seed} `, ...marks(doc)), simulatedBanner(doc.simulated)];
+  if (MODE === "server" && doc.status === "running") {
+    out.push(h("p", { class: "note", id: "refreshing" }, `This session is running: the page is drawn again when its records change (checked every ${REFRESH_MS / 1000} s).`));
+    refreshLater(() => load("session", { session: doc.name }).then((next) => {
+      if (JSON.stringify(next) === JSON.stringify(doc)) return false;
+      route();
+      return true;
+    }));
+  }
   if (doc.error) {
     // a damaged session: what is wrong with it, then whatever of its records could be read
     out.push(h("div", { class: "damaged", id: "damaged" }, h("h3", {}, "These records break the log rules; the session is never scored"),
