@@ -17,6 +17,9 @@ before ``r``, ``i* = min_d i_d``.
 - ``batch_complete`` (S_investigate -> S_done, Eq. 6): every item of the variable ``batch``
   (parameter ``batch_var``) has a decision.
 
+Their messages call an item an "account" unless the optional parameter ``item_noun`` names it
+(the workflows of other tasks than the referral study's, ``study.fsm.task_workflows``).
+
 A decision is a successful call of the decision tool (the tool server refuses a second decision
 for an item, so the first success is the decision).
 """
@@ -85,25 +88,32 @@ def _tracker(ctx: GuardContext) -> ProcedureTracker:
     return ctx.tracker
 
 
+def _noun(ctx: GuardContext, plural: bool = False) -> str:
+    """The item noun of the messages ("account" unless the workflow names another)."""
+    noun = str(ctx.params.get("item_noun", "account"))
+    return (noun + "s" if not noun.endswith("s") else noun) if plural else noun
+
+
 def _then(ctx: GuardContext) -> str:
     """The end of a refusal: the agent transitions itself, unless the transition is automatic."""
     return "." if ctx.automatic else ", then transition."
 
 
-@register_check("item_recorded_exclusively", tracker=ProcedureTracker, params=PARAMS, optional=("bind_var",))
+@register_check("item_recorded_exclusively", tracker=ProcedureTracker, params=PARAMS, optional=("bind_var", "item_noun"))
 def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
     """Eq. 4: the last record's item is undecided, fully and exclusively investigated."""
-    t = _tracker(ctx)
+    t, noun = _tracker(ctx), _noun(ctx)
+    Noun = noun[:1].upper() + noun[1:]
     if t.record_position is None:
-        return CheckResult(False, f"No {t.record_tool} yet: investigate one account with all of {', '.join(t.data_tools)}, call {t.record_tool} for it{_then(ctx)}")
+        return CheckResult(False, f"No {t.record_tool} yet: investigate one {noun} with all of {', '.join(t.data_tools)}, call {t.record_tool} for it{_then(ctx)}")
     x = t.record_item
     if x in t.decided:
-        return CheckResult(False, f"Account {x} of the last {t.record_tool} already has a decision; investigate and record the next undecided account.")
+        return CheckResult(False, f"{Noun} {x} of the last {t.record_tool} already has a decision; investigate and record the next undecided {noun}.")
     missing = [d for d in t.data_tools if d not in t.record_data]
     if missing:
         return CheckResult(
             False,
-            f"Missing data for account {x} before its {t.record_tool}: {', '.join(missing)} "
+            f"Missing data for {noun} {x} before its {t.record_tool}: {', '.join(missing)} "
             f"{'was' if len(missing) == 1 else 'were'} not called successfully for it. Call {'it' if len(missing) == 1 else 'them'}, "
             f"call {t.record_tool} for {x} again{_then(ctx)}",
         )
@@ -112,36 +122,37 @@ def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
     if others:
         return CheckResult(
             False,
-            f"Interleaved accounts: data for {', '.join(others)} was retrieved after the first data call for "
-            f"account {x}. Process one account at a time: retrieve {x}'s data again with no other account in "
+            f"Interleaved {_noun(ctx, True)}: data for {', '.join(others)} was retrieved after the first data call for "
+            f"{noun} {x}. Process one {noun} at a time: retrieve {x}'s data again with no other {noun} in "
             f"between, call {t.record_tool} for {x} again{_then(ctx)}",
         )
     bind = ctx.params.get("bind_var", "account")
-    return CheckResult(True, f"Account {x} is fully investigated and recorded; submit its decision.", {bind: x})
+    return CheckResult(True, f"{Noun} {x} is fully investigated and recorded; submit its decision.", {bind: x})
 
 
-@register_check("item_decided_since_record", tracker=ProcedureTracker, params=PARAMS)
+@register_check("item_decided_since_record", tracker=ProcedureTracker, params=PARAMS, optional=("item_noun",))
 def item_decided_since_record(ctx: GuardContext) -> CheckResult:
     """Eq. 5: some call after the last record decides its item."""
-    t = _tracker(ctx)
+    t, noun = _tracker(ctx), _noun(ctx)
+    Noun = noun[:1].upper() + noun[1:]
     if t.record_position is None:
-        return CheckResult(False, f"No {t.record_tool} yet, so there is no account to have decided.")
+        return CheckResult(False, f"No {t.record_tool} yet, so there is no {noun} to have decided.")
     x = t.record_item
     if t.decided.get(x, -1) > t.record_position:
-        return CheckResult(True, f"Account {x} is decided.")
-    return CheckResult(False, f"Account {x} (the last {t.record_tool}) has no decision since its record: call {t.decision_tool} for {x} first.")
+        return CheckResult(True, f"{Noun} {x} is decided.")
+    return CheckResult(False, f"{Noun} {x} (the last {t.record_tool}) has no decision since its record: call {t.decision_tool} for {x} first.")
 
 
-@register_check("batch_complete", tracker=ProcedureTracker, params=PARAMS, optional=("batch_var",))
+@register_check("batch_complete", tracker=ProcedureTracker, params=PARAMS, optional=("batch_var", "item_noun"))
 def batch_complete(ctx: GuardContext) -> CheckResult:
     """Eq. 6: every item of the batch variable has a decision."""
     t = _tracker(ctx)
     var = ctx.params.get("batch_var", "batch")
     batch = ctx.variables.get(var)
     if not isinstance(batch, list) or not batch:
-        return CheckResult(False, f"The variable '{var}' (the batch) is not set to a list of accounts, so the batch cannot be complete.")
+        return CheckResult(False, f"The variable '{var}' (the batch) is not set to a list of {_noun(ctx, True)}, so the batch cannot be complete.")
     undecided = [str(a) for a in batch if str(a) not in t.decided]
     if undecided:
         shown = ", ".join(undecided[:5]) + (", ..." if len(undecided) > 5 else "")
-        return CheckResult(False, f"The batch is not complete: {len(undecided)} of {len(batch)} accounts have no decision ({shown}). Next: {undecided[0]}.")
-    return CheckResult(True, f"All {len(batch)} accounts are decided.")
+        return CheckResult(False, f"The batch is not complete: {len(undecided)} of {len(batch)} {_noun(ctx, True)} have no decision ({shown}). Next: {undecided[0]}.")
+    return CheckResult(True, f"All {len(batch)} {_noun(ctx, True)} are decided.")
