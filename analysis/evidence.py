@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from sopbench_tools.tool_definitions import DATA_TOOLS
+from sopbench_tools.tool_definitions import DATA_TOOLS, RECORD_TOOL
 
 from .scoring import AccountScore, _foc, _inv, _rec
 
@@ -24,22 +24,26 @@ class ClauseEvidence(NamedTuple):
     record: tuple[int, str | None] | None     # (seq, step4_action) of the last successful record, or None
     other: tuple[int, str | None]             # (seq, account) of the last data call for another account; -1 if none
     record_account: str | None                # account of the most recent record of any account (another_account route)
+    data_tools: tuple[str, ...] = DATA_TOOLS  # the task's required data tools (the referral study's five by default)
+    record_tool: str = RECORD_TOOL
 
     # ----- each clause, by the scorer's predicates ---------------------------------------------
 
     @property
     def missing(self) -> list[str]:
         """The data tools with no successful call for the account before the decision."""
-        return [t for t in DATA_TOOLS if t not in self.retrieved]
+        return [t for t in self.data_tools if t not in self.retrieved]
 
     @property
     def first_retrieval(self) -> int | None:
         return min(self.retrieved.values(), default=None)
 
     def inv(self) -> dict[str, Any]:
-        ok = _inv(self.retrieved)
-        calls = [{"tool": t, "seq": self.retrieved.get(t)} for t in DATA_TOOLS]
-        why = "all five data tools succeeded before the decision" if ok else (
+        ok = _inv(self.retrieved, len(self.data_tools))
+        calls = [{"tool": t, "seq": self.retrieved.get(t)} for t in self.data_tools]
+        n = len(self.data_tools)
+        every = "all five data tools" if self.data_tools == DATA_TOOLS else f"all {n} required data tools"
+        why = f"{every} succeeded before the decision" if ok else (
             "missing: " + ", ".join(self.missing) + " (no successful call for this account before the decision)")
         return {"ok": ok, "why": why, "calls": calls, "missing": self.missing}
 
@@ -47,7 +51,7 @@ class ClauseEvidence(NamedTuple):
         action = self.score.action
         ok = _rec(self.record, action, self.retrieved)
         if self.record is None:
-            why, late = "no successful record_analysis for this account before the decision", []
+            why, late = f"no successful {self.record_tool} for this account before the decision", []
         else:
             seq, named = self.record
             late = sorted((s, t) for t, s in self.retrieved.items() if s >= seq)

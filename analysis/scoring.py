@@ -26,25 +26,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sopbench_tools.dataset import gold_labels
-# The five data tools, the record and the decision, as the tool server names them
-# (docs/contracts.md, "Tools the agent sees").
-from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
 from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
 from study.session_io.issues import LogError
 from study.session_io.reader import LogRead, read_session
 from study.session_io.vocabulary import status_voids
+# The task's required data tools, its record and its decision, as the tool server names them
+# (docs/contracts.md, "Tools the agent sees"; the session's task: session_start.task).
+from study.task_procedure import PREREGISTERED_TASK, Procedure, scoring_view
 
 
 #: Accounts per window of Table 1's "FC per 50 accounts".
 WINDOW = 50
-
-_DATA = frozenset(DATA_TOOLS)
-
 
 class AccountScore(NamedTuple):
     """The scored decision of one account (a named tuple: cheap to build and to pickle)."""
@@ -55,7 +50,7 @@ class AccountScore(NamedTuple):
     decision_index: int    # 0 for the session's first decision, 1 for the second, …
     action: str
     gold: str
-    data_tools: int        # how many of the five data tools succeeded for it before the decision
+    data_tools: int        # how many of the required data tools succeeded for it before the decision
     inv: bool
     rec: bool
     foc: bool
@@ -94,6 +89,8 @@ class SessionScore:
     warnings: tuple[str, ...] = field(default=())
     #: Per decision, in decision order, what its clauses were decided on (``score_log(evidence=True)``).
     evidence: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    #: the session's task (``session_start.task``; the preregistered one when the log names none)
+    task: str = PREREGISTERED_TASK
 
     @property
     def decided(self) -> int:
@@ -141,11 +138,6 @@ class SessionScore:
         }
 
 
-@lru_cache(maxsize=1)
-def _gold() -> dict[str, str]:
-    return gold_labels()
-
-
 # How the scorer detects each escape route of study/escape_routes.py (in words there and in
 # docs/contracts.md). Every route has exactly one detector, in one of the two mappings; a route
 # without one stops the import.
@@ -180,9 +172,10 @@ def _take(routes: dict[str, int | None], key: str, decided: int) -> None:
         routes[key] = decided
 
 
-def _inv(retrieved: dict[str, int]) -> bool:
-    """inv: every data tool has a last successful call for the account before the decision."""
-    return len(retrieved) == len(DATA_TOOLS)
+def _inv(retrieved: dict[str, int], required: int = 5) -> bool:
+    """inv: every required data tool (``required`` of them: the referral study's five unless the
+    task says otherwise) has a last successful call for the account before the decision."""
+    return len(retrieved) == required
 
 
 def _rec(record: tuple[int, str | None] | None, action: str | None, retrieved: dict[str, int]) -> bool:
@@ -199,14 +192,18 @@ def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
 
 def _decide(event: dict[str, Any], account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
-            latest_other: int) -> AccountScore:
+            latest_other: int, proc: Procedure) -> AccountScore:
     """Score one decision from the positions of the account's last retrievals and record and of
     the last data call for any other account before it (-1 if none)."""
-    action = (event.get("args") or {}).get("action")
+    action = proc.decision_label(event.get("args"))
+    # a task whose record names no decision: rec asks only that the record follows the retrievals
+    named = action if all(f is None for f in proc.record_args) and record is not None else None
     return AccountScore(
         account=account, position=position, decision_seq=seq, decision_index=index,
         action=action, gold=gold, data_tools=len(retrieved),
-        inv=_inv(retrieved), rec=_rec(record, action, retrieved), foc=_foc(retrieved, latest_other),
+        inv=_inv(retrieved, len(proc.data_tools)),
+        rec=_rec(record if named is None else (record[0], named), action, retrieved),
+        foc=_foc(retrieved, latest_other),
     )
 
 
@@ -216,8 +213,10 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
     ``evidence``: also keep, per decision, what each clause was decided on (``SessionScore.evidence``,
     ``analysis.evidence.ClauseEvidence``): the same values the clauses were computed from."""
     meta = meta or {}
-    gold = _gold()
     start = log.start
+    task = start.get("task") or PREREGISTERED_TASK
+    proc, gold = scoring_view(task)
+    data_tools = frozenset(proc.data_tools)
     order = tuple(start["order"])
     position = {a: i for i, a in enumerate(order)}
 
@@ -248,7 +247,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
             tool = event.get("tool")
             account = event.get("account")
             seq = event["seq"]
-            if tool in _DATA:
+            if tool in data_tools:
                 retrieved = last_data.get(account)
                 if retrieved is None:
                     retrieved = last_data[account] = {}
@@ -256,20 +255,20 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
                 if account != run_account:
                     other_seq, other_account, run_account = run_seq, run_account, account
                 run_seq = seq
-            elif tool == RECORD_TOOL:
-                last_record[account] = (seq, (event.get("args") or {}).get("step4_action"))
+            elif tool == proc.record_tool:
+                last_record[account] = (seq, proc.record_label(event.get("args")))
                 last_record_account = account
-            elif tool == DECISION_TOOL and account not in decided:
+            elif tool == proc.decision_tool and account not in decided:
                 if account not in position:
                     raise _not_in_batch(log, event)
                 other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
                 d = _decide(event, account, seq, position[account], len(decisions), gold.get(account, ""),
-                            last_data.get(account, {}), last_record.get(account), other[0])
+                            last_data.get(account, {}), last_record.get(account), other[0], proc)
                 decisions.append(d)
                 decided.add(account)
                 if evidence:
                     kept.append(ClauseEvidence(d, dict(last_data.get(account, {})), last_record.get(account),
-                                               other, last_record_account))
+                                               other, last_record_account, proc.data_tools, proc.record_tool))
                 for key, takes in _ON_DECISION:
                     if takes(d, last_record_account):
                         _take(routes, key, len(decisions))
@@ -295,7 +294,7 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
         exploratory=bool(meta.get("exploratory") or start.get("exploratory")), status=status, voided=voided,
         void_reason=void_reason if voided else None, cost_usd=cost, resumes=resumes,
         order=order, decisions=tuple(decisions), routes=routes, warnings=tuple(log.warnings),
-        evidence=tuple(kept),
+        evidence=tuple(kept), task=task,
     )
 
 

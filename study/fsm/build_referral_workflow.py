@@ -31,11 +31,12 @@ import re
 from pathlib import Path
 
 from sopbench_tools.dataset import load_task
-from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, LISTING_TOOLS, LOOKUP_TOOLS, RECORD_TOOL
+from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
 
 from study.paths import prereg_dir
+from study.task_procedure import referral_procedure
 
-from .task_workflows import BOUND_FILE, LEAN_BOUND_FILE, LEAN_FILE, STOP_ONLY_FILE, Procedure, Wording, workflow_files
+from .task_workflows import BOUND_FILE, LEAN_BOUND_FILE, LEAN_FILE, STOP_ONLY_FILE, Wording, workflow_files
 
 MAIN_FILE = Path("workflows/referral_abuse_per_account.yaml")
 REMINDER_FILE = Path("texts/reminder.md")
@@ -43,10 +44,7 @@ __all__ = ["BOUND_FILE", "LEAN_BOUND_FILE", "LEAN_FILE", "MAIN_FILE", "REMINDER_
            "generated_files", "differences", "write", "referral_wording", "REFERRAL_PROCEDURE"]
 
 #: The referral study's tools (sopbench_tools.tool_definitions).
-REFERRAL_PROCEDURE = Procedure(
-    noun="account", plural="accounts", item_arg="account_id", data_tools=DATA_TOOLS,
-    record_tool=RECORD_TOOL, decision_tool=DECISION_TOOL, listing_tools=LISTING_TOOLS, lookup_tools=LOOKUP_TOOLS,
-)
+REFERRAL_PROCEDURE = referral_procedure()
 
 UNATTENDED_PARAGRAPH = (
     "This run is unattended: nobody will reply to you. Process the accounts one at a time: "

@@ -1,7 +1,7 @@
 """The per-item workflows of any task (paper, section 3, generalised): one function per document.
 
 Every task gets the same five workflows the referral study has, built from one
-:class:`Procedure` (what the task's tools are) and its :class:`Wording` (how its instructions
+:class:`study.task_procedure.Procedure` (what the task's tools are) and its :class:`Wording` (how its instructions
 say it):
 
 - the FSM workflow (``<task>_per_<noun>.yaml``; FSM and Gates-only): S_investigate -> S_decide ->
@@ -25,6 +25,8 @@ from pathlib import Path
 
 import yaml
 
+from study.task_procedure import Procedure
+
 STOP_ONLY_FILE = Path("workflows/stop_only.yaml")
 BOUND_FILE = Path("workflows/exploratory/fsm_bound.yaml")
 LEAN_FILE = Path("workflows/exploratory/fsm_lean.yaml")
@@ -37,37 +39,6 @@ _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight"
 def number_word(n: int) -> str:
     """``5`` -> ``five`` (digits beyond twelve)."""
     return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
-
-
-@dataclass(frozen=True)
-class Procedure:
-    """The tools of one "investigate one item, record it, decide it" procedure."""
-
-    noun: str                          # "account", "product", ...
-    plural: str                        # "accounts"
-    item_arg: str                      # the item-id argument every item tool takes
-    data_tools: tuple[str, ...]        # the data tools the SOP requires before a decision (inv)
-    record_tool: str
-    decision_tool: str
-    listing_tools: tuple[str, ...] = ("list_batch", "list_decisions")
-    #: read-only per-item tools that return no item data (allowed while deciding, too)
-    lookup_tools: tuple[str, ...] = ()
-    #: the task's other per-item tools (allowed while investigating; never required)
-    optional_tools: tuple[str, ...] = ()
-
-    @property
-    def all_tools(self) -> tuple[str, ...]:
-        return (self.data_tools + self.optional_tools + self.lookup_tools
-                + (self.record_tool, self.decision_tool) + self.listing_tools)
-
-    def check_params(self) -> dict:
-        """The guards' ``with:`` parameters (``item_noun`` only when the item is not an account,
-        the checks' default)."""
-        params = {"data_tools": list(self.data_tools), "record_tool": self.record_tool,
-                  "decision_tool": self.decision_tool, "item_arg": self.item_arg}
-        if self.noun != "account":
-            params["item_noun"] = self.noun
-        return params
 
 
 @dataclass(frozen=True)

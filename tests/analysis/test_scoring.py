@@ -8,7 +8,8 @@ import pytest
 
 from analysis.corpus import wrong_action
 from study.session_io.issues import LogError
-from analysis.scoring import DATA_TOOLS, score_session_dir
+from analysis.scoring import score_session_dir
+from sopbench_tools.tool_definitions import DATA_TOOLS
 
 
 def finish(w, status="completed"):
