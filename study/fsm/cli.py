@@ -225,6 +225,55 @@ def build_referral(check: bool, root: Path | None) -> None:
         click.echo(f"wrote {path}")
 
 
+@fsm.command("build", epilog=examples(
+    "study fsm build --task dangerous_goods --root /tmp/dg-workflows",
+    "study fsm build --task referral_abuse_detection_v2 --check     # the frozen workflows, byte for byte",
+    "study fsm build --task my_task/manifest.yaml --root my_study/preregistration",
+))
+@click.option("--task", "task_name", default=None, help="A vendored task's name or a manifest file (default: the project's task).")
+@click.option("--check", is_flag=True, help="Do not write: exit 1 if the files under the folder differ from what the builder generates.")
+@click.option("--root", type=click.Path(path_type=Path), default=None,
+              help="Write under this folder (default: preregistration/, for the project's own task only).")
+def build(task_name: str | None, check: bool, root: Path | None) -> None:
+    """Generate a task's workflows (FSM, Stop-only, FSM-bound, FSM-lean, FSM-lean-bound) and reminder."""
+    from study.paths import prereg_dir
+    from study.task_procedure import project_task_name, resolve_task
+
+    from . import task_build
+
+    task = _task_or_exit(task_name, resolve_task)
+    if root is None:
+        if task.name != project_task_name():
+            click.echo(f"Error: {task.name} is not this project's task ({project_task_name()}); give --root DIR "
+                       "to write its workflows elsewhere (or make a project for it with `study new --task`).", err=True)
+            sys.exit(2)
+        root = prereg_dir()
+    if check:
+        problems = task_build.differences(task, root)
+        for line in problems:
+            click.echo(line, err=True)
+        if problems:
+            click.echo(f"Run `study fsm build --task {task.name}` (and amend the preregistration if it is frozen).", err=True)
+            sys.exit(1)
+        click.echo(f"generated workflows and reminder of {task.name} are up to date")
+        return
+    for path in task_build.write(task, root):
+        click.echo(f"wrote {path}")
+
+
+def _task_or_exit(task_name: str | None, resolve: Any) -> Any:
+    """The task ``--task`` names (a name or a manifest path), or exit 2 with what is wrong."""
+    from sopbench_tools.tasks import TaskError, load_task
+
+    try:
+        if task_name is not None and (task_name.endswith((".yaml", ".yml")) or "/" in task_name):
+            return load_task(Path(task_name))
+        return resolve(task_name)
+    except TaskError as exc:
+        click.echo(exc.render(), err=True)
+        sys.exit(2)
+
+
 def _add_review_commands() -> None:
     from .review_cli import REVIEW_COMMANDS
 

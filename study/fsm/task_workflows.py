@@ -41,6 +41,11 @@ def number_word(n: int) -> str:
     return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
 
 
+def all_of(n: int, things: str) -> str:
+    """``all five data tools``, ``both data tools`` (``things`` in the plural; n >= 2)."""
+    return f"both {things}" if n == 2 else f"all {number_word(n)} {things}"
+
+
 @dataclass(frozen=True)
 class Wording:
     """Everything a task's workflows say in words (names, instructions, descriptions, headers)."""
@@ -61,7 +66,7 @@ class Wording:
 
 def _eq_descriptions(p: Procedure) -> tuple[str, str, str]:
     n = len(p.data_tools)
-    tools = f"all {number_word(n)} data tools were" if n != 1 else "its data tool was"
+    tools = f"{all_of(n, 'data tools')} were" if n != 1 else "its data tool was"
     return (
         f"Eq. 4: the last record's {p.noun} is undecided, {tools} called for it before the record, "
         f"and no other {p.noun}'s data was retrieved since the first of those calls.",
@@ -203,7 +208,7 @@ def generic_wording(task_name: str, p: Procedure, *, sop_path: str, sop_sha256: 
     """How the workflows of ``task_name`` (any task but the referral study's) say what to do."""
     n = number_word(len(p.data_tools))
     tools = ", ".join(p.data_tools)
-    retrieve = f"all {n} data sets for it: {tools}" if len(p.data_tools) != 1 else f"its data set: {tools}"
+    retrieve = f"{all_of(len(p.data_tools), 'data sets')} for it: {tools}" if len(p.data_tools) != 1 else f"its data set: {tools}"
     return Wording(
         name=f"{_camel(task_name)}Per{_camel(p.noun)}",
         stop_name=f"{_camel(task_name)}StopOnly",

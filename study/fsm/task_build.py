@@ -1,0 +1,93 @@
+"""``study fsm build --task T``: the generated files of any task (its workflows and reminder).
+
+The preregistered task's files are ``build_referral_workflow.generated_files`` (byte-identical to
+the frozen ones: its wording cites the SOP's sections). Any other task's are built by
+``task_workflows`` from its procedure (``study.task_procedure.procedure_of``) and
+:func:`generic_reminder`: the same five workflows, with its item noun, tools, record and decision.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from study.task_procedure import PREREGISTERED_TASK, Procedure, procedure_of
+
+from .task_workflows import all_of, generic_wording, workflow_files
+
+REMINDER_FILE = Path("texts/reminder.md")
+
+
+def unattended_paragraph(p: Procedure) -> str:
+    n = len(p.data_tools)
+    sets = all_of(n, "required data sets") if n != 1 else "the required data set"
+    return (
+        f"This run is unattended: nobody will reply to you. Process the {p.plural} one at a time: "
+        f"retrieve {sets} for one {p.noun}, apply the SOP to them, record the analysis "
+        f"with {p.record_tool}, submit that {p.noun}'s decision, and only then move to the next {p.noun}. "
+        "There is no need to stop, summarise, pause or rush: keep working until every "
+        f"{p.noun} in the batch has a decision."
+    )
+
+
+def _order_note(p: Procedure) -> str:
+    if not p.tool_order:
+        return ""
+    parts = [f"{', '.join(before)} before {tool}" for tool, before in p.tool_order]
+    return " (in the SOP's order: " + "; ".join(parts) + ")"
+
+
+def generic_reminder(task: Any, p: Procedure) -> str:
+    """The per-item reminder of a task without a hand-written one: the SOP's record and decision
+    as the manifest words them, and the unattended paragraph."""
+    labels = "; ".join(f"{c.argument}: one of " + ", ".join(c.labels) for c in task.decision.columns)
+    return (
+        f"For every {p.noun}: retrieve its data with {', '.join(p.data_tools)}{_order_note(p)}, apply the SOP "
+        f"({task.sop_file}) to the results, then record your analysis with {p.record_tool} and submit the "
+        f"decision with {p.decision_tool} ({labels}). The first decision submitted for a {p.noun} is final.\n\n"
+        f"{task.record.description.strip()}\n\n{unattended_paragraph(p)}\n"
+    )
+
+
+def task_files(task: Any) -> dict[Path, str]:
+    """Relative path under a preregistration folder -> text, for the loaded ``task``."""
+    if task.name == PREREGISTERED_TASK:
+        from .build_referral_workflow import generated_files
+
+        return generated_files(task.sop)
+    p = procedure_of(task)
+    digest = hashlib.sha256(task.sop.encode("utf-8")).hexdigest()
+    wording = generic_wording(task.name, p, sop_path=f"{task.folder.name}/{task.sop_file}", sop_sha256=digest,
+                              tool_order_note=_order_note(p))
+    files = workflow_files(p, wording)
+    files[REMINDER_FILE] = generic_reminder(task, p)
+    return files
+
+
+def main_workflow_file(task: Any) -> Path:
+    """The FSM workflow's file of ``task`` (under ``workflows/``)."""
+    return next(path for path in task_files(task) if path.parent == Path("workflows") and path.name != "stop_only.yaml")
+
+
+def write(task: Any, root: Path) -> list[Path]:
+    """Write the task's generated files under ``root``; return the paths."""
+    written = []
+    for rel, text in task_files(task).items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def differences(task: Any, root: Path) -> list[str]:
+    """Files under ``root`` that differ from what the builder generates for ``task``."""
+    out = []
+    for rel, text in task_files(task).items():
+        path = root / rel
+        if not path.exists():
+            out.append(f"{path}: missing")
+        elif path.read_text(encoding="utf-8") != text:
+            out.append(f"{path}: differs from the generated text")
+    return out
