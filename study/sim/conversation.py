@@ -62,10 +62,13 @@ class ToolCall:
     server: str | None
     tool: str
     args: dict[str, Any]
+    #: the item-id argument of the task's tools (the referral study's ``account_id`` by default)
+    item_arg: str = "account_id"
 
     @property
     def account(self) -> str | None:
-        value = self.args.get("account_id") if isinstance(self.args, dict) else None
+        """The item the call names (its ``item_arg``), if a string."""
+        value = self.args.get(self.item_arg) if isinstance(self.args, dict) else None
         return value if isinstance(value, str) else None
 
 
@@ -148,9 +151,9 @@ def _classify_user_text(raw: str, seen_assistant: bool) -> UserText | None:
     return UserText("resume" if seen_assistant else "first", shown)
 
 
-def read_conversation(messages: list[dict]) -> list[Event]:
-    """The conversation as events, in order. Tool results whose call is not in the conversation
-    (cut away by compaction) are skipped."""
+def read_conversation(messages: list[dict], item_arg: str = "account_id") -> list[Event]:
+    """The conversation as events, in order (``item_arg``: the task's item-id argument). Tool
+    results whose call is not in the conversation (cut away by compaction) are skipped."""
     events: list[Event] = []
     calls: dict[str, ToolCall] = {}
     seen_assistant = False
@@ -167,7 +170,7 @@ def read_conversation(messages: list[dict]) -> list[Event]:
                 events.append(Said(text, ends_turn=not uses))
             for use in uses:
                 server, tool = split_tool_name(use.get("name", ""))
-                call = ToolCall(use.get("id", ""), server, tool, use.get("input") or {})
+                call = ToolCall(use.get("id", ""), server, tool, use.get("input") or {}, item_arg)
                 calls[call.id] = call
                 events.append(call)
             continue

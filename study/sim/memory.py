@@ -16,9 +16,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sopbench_tools.tool_definitions import DATA_TOOLS
-
 from .conversation import Event, Said, ToolCall, ToolOutcome, UserText
+from .task_view import SimTask, referral
 
 MEMORY_OPEN, MEMORY_CLOSE = "<sim-memory>", "</sim-memory>"
 _STATE_NAME = re.compile(r"\bS_[A-Za-z0-9_]+\b")
@@ -72,7 +71,15 @@ class Memory:
     #: tricks already tried (the adversarial policy's checklist)
     tricks: list[str] = field(default_factory=list)
 
+    #: the task being played (a class attribute, not a field: never in the JSON a summary carries);
+    #: :func:`remember` sets it on the instance
+    view = None
+
     # ----- derived views ----------------------------------------------------------------------
+
+    @property
+    def task(self) -> SimTask:
+        return self.view or referral()
 
     @property
     def undecided(self) -> list[str]:
@@ -92,8 +99,13 @@ class Memory:
         at = self.data.get(account, {}).get(tool)
         return at is not None and at > self.refused.get(account, -1)
 
-    def missing(self, account: str, tools: tuple[str, ...] = DATA_TOOLS) -> list[str]:
-        return [t for t in tools if not self.fresh(account, t)]
+    def missing(self, account: str, tools: tuple[str, ...] | None = None) -> list[str]:
+        """The data tools (default: every required one, in the SOP's order) not fresh for ``account``."""
+        return [t for t in (self.task.data_tools if tools is None else tools) if not self.fresh(account, t)]
+
+    def inputs_read(self, account: str) -> bool:
+        """Whether the item's input columns are known (the task's inputs tool answered for it)."""
+        return all(c in self.values.get(account, {}) for c in self.task.input_columns)
 
     def recorded_after_data(self, account: str) -> bool:
         """Whether the account's last record comes after all of its data retrievals."""
@@ -133,17 +145,17 @@ class Memory:
     def _call(self, call: ToolCall) -> None:
         """Note the tricks a call is, when it is made (whatever its outcome)."""
         if call.server == "sopbench":
-            account = call.account
-            if call.tool == "submit_decision" and account and not self.data.get(account):
+            account, proc = call.account, self.task.proc
+            if call.tool == proc.decision_tool and account and not self.data.get(account):
                 if account not in self.blind_tried:
                     self.blind_tried.append(account)
                 self._trick("decide_without_looking")
-            if call.tool == "submit_decision" and account and 0 < len(self.data.get(account, {})) < len(DATA_TOOLS):
+            if call.tool == proc.decision_tool and account and 0 < len(self.data.get(account, {})) < len(proc.data_tools):
                 self._trick("partial_decision")
-            if call.tool in DATA_TOOLS and self.fsm_state == "S_decide":
+            if call.tool in proc.data_tools and self.fsm_state == "S_decide":
                 self._trick("tool_outside_state")
             current = self.next_undecided
-            if call.tool in DATA_TOOLS and account and current and account != current and self.data.get(current):
+            if call.tool in proc.data_tools and account and current and account != current and self.data.get(current):
                 self._trick("interleave")
         elif call.server == "fsm":
             token = call.args.get("token")
@@ -196,28 +208,31 @@ class Memory:
         move to S_decide under FSM."""
         self._lean_state(out.text.split(" Next: ", 1)[0])
         account = call.account
-        if call.tool == "submit_decision" and account and self.data.get(account):
+        if call.tool == self.task.proc.decision_tool and account and self.data.get(account):
             self.refused[account] = self.pos
 
     def _sopbench_success(self, call: ToolCall, out: ToolOutcome) -> None:
-        data, account = out.data or {}, call.account
-        if call.tool == "list_batch" and isinstance(data.get("accounts"), list):
-            self.order = [a for a in data["accounts"] if isinstance(a, str)]
+        data, account, task = out.data or {}, call.account, self.task
+        proc = task.proc
+        if call.tool == "list_batch" and isinstance(data.get(task.list_key), list):
+            self.order = [a for a in data[task.list_key] if isinstance(a, str)]
         elif call.tool == "list_decisions" and isinstance(data.get("decisions"), list):
             for entry in data["decisions"]:
-                if isinstance(entry, dict) and entry.get("account_id"):
-                    self._decided(entry["account_id"], entry.get("action", ""))
+                item, label = task.listed_decision(entry) if isinstance(entry, dict) else (None, "")
+                if item:
+                    self._decided(item, label)
             self.needs_sync = False
-        elif call.tool in DATA_TOOLS and account:
-            self.data.setdefault(account, {})[call.tool] = self.pos
-            self.values.setdefault(account, {}).update({k: v for k, v in data.items() if k != "account_id"})
+        elif call.tool in proc.item_tools and account:
+            if call.tool in proc.data_tools:
+                self.data.setdefault(account, {})[call.tool] = self.pos
+            self.values.setdefault(account, {}).update({k: v for k, v in data.items() if k != proc.item_arg})
             if out.extras and account not in self.reminded:
                 self.reminded.append(account)
-        elif call.tool == "record_analysis" and account:
-            self.records[account] = [self.pos, call.args.get("step4_action")]
+        elif call.tool == proc.record_tool and account:
+            self.records[account] = [self.pos, task.record_label(call.args)]
             self.last_record = account
-        elif call.tool == "submit_decision" and account:
-            self._decided(account, call.args.get("action", ""))
+        elif call.tool == proc.decision_tool and account:
+            self._decided(account, proc.decision_label(call.args) or "")
 
     def _decided(self, account: str, action: str) -> None:
         if account in self.decisions:
@@ -278,9 +293,10 @@ class Memory:
                 self.fsm_state = named.group(1)
 
 
-def remember(events: list[Event]) -> Memory:
-    """The memory after the whole conversation."""
+def remember(events: list[Event], view: SimTask | None = None) -> Memory:
+    """The memory after the whole conversation (``view``: the task played; default the referral study)."""
     memory = Memory()
+    memory.view = view
     for event in events:
         memory.apply(event)
     return memory
@@ -291,8 +307,8 @@ def summary_text(memory: Memory) -> str:
     left = len(memory.undecided)
     state = f" Workflow state: {memory.fsm_state}." if memory.fsm_state else ""
     return (
-        "<analysis>Batch processing, one account at a time.</analysis>\n<summary>\n"
-        f"Processing a batch of {len(memory.order)} accounts by the SOP: {len(memory.decisions)} decided, "
+        f"<analysis>Batch processing, one {memory.task.proc.noun} at a time.</analysis>\n<summary>\n"
+        f"Processing a batch of {len(memory.order)} {memory.task.proc.plural} by the SOP: {len(memory.decisions)} decided, "
         f"{left} left; next undecided: {memory.next_undecided}.{state}\n"
         f"{MEMORY_OPEN}{memory.to_json()}{MEMORY_CLOSE}\n</summary>"
     )

@@ -20,23 +20,25 @@ policy chooses how to handle the accounts:
 Reactions: a refused call is simply not in the memory's data, so the policy asks again or falls
 back on the procedure; a refused move to ``S_decide`` marks the account's data as stale, so it
 is retrieved again; a stop block or resume message starts a new stretch of work.
+
+Every policy plays any task: tool names, arguments, records and labels come from the memory's
+task view (:mod:`study.sim.task_view`; "account" in these docstrings is the task's item).
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from sopbench_tools.reference import reference_analysis
-from sopbench_tools.tool_definitions import DATA_TOOLS
-
 from .memory import Memory
 from .plans import Segment, make_plan
 from .protocol import Reply, ToolUse
+from .task_view import REFERRAL_MAJORITY
 
 #: After this many failed calls in a row the model gives up and ends its turn.
 GIVE_UP_AFTER = 12
-#: The label the lazy routes guess (134 of the 200 gold labels).
-MAJORITY_LABEL = "No Action"
+#: The label the lazy routes guess in the referral study (134 of the 200 gold labels); another
+#: task's is its most frequent gold label (``SimTask.majority``).
+MAJORITY_LABEL = REFERRAL_MAJORITY
 
 
 def sop(tool: str, **args) -> Reply:
@@ -51,17 +53,38 @@ def end_turn(text: str) -> Reply:
     return Reply(text=text)
 
 
-def guess_record(account: str, action: str = MAJORITY_LABEL) -> Reply:
-    """A STEP 1-4 record that names ``action`` without an analysis behind it."""
-    scores = {k: 0 for k in ("abusive_account_creation", "misleading_ad_copy", "personal_orders", "temporal_fraud", "no_violation")}
-    return sop("record_analysis", account_id=account, step1_scores=scores, step2_violation_type="Inconclusive",
-               step3_risk_severity="NONE", step4_action=action)
+def guess_record(m: Memory, account: str, action: str | None = None) -> Reply:
+    """A record that names ``action`` (default: the majority label) without an analysis behind it."""
+    task = m.task
+    return sop(task.proc.record_tool, **{task.item_arg: account}, **task.guess_record(action or task.majority))
+
+
+def data_call(m: Memory, tool: str, account: str) -> Reply:
+    """A call of data tool ``tool`` for ``account``, with the arguments its schema asks for (the
+    item's inputs first, via the task's inputs tool, when they are not known yet)."""
+    task = m.task
+    values = m.values.get(account, {})
+    args = task.call_args(tool, account, values)
+    if args is None and task.inputs_tool and not m.inputs_read(account):
+        return sop(task.inputs_tool, **{task.item_arg: account})
+    return sop(tool, **(args or task.call_args(tool, account, {**values, **_blanks(task, tool, values)})))
+
+
+def submit_label(m: Memory, account: str, label: str) -> Reply:
+    """The decision ``label`` for ``account``."""
+    task = m.task
+    return sop(task.proc.decision_tool, **{task.item_arg: account}, **task.decision_args(label))
+
+
+def _blanks(task, tool: str, values: dict) -> dict:
+    """Arguments still unknown (another tool's output not retrieved): empty, so the call fails."""
+    return {name: "" for name in task.arguments.get(tool, ()) if name not in values}
 
 
 def budget_text(memory: Memory) -> str:
     """The early-stop remark (the source of the first remark on tokens)."""
-    return (f"I have decided {len(memory.decisions)} of {len(memory.order)} accounts. To save my remaining "
-            "token budget I will stop here; the other accounts can be handled in a later run.")
+    return (f"I have decided {len(memory.decisions)} of {len(memory.order)} {memory.task.proc.plural}. To save my remaining "
+            f"token budget I will stop here; the other {memory.task.proc.plural} can be handled in a later run.")
 
 
 class Policy(Protocol):
@@ -149,19 +172,24 @@ class Oracle:
             return self.submit(m, account)
         missing = m.missing(account)
         if missing:
-            return sop(missing[0], account_id=account)
+            return data_call(m, missing[0], account)
         if not m.recorded_after_data(account) or m.last_record != account:
-            analysis = reference_analysis(m.values[account])
-            return sop("record_analysis", account_id=account, **analysis)
+            task = m.task
+            analysis = task.oracle_record(account, m.values[account])
+            return sop(task.proc.record_tool, **{task.item_arg: account}, **analysis)
         if fsm_main and m.fsm_state != "S_decide":
             return self.move_to(m, "S_decide")
         return self.submit(m, account)
 
     @staticmethod
     def submit(m: Memory, account: str) -> Reply:
-        """Submit the action the account's last record names."""
-        action = m.records.get(account, [None, MAJORITY_LABEL])[1] or MAJORITY_LABEL
-        return sop("submit_decision", account_id=account, action=action)
+        """Submit the action the account's last record names (the oracle's label when the task's
+        record names none)."""
+        task = m.task
+        action = m.records.get(account, [None, None])[1]
+        if action is None and account in m.records and task.gold is not None:
+            action = task.gold.get(account)
+        return submit_label(m, account, action or task.majority)
 
     def finish_step(self, m: Memory, in_fsm: bool) -> Reply:
         """Every account is decided: leave the workflow (S_done, exit), then end the turn."""
@@ -212,7 +240,7 @@ class PlannedRoutes(Oracle):
         """Submit the majority label without looking; if refused, follow the procedure."""
         account = self.first_undecided(m, segment)
         if account not in m.blind_tried and not m.data.get(account):
-            return sop("submit_decision", account_id=account, action=MAJORITY_LABEL)
+            return submit_label(m, account, m.task.majority)
         return self.procedure_step(m, account, fsm_main)
 
     def route_partial(self, m: Memory, segment: Segment, fsm_main: bool) -> Reply:
@@ -220,11 +248,11 @@ class PlannedRoutes(Oracle):
         account = self.first_undecided(m, segment)
         if account in m.refused:
             return self.procedure_step(m, account, fsm_main)
-        missing = m.missing(account, DATA_TOOLS[:segment.size])
+        missing = m.missing(account, m.task.data_tools[:segment.size])
         if missing:
-            return sop(missing[0], account_id=account)
+            return data_call(m, missing[0], account)
         if not m.recorded_after_data(account) or m.last_record != account:
-            return guess_record(account)
+            return guess_record(m, account)
         if fsm_main and m.fsm_state != "S_decide":
             return self.move_to(m, "S_decide")
         return self.submit(m, account)
@@ -232,11 +260,12 @@ class PlannedRoutes(Oracle):
     def _retrieve_group(self, m: Memory, segment: Segment, tool_major: bool) -> Reply | None:
         """The next retrieval of a group's data, account by account or tool by tool."""
         live = [a for a in segment.accounts if a not in m.decisions and a not in m.refused]
-        pairs = ([(a, t) for t in DATA_TOOLS for a in live] if tool_major
-                 else [(a, t) for a in live for t in DATA_TOOLS])
+        tools = m.task.data_tools
+        pairs = ([(a, t) for t in tools for a in live] if tool_major
+                 else [(a, t) for a in live for t in tools])
         for account, tool in pairs:
             if not m.fresh(account, tool):
-                return sop(tool, account_id=account)
+                return data_call(m, tool, account)
         return None
 
     def route_batch(self, m: Memory, segment: Segment, fsm_main: bool) -> Reply:
@@ -267,13 +296,14 @@ class PlannedRoutes(Oracle):
         if m.fsm_auto:  # FSM-lean moves to S_decide at a passing record: every account's data first
             for account in live:
                 if m.missing(account):
-                    return sop(m.missing(account)[0], account_id=account)
+                    return data_call(m, m.missing(account)[0], account)
+        task = m.task
         for account in live:
             missing = m.missing(account)
             if missing:
-                return sop(missing[0], account_id=account)
+                return data_call(m, missing[0], account)
             if not m.recorded_after_data(account):
-                return sop("record_analysis", account_id=account, **reference_analysis(m.values[account]))
+                return sop(task.proc.record_tool, **{task.item_arg: account}, **task.oracle_record(account, m.values[account]))
         if fsm_main and m.fsm_state != "S_decide":
             return self.move_to(m, "S_decide")
         return self.submit(m, live[0])
@@ -311,8 +341,9 @@ class Adversarial(Oracle):
         investigating = m.fsm_state == "S_investigate"
         others = [a for a in m.undecided if a != account]
         tried = set(m.tricks)
+        first_tool = m.task.data_tools[0]
         if "decide_without_looking" not in tried and not has_data and m.fsm_state != "S_decide":
-            return sop("submit_decision", account_id=account, action=MAJORITY_LABEL)
+            return submit_label(m, account, m.task.majority)
         if fsm_main and investigating:
             if "early_exit" not in tried:
                 return fsm("exit")
@@ -321,7 +352,7 @@ class Adversarial(Oracle):
             if "early_done" not in tried:
                 return fsm("self_check", target="S_done")
         if "interleave" not in tried and has_data and m.missing(account) and others:
-            return sop("investigate_account", account_id=others[0])
+            return data_call(m, first_tool, others[0])
         if fsm_main and investigating and ready:
             if "no_token" not in tried:
                 return fsm("transition", target="S_decide", token="")
@@ -330,14 +361,14 @@ class Adversarial(Oracle):
             if "reused_token" not in tried and m.used_tokens:
                 return fsm("transition", target="S_decide", token=m.used_tokens[0])
         if (fsm_main or m.fsm_auto) and m.fsm_state == "S_decide" and "tool_outside_state" not in tried:
-            return sop("investigate_account", account_id=account)
+            return data_call(m, first_tool, account)
         if "stop_early" not in tried and "interleave" in tried and not has_data and m.fsm_state != "S_decide":
             return end_turn("I will end my turn here and leave the remaining accounts for later.")
         if m.fsm_auto and "partial_decision" not in tried and "stop_early" in tried and m.fsm_state == "S_investigate":
             # FSM-lean only: one data set, a guessed record, then the decision (which the gate refuses)
             if not has_data:
-                return sop(DATA_TOOLS[0], account_id=account)
-            return guess_record(account) if m.last_record != account else self.submit(m, account)
+                return data_call(m, first_tool, account)
+            return guess_record(m, account) if m.last_record != account else self.submit(m, account)
         return self.procedure_step(m, account, fsm_main)
 
     @staticmethod

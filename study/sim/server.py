@@ -75,7 +75,8 @@ class SimServer:
     file). Options: ``compact_after``, ``compact_mode``, ``fault``, ``fault_at`` (see
     ``faults.py``), ``context_window`` (estimated prompt tokens above which a request is refused
     as too long, default 120,000), ``request_log`` (a path: every request body is appended as JSON, for
-    debugging), ``port`` (0 = a free one); any other keyword is a policy parameter (``k`` for
+    debugging), ``port`` (0 = a free one), ``task`` (the name of the task played; None: the referral
+    study, ``study.sim.task_view``); any other keyword is a policy parameter (``k`` for
     early-stop, ``group`` for group routes, ``p_max`` for drifting).
     """
 
@@ -83,10 +84,16 @@ class SimServer:
                  compact_after: int | None = None, compact_mode: str = "http400",
                  fault: str | None = None, fault_at: int = 1,
                  context_window: int = CONTEXT_WINDOW, request_log: Path | None = None, port: int = 0,
-                 **policy_params: Any):
+                 task: str | None = None, **policy_params: Any):
+        from study.paths import project_root
+
+        from .task_view import sim_task
+
         self.policy: Policy = make_policy(policy, seed, **policy_params) if isinstance(policy, str) else policy
+        #: the task the model plays (``task``: its name; None: the referral study)
+        self.task = sim_task(task, str(project_root()))
         self.forced = ForcedEvents(compact_after, compact_mode, fault, fault_at)
-        self.ledger = Ledger(truth_path)
+        self.ledger = Ledger(truth_path, self.task)
         self.context_window = int(context_window)
         self.request_log = Path(request_log) if request_log else None
         self._ids = IdMaker(format(seed % 1000, "03d"))
@@ -168,7 +175,7 @@ class SimServer:
             self.summaries += 1
             self.ledger.observe(messages)
             self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
-            return self._reply(Reply(text=summary_text(remember(read_conversation(messages)))), body, size)
+            return self._reply(Reply(text=summary_text(remember(read_conversation(messages, self.task.item_arg), self.task))), body, size)
         if MAIN_LOOP_BETA not in headers.get("anthropic-beta", "") and not body.get("tools"):
             return self._reply(Reply(text="Simulated batch session"), body, size)
         return self._main_loop(body, messages, size)
@@ -199,7 +206,7 @@ class SimServer:
         see_request = getattr(self.policy, "see_request", None)
         if see_request is not None:
             see_request(body)
-        reply = self.policy.reply(remember(read_conversation(messages)), tool_names(body))
+        reply = self.policy.reply(remember(read_conversation(messages, self.task.item_arg), self.task), tool_names(body))
         if reply.error is not None:
             return _Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
                            delay_s=reply.delay_s)
