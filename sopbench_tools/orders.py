@@ -1,8 +1,10 @@
-"""Seeded account orders.
+"""Seeded account (item) orders, per task.
 
-The order of seed ``s`` is the 200 account ids sorted by ``sha256(f"{s}:{account_id}")``: the
-same on every platform and library version, and checkable by hand. Every condition of a seed
-processes the accounts in this order.
+The order of seed ``s`` is the task's item ids (the referral study's 200 account ids) sorted by
+``sha256(f"{s}:{item_id}")``: the same on every platform and library version, and checkable by
+hand. Every condition of a seed processes the items in this order. The project's frozen orders
+are orders of the project's task (``study.task_procedure``: the referral study's, or the task of
+a project made by ``study new``); another task's sessions (exploratory) use the computed order.
 
 The orders of the planned seeds are frozen in ``preregistration/orders/seed-<s>.txt``: those files,
 not a fresh computation, are the registered orders, so a session of a planned seed follows its file
@@ -34,10 +36,30 @@ class OrderError(ValueError):
     """A frozen order file that is not an order of the batch's accounts."""
 
 
+def project_item_ids() -> list[str]:
+    """The item ids of the project's task (the referral study's 200 account ids by default)."""
+    from study.task_procedure import PREREGISTERED_TASK, project_task_source, resolve_task
+
+    if project_task_source() == PREREGISTERED_TASK:
+        return load_task().account_ids
+    return resolve_task(None).item_ids
+
+
 def computed_order(seed: int, account_ids: list[str] | None = None) -> list[str]:
-    """The account ids sorted by ``sha256(f"{seed}:{account_id}")`` (the formula of the contract)."""
-    ids = list(account_ids) if account_ids is not None else load_task().account_ids
+    """The item ids (default: the project's task's) sorted by ``sha256(f"{seed}:{item_id}")``
+    (the formula of the contract)."""
+    ids = list(account_ids) if account_ids is not None else project_item_ids()
     return sorted(ids, key=lambda a: order_key(seed, a))
+
+
+def order_for_task(seed: int, task) -> list[str]:
+    """The order of ``seed`` for ``task``: the frozen or computed order when it is the project's
+    task (``order_for_seed``), the computed order of its items otherwise."""
+    from study.task_procedure import project_task_name
+
+    if task is None or task.name == project_task_name():
+        return order_for_seed(seed)
+    return computed_order(seed, task.item_ids)
 
 
 def order_for_seed(seed: int, account_ids: list[str] | None = None) -> list[str]:
@@ -80,9 +102,9 @@ def frozen_order(seed: int, directory: Path | None = None) -> list[str] | None:
     if not path.is_file():
         return None
     order = read_order_file(path)
-    ids = load_task().account_ids
+    ids = project_item_ids()
     if sorted(order) != sorted(ids):
-        raise OrderError(f"{path} is not an order of the {len(ids)} accounts (each id once); "
+        raise OrderError(f"{path} is not an order of the {len(ids)} items of the project's task (each id once); "
                          "restore it from the repository (git checkout -- <file>)")
     return order
 

@@ -90,12 +90,9 @@ class ToolBox(ArgumentChecks):
     def for_seed(cls, seed: int, accounts: int | None = None, state_dir: Path | None = None, *,
                  task: Task | None = None) -> ToolBox:
         """The batch of ``seed``: its order, cut to the first ``accounts`` ids if given."""
-        from .orders import computed_order, order_for_seed
+        from .orders import order_for_task
 
-        if task is None or task.name == PREREGISTERED_TASK:
-            order = order_for_seed(seed)
-        else:
-            order = computed_order(seed, task.item_ids)
+        order = order_for_task(seed, task)
         if accounts is not None:
             if not 1 <= accounts <= len(order):
                 raise ValueError(f"--accounts must be between 1 and {len(order)}, got {accounts}")

@@ -38,7 +38,6 @@ import json
 import time
 from typing import Any
 
-from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL
 from sopbench_tools.toolbox import ToolBox, ToolResult
 from study.fsm import hooks as fsm_hooks
 from study.fsm.hooks import FSM_SERVER, split_tool_name
@@ -112,7 +111,7 @@ class SessionBridge:
     def after_call(self, name: str, args: dict, result: ToolResult) -> list[str]:
         """Log a completed SOP-Bench call, tell the FSM, attach the reminder if due."""
         decided_before = self.decisions
-        attach = (self.condition.reminder and result.ok and name in DATA_TOOLS and bool(result.account)
+        attach = (self.condition.reminder and result.ok and name in self.box.task.data_tools and bool(result.account)
                   and result.account not in self.reminded)
         if attach:
             self.reminded.add(result.account)
@@ -122,7 +121,7 @@ class SessionBridge:
             allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
             reminder_attached=attach, **fields,
         )
-        if name == DECISION_TOOL and self.decisions > decided_before:
+        if name == self.box.task.decision.tool and self.decisions > decided_before:
             self.last_decision_at = time.monotonic()
         return [self.reminder] if attach else []
 
@@ -143,7 +142,7 @@ class SessionBridge:
             output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER)
             reason = fsm_hooks.refusal(output)
             if reason is not None:
-                account = args.get("account_id") if isinstance(args, dict) else None
+                account = args.get(self.box.task.item.id_column) if isinstance(args, dict) else None
                 where = {"server": server} if server is not None else {}  # no server: a built-in tool
                 self.log.emit(
                     EventKind.TOOL_CALL, **where, tool=tool, args=args,
@@ -187,7 +186,7 @@ class SessionBridge:
         if left > 0 and self.condition.stop_gate and self.fsm is not None:
             state = self.fsm_state if self.condition.state_in_message else None
             output = fsm_hooks.stop(self.fsm, hook_input,
-                                    reason=lambda _: continuation_message(left, self.box.next_undecided(), state))
+                                    reason=lambda _: continuation_message(left, self.box.next_undecided(), state, self.box.task))
             message = fsm_hooks.refusal(output)
             if message is not None:
                 if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:

@@ -119,6 +119,9 @@ def sessions_folder(sessions: Path | None, old_out: Path | None) -> Path | None:
 
 
 _common = [
+    click.option("--task", "task", default=None,
+                 help="The SOP-Bench task: a vendored task's name or a manifest file (default: the project's task). "
+                      "Another task's sessions than the project's are exploratory."),
     click.option("--accounts", type=int, default=None,
                  help="Only the first N accounts (1-200) of each seed's order (development; the session is exploratory, "
                       "so any seed may be used)."),
@@ -157,7 +160,7 @@ def _root(sessions: Path | None) -> Path:
 @click.option("--seed", type=int, required=True, help=f"The seed whose account order the batch follows. {_SEED_HELP}")
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
-def run(condition: str, seed: int, model: str | None, accounts: int | None, base_url: str | None,
+def run(condition: str, seed: int, model: str | None, task: str | None, accounts: int | None, base_url: str | None,
         sessions: Path | None, old_out: Path | None, limit: tuple[str, ...]) -> None:
     """Run one session: one real Claude Code process over one batch, to its end.
 
@@ -171,11 +174,12 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     overrides = _limits(limit)
     manifest = checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
-                       manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides)
+                       manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides, task=task)
     preflight([spec])
     try:
         prepared = prepare(spec)
-        click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
+        on = f" / {prepared.task.name} (exploratory: not the project's task)" if prepared.other_task else ""
+        click.echo(f"running {prepared.model.name} / {condition} / seed {seed}{on} -> {prepared.session_dir}")
         with Watch(MatrixDisplay([prepared.session_dir], _root(sessions), title="study run")):
             folder = run_prepared(prepared)
     except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
@@ -214,7 +218,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
               help="Rerun voided sessions and sessions left unfinished by a killed runner, from scratch (the earlier attempt is kept).")
 @_with_common
 def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
-            accounts: int | None, base_url: str | None, sessions: Path | None, old_out: Path | None,
+            task: str | None, accounts: int | None, base_url: str | None, sessions: Path | None, old_out: Path | None,
             limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
@@ -243,7 +247,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
             raise UsageError(str(exc)) from None
     specs = [
         SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=sessions, manifest_sha256=manifest,
-                    base_url=base_url, limit_overrides=overrides)
+                    base_url=base_url, limit_overrides=overrides, task=task)
         for m in model_list for c in condition_list for s in seed_list
     ]
     checked = preflight(specs)   # the whole matrix, so every shard refuses the same bad input

@@ -58,7 +58,7 @@ def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, 
     """The options of one ``query()`` call (the first, or a resume of ``resume``)."""
     system_prompt: dict[str, str] = {"type": "preset", "preset": "claude_code"}
     if prepared.condition.sop_in_system_prompt:
-        system_prompt["append"] = system_prompt_append()
+        system_prompt["append"] = system_prompt_append(task=prepared.task)
 
     def hook(fn: Any) -> list[HookMatcher]:
         return [HookMatcher(hooks=[fn], timeout=HOOK_TIMEOUT_S)]

@@ -43,7 +43,6 @@ from claude_agent_sdk import (
 )
 
 from sopbench_tools.sdk_server import make_sdk_server
-from sopbench_tools.tool_definitions import ALL_TOOLS
 from sopbench_tools.toolbox import ToolBox
 from study.environment import lock_sha256
 from study.prereg import code_version
@@ -132,13 +131,15 @@ class SessionDriver:
             cli_version=self.cli_version, sdk_version=sdk_version(), lock_sha256=lock_sha256(),
             token_reminder=self.prepared.token_reminder, started=utc_now(),
             limits=self.prepared.limits.as_dict(), runner=runner_identity(),
+            other={"task": self.prepared.task.name} if self.prepared.task is not None else {},
         )
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
             try:
                 bridge, env, servers, allowed = self._set_up(log, stack)
                 end = await self._drive(log, bridge, env, servers, allowed,
-                                        first_message(self.prepared.condition, len(bridge.box.order)))
+                                        first_message(self.prepared.condition, len(bridge.box.order),
+                                                      task=self.prepared.task))
             except Exception as exc:  # a crash of the runtime voids the session
                 end = End(SessionStatus.INFRASTRUCTURE_FAILURE,
                           f"runtime crash: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
@@ -149,7 +150,7 @@ class SessionDriver:
         """Tool state, simulator (sim: models), FSM, the session_start event and the MCP servers.
         Returns the bridge, the CLI's environment, the servers and the allowed tool names."""
         spec, model = self.prepared.spec, self.prepared.model
-        box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=self.dir / "tools")
+        box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=self.dir / "tools", task=self.prepared.task)
         self.meta.accounts = len(box.order)
         write_meta(self.dir, self.meta)
         cli = bundled_cli_path()
@@ -159,7 +160,8 @@ class SessionDriver:
         if model.simulated:
             from study.sim import SimServer
 
-            sim = SimServer(model.policy, spec.seed, self.dir / "sim_truth.jsonl", **spec.sim_options)
+            sim = SimServer(model.policy, spec.seed, self.dir / "sim_truth.jsonl",
+                            **{"task": box.task.name, **spec.sim_options})
             sim_env = stack.enter_context(sim).cli_env()
             base_url = sim_env["ANTHROPIC_BASE_URL"]
             env = {**sim_env, **cli_options.cli_env(self.prepared, self.home, base_url)}
@@ -179,9 +181,10 @@ class SessionDriver:
             limits=self.prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
             factors=self.prepared.condition.as_dict(), token_reminder=self.prepared.token_reminder,
             cli_settings=self.meta.cli_settings, inherited_env=cli_options.inherited(env), base_url=base_url,
+            task=box.task.name,
         )
         servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
-        allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in ALL_TOOLS]
+        allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in box.task.all_tools]
         if fsm is not None:
             from study.fsm.sdk_tools import make_fsm_sdk_server
             from study.fsm.tool_api import FSM_TOOL_NAMES
@@ -238,7 +241,7 @@ class SessionDriver:
             self.resumes += 1
             log.emit(EventKind.RESUME, n=self.resumes, accounts_left=bridge.accounts_left)
             resume_id = self.session_id
-            prompt = continuation_message(bridge.accounts_left, bridge.box.next_undecided())
+            prompt = continuation_message(bridge.accounts_left, bridge.box.next_undecided(), task=bridge.box.task)
 
     async def _call(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> CallEnd:
         """One query() call under the watchdog of the spending and time limits and the signals."""

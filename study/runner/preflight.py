@@ -25,6 +25,7 @@ import socket
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from sopbench_tools.orders import describe_seeds, frozen_order, frozen_seeds, order_file_name
@@ -51,6 +52,8 @@ class Checked:
     out_root: Path
     condition: Condition
     cli_settings: CliSettings   # conditions.yaml's, read with the condition
+    #: the session's task (``sopbench_tools.tasks.Task``): ``--task``, else the project's
+    task: Any = None
 
 
 # ----- seeds -------------------------------------------------------------------------------------
@@ -195,13 +198,13 @@ def validate_spec(spec) -> Checked:
     """Every check of one ``SessionSpec`` that needs no network; raises PreflightError (or the
     ConditionError, ModelError, LimitsError of the loaders), each one line saying what to do."""
     from study.paths import sessions_dir
-    from sopbench_tools.dataset import load_task
 
     conditions = load_conditions()
     condition = conditions.get(spec.condition)
-    exploratory = spec.exploratory or condition.exploratory
+    task, other_task = check_task(getattr(spec, "task", None))
+    exploratory = spec.exploratory or condition.exploratory or other_task
     check_seed(spec.seed, exploratory=exploratory)
-    n_accounts = len(load_task().account_ids)
+    n_accounts = len(task.item_ids)
     if spec.accounts is not None and (isinstance(spec.accounts, bool) or not 1 <= spec.accounts <= n_accounts):
         raise PreflightError(f"--accounts must be between 1 and {n_accounts} (a prefix of the seed's order), "
                              f"got {spec.accounts}")
@@ -219,7 +222,28 @@ def validate_spec(spec) -> Checked:
     limits = load_limits(model.name, spec.limit_overrides)
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
     check_out_root(out_root, "--sessions" if spec.out_root is not None else "the default sessions folder")
-    return Checked(model, limits, exploratory, out_root, condition, conditions.cli_settings)
+    if other_task:  # another task's sessions than the project's: exploratory, in a folder of their own
+        out_root = out_root / "tasks" / task.name
+    return Checked(model, limits, exploratory, out_root, condition, conditions.cli_settings, task)
+
+
+def check_task(name: str | None) -> tuple[Any, bool]:
+    """The session's task (``--task``: a vendored task's name or a manifest file; None: the
+    project's) and whether it is another task than the project's (its sessions are exploratory)."""
+    from sopbench_tools.tasks import TaskError, load_task
+    from study.task_procedure import project_task_name, resolve_task
+
+    try:
+        if name is not None and str(name).endswith((".yaml", ".yml")):
+            task = load_task(Path(name))
+        else:
+            task = resolve_task(name)
+    except TaskError as exc:
+        first = exc.problems[0].message if getattr(exc, "problems", None) else str(exc)
+        raise PreflightError(f"--task {name}: {first}") from None
+    if not task.runnable:
+        raise PreflightError(f"--task {task.name} cannot run here: {task.not_runnable_reason}")
+    return task, task.name != project_task_name()
 
 
 def validate_specs(specs: list) -> list[Checked]:

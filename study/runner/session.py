@@ -54,6 +54,9 @@ class SessionSpec:
     limit_overrides: dict[str, float] = field(default_factory=dict)
     cli_env: dict[str, str] = field(default_factory=dict)
     sim_options: dict[str, Any] = field(default_factory=dict)
+    #: the task (a vendored task's name or a manifest file); None: the project's. Another task's
+    #: sessions than the project's are exploratory (``preflight.check_task``).
+    task: str | None = None
 
     @property
     def exploratory(self) -> bool:
@@ -74,11 +77,14 @@ class Prepared:
     session_dir: Path
     workflow: Any | None          # the condition's study.fsm.Workflow, loaded and validated
     reminder: str | None          # the reminder text, for conditions that attach it
+    task: Any = None              # the session's sopbench_tools.tasks.Task
+    other_task: bool = False      # another task's session than the project's (exploratory)
 
     @property
     def exploratory(self) -> bool:
-        """The spec makes the session exploratory, or its condition is outside the preregistered set."""
-        return self.spec.exploratory or self.condition.exploratory
+        """The spec makes the session exploratory, its condition is outside the preregistered set,
+        or its task is not the project's."""
+        return self.spec.exploratory or self.condition.exploratory or self.other_task
 
 
 def prepare(spec: SessionSpec) -> Prepared:
@@ -88,17 +94,47 @@ def prepare(spec: SessionSpec) -> Prepared:
     ValueError with a message saying what to do.
     """
     checked = validate_spec(spec)  # every bad input refused before anything is created (preflight.py)
-    model, limits, condition = checked.model, checked.limits, checked.condition
+    model, limits, condition, task = checked.model, checked.limits, checked.condition, checked.task
+    other_task = task is not None and _is_other(task)
     workflow = None
     if condition.workflow is not None:
         from study.fsm import Workflow
 
-        workflow = Workflow.load(prereg_dir() / "workflows" / condition.workflow)
-    reminder = reminder_text() if condition.reminder else None
+        if other_task:
+            workflow = _task_workflow(task, condition.workflow)
+        else:
+            workflow = Workflow.load(prereg_dir() / "workflows" / condition.workflow)
+    reminder = reminder_text(task) if condition.reminder else None
     session_dir = session_dir_for(checked.out_root, model.folder_name, condition.name, spec.seed,
                                   exploratory=checked.exploratory, accounts=spec.accounts)
     return Prepared(spec, condition, model, limits, checked.cli_settings.token_reminder,
-                    checked.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder)
+                    checked.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder,
+                    task, other_task)
+
+
+def _is_other(task: Any) -> bool:
+    from study.task_texts import is_project_task
+
+    return not is_project_task(task)
+
+
+def _task_workflow(task: Any, name: str) -> Any:
+    """Condition workflow ``name`` of the project, made for another task: the same file of the
+    task's generated workflows (the project's FSM workflow is the task's own FSM workflow)."""
+    from study.fsm import Workflow
+    from study.fsm.task_build import main_workflow_file, task_files
+    from study.task_procedure import project_task_name, resolve_task
+
+    files = task_files(task)
+    rel = Path("workflows") / name
+    if rel not in files and rel.parent == Path("workflows"):
+        project_main = main_workflow_file(resolve_task(project_task_name()))
+        if rel == project_main:
+            rel = main_workflow_file(task)
+    if rel not in files:
+        raise ValueError(f"workflow {name} has no counterpart for task {task.name}; "
+                         f"its workflows are {', '.join(str(p) for p in files if p.suffix == '.yaml')}")
+    return Workflow.from_text(files[rel], f"{task.name}:{rel}")
 
 
 def run_session(spec: SessionSpec) -> Path:

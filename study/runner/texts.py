@@ -12,11 +12,15 @@
 
 Placeholders are ``{name}``; only the names a template is known to use are replaced, so braces
 in the SOP itself (``{enforcement_action}``) are left as they are.
+
+Every function takes the session's ``task`` (None: the project's): a session of another task
+than the project's (exploratory) reads that task's texts from ``study.task_texts`` instead.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sopbench_tools.dataset import load_task
 from study.paths import prereg_dir
@@ -32,8 +36,12 @@ def texts_dir() -> Path:
     return prereg_dir() / "texts"
 
 
-def read_text(name: str) -> str:
-    """One frozen text file, verbatim."""
+def read_text(name: str, task: Any = None) -> str:
+    """One frozen text file, verbatim (another task's than the project's: its generated text)."""
+    from study.task_texts import is_project_task, texts_for
+
+    if not is_project_task(task):
+        return texts_for(task)[name]
     path = texts_dir() / name
     try:
         return path.read_text(encoding="utf-8")
@@ -57,36 +65,42 @@ def fill(template: str, name: str, **values: str) -> str:
     return template
 
 
-def first_message(condition: Condition, n_accounts: int, sop: str | None = None) -> str:
+def _sop(sop: str | None, task: Any) -> str:
+    if sop is not None:
+        return sop
+    return task.sop if task is not None else load_task().sop
+
+
+def first_message(condition: Condition, n_accounts: int, sop: str | None = None, task: Any = None) -> str:
     """The first (and only) user message of a session."""
     paragraph = ""
     if condition.fsm_paragraph:  # true: the FSM's paragraph; a file name: another one (FSM-lean's)
-        paragraph = read_text("fsm_paragraph.md" if condition.fsm_paragraph is True else condition.fsm_paragraph)
+        paragraph = read_text("fsm_paragraph.md" if condition.fsm_paragraph is True else condition.fsm_paragraph, task)
     return fill(
-        read_text("first_message.md"), "first_message.md",
-        n_accounts=str(n_accounts), fsm_paragraph=paragraph, sop=sop if sop is not None else load_task().sop,
+        read_text("first_message.md", task), "first_message.md",
+        n_accounts=str(n_accounts), fsm_paragraph=paragraph, sop=_sop(sop, task),
     )
 
 
-def system_prompt_append(sop: str | None = None) -> str:
+def system_prompt_append(sop: str | None = None, task: Any = None) -> str:
     """The Sys conditions' copy of the SOP for the end of Claude Code's system prompt."""
-    return fill(read_text("system_append.md"), "system_append.md", sop=sop if sop is not None else load_task().sop)
+    return fill(read_text("system_append.md", task), "system_append.md", sop=_sop(sop, task))
 
 
-def reminder_text() -> str:
+def reminder_text(task: Any = None) -> str:
     """The per-account reminder (Remind, Remind-loop, FSM, Stop-only, Gates-only)."""
-    return read_text("reminder.md").strip()
+    return read_text("reminder.md", task).strip()
 
 
-def continuation_message(accounts_left: int, next_account: str, state: str | None = None) -> str:
+def continuation_message(accounts_left: int, next_account: str, state: str | None = None, task: Any = None) -> str:
     """The resume message and the stop-gate message: one function, one wording.
 
     ``state`` is given for FSM only; the message then ends with one sentence naming it.
     """
     text = fill(
-        read_text("continuation.md"), "continuation.md",
+        read_text("continuation.md", task), "continuation.md",
         accounts_left=str(accounts_left), next_account=next_account,
     ).strip()
     if state is not None:
-        text += " " + fill(read_text("continuation_state.md"), "continuation_state.md", state=state).strip()
+        text += " " + fill(read_text("continuation_state.md", task), "continuation_state.md", state=state).strip()
     return text

@@ -41,6 +41,7 @@ class SessionStart(TypedDict):
     model_id: NotRequired[str | None]
     sdk_version: NotRequired[str | None]  # claude-agent-sdk (schema 2)
     lock_sha256: NotRequired[str | None]  # the lock file the environment was installed from (schema 2)
+    task: NotRequired[str]                # the SOP-Bench task (absent: the preregistered referral task)
 
 
 class ToolCall(TypedDict):
