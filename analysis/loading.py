@@ -18,7 +18,8 @@ earlier attempts, never sessions; ``exploratory/`` and the demo output are explo
 Sessions of different batch sizes are different sessions: when a model has sessions over more
 than one number of accounts, those over fewer accounts than its largest batch are tabulated as a
 model of their own, ``<model>, first <N> accounts`` (so the demo's ``seed-2-first-10`` and
-``seed-2-first-20`` are two sessions, not duplicates).
+``seed-2-first-20`` are two sessions, not duplicates). Sessions of another task than the project's
+(``session_start.task``; exploratory) are tabulated as ``<model> on <task>``.
 
 Simulated and real sessions are never mixed: a corpus holding both raises ``CorpusError``
 unless ``allow_simulated`` is set, and any corpus with a simulated session is ``simulated``
@@ -236,7 +237,7 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
             "folder with only one kind, or pass --allow-simulated to tabulate both under a "
             "SIMULATED title."
         )
-    included = separate_batch_sizes(included)
+    included = separate_batch_sizes(separate_tasks(included))
     _refuse_duplicates(included, root)
     return Corpus(root=root, scores=included, sessions=sessions_frame(included, ends),
                   accounts=accounts_frame(included), excluded=sorted(excluded),
@@ -248,6 +249,20 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
 def batch_model(model: str, accounts: int) -> str:
     """The model name under which a smaller batch of ``model`` is tabulated."""
     return f"{model}, first {accounts} accounts"
+
+
+def task_model(model: str, task: str) -> str:
+    """The model name under which ``model``'s sessions of another task than the project's are tabulated."""
+    return f"{model} on {task}"
+
+
+def separate_tasks(scores: list[SessionScore]) -> list[SessionScore]:
+    """Sessions of another task than the project's, renamed :func:`task_model`, so that every
+    table, figure and count groups them apart (the project's task keeps the model's name)."""
+    from study.task_procedure import project_task_name
+
+    own = project_task_name()
+    return [s if s.task == own else replace(s, model=task_model(s.model, s.task)) for s in scores]
 
 
 def separate_batch_sizes(scores: list[SessionScore]) -> list[SessionScore]:

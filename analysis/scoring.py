@@ -128,7 +128,7 @@ class SessionScore:
     def metrics(self) -> dict[str, Any]:
         """The session's metrics and routes as plain JSON-ready values (``study score --json``)."""
         return {
-            "path": self.path, "model": self.model, "condition": self.condition, "seed": self.seed,
+            "path": self.path, "task": self.task, "model": self.model, "condition": self.condition, "seed": self.seed,
             "simulated": self.simulated, "exploratory": self.exploratory, "status": self.status,
             "voided": self.voided, "void_reason": self.void_reason, "accounts": len(self.order),
             "decided": self.decided, "correct": self.correct, "compliant": self.compliant,
