@@ -8,6 +8,8 @@ where the attribute is a click command or group.
 from __future__ import annotations
 
 import importlib
+import os
+from pathlib import Path
 
 import click
 
@@ -28,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "figures": ("analysis.cli:figures", "Regenerate the paper's figures from session logs."),
     "predictions": ("analysis.cli:predictions", "Evaluate the preregistered predictions."),
     "power": ("analysis.power.cli:power", "Simulate verdict probabilities and test power by number of seeds."),
+    "new": ("study.project_cli:new", "Make a new study project for one SOP-Bench task, ready to freeze."),
     "prereg": ("study.prereg.cli:prereg", "Freeze, verify and amend the preregistration."),
     "audit": ("study.prereg.cli:audit", "Check every session against the manifest it ran under."),
     "doctor": ("study.doctor:doctor", "Check this install: runtime, lock, and one short session of the bundled CLI."),
@@ -67,13 +70,20 @@ class LazyGroup(click.Group):
     "study view                                   # browse what the agents did",
     "study <command> --help                       # each command's options and examples"))
 @click.version_option(package_name="sop-fidelity-study")
-def main() -> None:
+@click.option("--project", "project", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="The study project to work on (a folder made by `study new`; sets STUDY_ROOT).")
+def main(project: Path | None) -> None:
     """A pre-registered study of whether LLM agents stay on procedure over long unattended runs.
 
     Quick start (offline, no API key): `study demo`. Check the install: `study doctor`. Run a
     session: `study run --condition FSM --seed 2`. Regenerate results: `study tables`,
-    `study figures`. Check the freeze: `study prereg verify`.
+    `study figures`. Check the freeze: `study prereg verify`. Start your own study on another
+    SOP-Bench task: `study new --task dangerous_goods DIR` (docs/tasks.md).
     """
+    if project is not None:
+        if not (project / "preregistration").is_dir():
+            raise click.UsageError(f"--project {project}: no preregistration/ folder there; give a folder made by `study new`")
+        os.environ["STUDY_ROOT"] = str(project.resolve())
 
 
 if __name__ == "__main__":

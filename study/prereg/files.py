@@ -6,7 +6,8 @@ source of the code that decides what a session is and how it is scored: ``analys
 metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards),
 ``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules),
 ``study/session_io/`` (how session logs are written and read for the analysis),
-``study/escape_routes.py`` (the registry of escape routes the scorer counts) and
+``study/escape_routes.py`` (the registry of escape routes the scorer counts),
+``study/task_procedure.py`` and ``study/task_texts.py`` (what a task's procedure and texts are) and
 ``sopbench_tools/`` (the tools the agent sees). ``preregistration/runtime.json`` (the Claude Code
 CLI, claude-agent-sdk, lock file and Python the study runs on) is frozen like any other file under
 ``preregistration/``. As in the paper, no run starts once any of it
@@ -28,7 +29,7 @@ ANALYSIS_DIR = "analysis"
 #: Folders whose Python sources are frozen (root-relative, POSIX).
 FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/runner", "study/session_io", "sopbench_tools")
 #: Single Python files outside those folders that are frozen too.
-FROZEN_CODE_FILES = ("study/escape_routes.py",)
+FROZEN_CODE_FILES = ("study/escape_routes.py", "study/task_procedure.py", "study/task_texts.py")
 #: Where the frozen files lie, root-relative: what ``git ls-tree`` lists to find them at a commit.
 FROZEN_TOPS = (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)
 #: The top-level packages the frozen code belongs to (what ``import`` loads it from).
