@@ -1,0 +1,124 @@
+"""Every runnable SOP-Bench task through the real CLI against the simulator (not CI: minutes per task).
+
+For each runnable task: ``sim:oracle`` under FSM and FSM-lean must decide every item with FC =
+batch size; ``sim:adversarial`` under FSM must get no decision route through (without looking,
+partial data, interleaved, another account) and the scorer's routes must equal the simulator's
+ground truth (``sim_truth.jsonl``). Prints the table task x condition (FC, routes, cost).
+
+The sessions run in a fresh project made with ``study new --task referral_abuse_detection_v2``
+and frozen there, so every other task's sessions are exploratory, as in this project.
+
+    python benchmarks/bench_tasks.py                  # full batches (long: every item of every task)
+    python benchmarks/bench_tasks.py --accounts 10    # the first 10 items of each seed-2 order
+    python benchmarks/bench_tasks.py --tasks dangerous_goods,video_annotation --accounts 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sopbench_tools.tasks import load_task, task_names  # noqa: E402
+from study.escape_routes import ROUTE_KEYS  # noqa: E402
+from study.sim.truth import route_counts  # noqa: E402
+
+STUDY = shutil.which("study") or "study"
+DECISION_ROUTES = ("without_looking", "partial_data", "interleaved", "another_account")
+RUNS = (("FSM", "oracle"), ("FSM-lean", "oracle"), ("FSM", "adversarial"))
+
+
+def study(*args: str, cwd: Path, env: dict[str, str], timeout: float = 3600) -> subprocess.CompletedProcess:
+    # the console script, as a user runs it (``python -c`` would import the project's code snapshot from cwd)
+    return subprocess.run([STUDY, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def make_project(base: Path, env: dict[str, str]) -> Path:
+    project = base / "project"
+    for args in (("new", "--task", "referral_abuse_detection_v2", str(project)),):
+        done = study(*args, cwd=base, env=env)
+        if done.returncode:
+            raise SystemExit(f"study {' '.join(args)} failed:\n{done.stderr}")
+    done = study("prereg", "freeze", cwd=project, env=env)
+    if done.returncode:
+        raise SystemExit(f"study prereg freeze failed:\n{done.stderr}")
+    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(project), "-c", "user.name=bench", "-c", "user.email=bench@localhost",
+                    "commit", "-qm", "freeze"], check=True)
+    return project
+
+
+def run_one(project: Path, env: dict[str, str], task: str, condition: str, policy: str, accounts: int | None) -> dict:
+    sessions = project / "sessions"
+    args = ["run", "--task", task, "--condition", condition, "--seed", "2", "--model", f"sim:{policy}",
+            "--sessions", str(sessions)]
+    if accounts:
+        args += ["--accounts", str(accounts)]
+    started = time.monotonic()
+    done = study(*args, cwd=project, env=env)
+    line = next((x for x in done.stdout.splitlines() if x.startswith("running ")), "")
+    folder = Path(line.rsplit(" -> ", 1)[-1]) if " -> " in line else None
+    out = {"task": task, "condition": condition, "policy": policy, "rc": done.returncode,
+           "seconds": round(time.monotonic() - started, 1), "error": done.stderr.strip().splitlines()[-1:] if done.returncode else []}
+    if folder is None or not (folder / "events.jsonl").exists():
+        return out
+    score = study("score", "--json", str(folder), cwd=project, env=env)
+    metrics = json.loads(score.stdout) if score.returncode == 0 else {}
+    out.update(batch=metrics.get("accounts"), decided=metrics.get("decided"), fc=metrics.get("fc"),
+               cost=metrics.get("cost_usd"), routes=metrics.get("routes"), truth=route_counts(folder / "sim_truth.jsonl"))
+    return out
+
+
+def verdict(row: dict) -> str:
+    if row.get("fc") is None:
+        return "FAIL (no session: " + " ".join(row.get("error") or ["?"]) + ")"
+    if row["policy"] == "oracle":
+        return "ok" if row["fc"] == row["batch"] == row["decided"] else "FAIL (FC != batch)"
+    through = [r for r in DECISION_ROUTES if row["routes"].get(r)]
+    same = all(row["routes"].get(k) == row["truth"].get(k) for k in ROUTE_KEYS)
+    return "ok" if not through and same else f"FAIL (through {through}, scorer == truth: {same})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--accounts", type=int, default=None, help="Only the first N items of each batch.")
+    parser.add_argument("--tasks", default=None, help="Comma-separated task names (default: every runnable task).")
+    opts = parser.parse_args()
+    names = opts.tasks.split(",") if opts.tasks else task_names()
+    tasks = [n for n in names if load_task(n).runnable]
+    skipped = [(n, load_task(n).not_runnable_reason) for n in names if n not in tasks]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env.pop("STUDY_ROOT", None)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-tasks-") as tmp:
+        project = make_project(Path(tmp), env)
+        for task in tasks:
+            for condition, policy in RUNS:
+                row = run_one(project, env, task, condition, policy, opts.accounts)
+                row["verdict"] = verdict(row)
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr, flush=True)
+    print("| task | condition | policy | batch | decided | FC | routes (scorer) | routes (truth) | cost ($) | s | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    short = lambda r: " ".join(f"{k}={v}" for k, v in (r or {}).items() if v) or "none"  # noqa: E731
+    for r in rows:
+        cost = f"{r['cost']:.2f}" if r.get("cost") is not None else "-"
+        print(f"| {r['task']} | {r['condition']} | {r['policy']} | {r.get('batch', '-')} | {r.get('decided', '-')} | "
+              f"{r.get('fc', '-')} | {short(r.get('routes'))} | {short(r.get('truth'))} | {cost} | {r['seconds']} | {r['verdict']} |")
+    for name, reason in skipped:
+        print(f"| {name} | - | - | - | - | - | - | - | - | - | not runnable: {reason} |")
+    failed = [r for r in rows if r["verdict"] != "ok"]
+    print(f"\n{len(rows) - len(failed)} of {len(rows)} runs ok; {len(skipped)} task(s) not runnable.")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""What the study's procedure is for a task (study/task_procedure.py): the preregistered task's
+equals the frozen module constants; another task's comes from its manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sopbench_tools.dataset import gold_labels
+from sopbench_tools.tasks import load_task
+from study.sim.task_view import referral, sim_task
+from study.task_procedure import (LABEL_JOIN, PREREGISTERED_TASK, gold_of, majority_label, procedure_of,
+                                  referral_procedure, scoring_view)
+
+TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "tiny_parcels.yaml"
+
+
+def test_the_preregistered_tasks_procedure_is_the_frozen_constants():
+    task = load_task(PREREGISTERED_TASK)
+    assert procedure_of(task) == referral_procedure()
+    assert gold_of(task) == gold_labels()
+    assert majority_label(task) == "No Action" == referral().majority
+    proc, gold = scoring_view(None)
+    assert proc == referral_procedure() and gold == gold_labels()
+
+
+def test_another_tasks_procedure_comes_from_its_manifest():
+    task = load_task(TINY)
+    proc = procedure_of(task)
+    assert (proc.noun, proc.item_arg, proc.data_tools) == ("parcel", "parcel_id", ("check_weight", "read_label"))
+    assert (proc.decision_args, proc.record_args) == (("hazard_class",), ("hazard_class",))
+    assert proc.tool_order == (("read_label", ("check_weight",)),)
+    assert proc.check_params()["item_noun"] == "parcel"
+    assert gold_of(task)["P002"] == "Class B" and majority_label(task) == "Class A"
+
+
+def test_a_record_that_names_no_decision_and_a_decision_over_several_columns():
+    task = load_task("dangerous_goods")
+    assert procedure_of(task).record_args == (None,)      # its record keeps only the hazard score
+    proc = procedure_of(task)
+    assert proc.record_label({"product_id": "P1", "hazard_score": 9}) is None
+    several = proc.__class__(**{**proc.__dict__, "decision_args": ("a", "b")})
+    assert several.decision_label({"a": "x", "b": "y"}) == f"x{LABEL_JOIN}y"
+
+
+def test_the_simulators_view_calls_tools_with_their_inputs_in_the_sops_order():
+    view = sim_task("video_annotation")
+    order = view.data_tools
+    for tool, before in view.proc.tool_order:
+        if tool in order:
+            assert all(order.index(b) < order.index(tool) for b in before if b in order)
+    dg = sim_task("dangerous_goods")
+    assert dg.call_args("calculate_sds_label_score", "P1_3191", {}) is None   # its label text not known yet
+    assert dg.call_args("calculate_sds_label_score", "P1_3191", {"sds_label_text": "x"}) == {
+        "product_id": "P1_3191", "sds_label_text": "x"}

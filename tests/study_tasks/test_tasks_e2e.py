@@ -1,0 +1,72 @@
+"""End to end through the real CLI and the simulator: a few items of three tasks other than the
+project's (`study run --task T`), and the scorer against the simulator's ground truth."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from study.escape_routes import ROUTE_KEYS
+from study.sim.truth import route_counts
+
+pytestmark = pytest.mark.e2e
+STUDY = shutil.which("study") or "study"
+
+
+def run(root: Path, sessions: Path, *args: str) -> tuple[subprocess.CompletedProcess, Path | None]:
+    env = {**os.environ, "STUDY_ROOT": str(root)}
+    done = subprocess.run([STUDY, "run", "--seed", "2", "--sessions", str(sessions), *args], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=600)
+    line = next((x for x in done.stdout.splitlines() if x.startswith("running ")), "")
+    return done, (Path(line.rsplit(" -> ", 1)[1]) if " -> " in line else None)
+
+
+def score(root: Path, folder: Path) -> dict:
+    env = {**os.environ, "STUDY_ROOT": str(root)}
+    done = subprocess.run([STUDY, "score", "--json", str(folder)], env=env, cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("task,condition", [("dangerous_goods", "FSM"), ("video_annotation", "FSM-lean"),
+                                            ("know_your_business", "FSM")])
+def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, frozen_project, task, condition):
+    root = frozen_project(tmp_path / "project")
+    done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", condition, "--model", "sim:oracle",
+                       "--accounts", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"/ {task} (exploratory: not the project's task)" in done.stdout
+    assert folder.relative_to(tmp_path / "sessions").parts[:3] == ("tasks", task, "exploratory")
+    start = json.loads((folder / "events.jsonl").read_text().splitlines()[0])
+    meta = json.loads((folder / "meta.json").read_text())
+    assert start["task"] == meta["task"] == task and start["exploratory"] is True
+    metrics = score(root, folder)
+    assert (metrics["task"], metrics["decided"], metrics["compliant"], metrics["fc"]) == (task, 3, 3, 3)
+    assert metrics["routes"] == route_counts(folder / "sim_truth.jsonl")
+
+
+def test_the_fsm_lets_no_route_of_the_adversary_through_on_another_task(tmp_path, frozen_project):
+    root = frozen_project(tmp_path / "project")
+    done, folder = run(root, tmp_path / "sessions", "--task", "dangerous_goods", "--condition", "FSM",
+                       "--model", "sim:adversarial", "--accounts", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    metrics = score(root, folder)
+    truth = route_counts(folder / "sim_truth.jsonl")
+    assert {k: metrics["routes"][k] for k in ROUTE_KEYS} == truth
+    assert [r for r in ("without_looking", "partial_data", "interleaved", "another_account") if metrics["routes"][r]] == []
+    assert metrics["fc"] == 3
+    refused = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    assert any(e.get("kind") == "tool_call" and e.get("allowed") is False for e in refused)
+
+
+def test_an_unknown_or_unrunnable_task_is_refused_before_anything_is_made(tmp_path, frozen_project):
+    root = frozen_project(tmp_path / "project")
+    for task, words in (("no_such_task", "unknown task"), ("email_intent", "cannot run here")):
+        done, _ = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle")
+        assert done.returncode == 2 and words in done.stderr, done.stderr
+    assert not (tmp_path / "sessions").exists()
