@@ -30,8 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sopbench_tools.tasks import load_task, task_names  # noqa: E402
 from study.escape_routes import ROUTE_KEYS  # noqa: E402
 from study.sim.truth import route_counts  # noqa: E402
+from study.task_procedure import unsupported_reason  # noqa: E402
 
 STUDY = shutil.which("study") or "study"
+#: A session that has not ended by then is counted as failed (the runner's own limits end it later).
+RUN_TIMEOUT_S = 900
 DECISION_ROUTES = ("without_looking", "partial_data", "interleaved", "another_account")
 RUNS = (("FSM", "oracle"), ("FSM-lean", "oracle"), ("FSM", "adversarial"))
 
@@ -63,7 +66,11 @@ def run_one(project: Path, env: dict[str, str], task: str, condition: str, polic
     if accounts:
         args += ["--accounts", str(accounts)]
     started = time.monotonic()
-    done = study(*args, cwd=project, env=env)
+    try:
+        done = study(*args, cwd=project, env=env, timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"task": task, "condition": condition, "policy": policy, "rc": None, "seconds": RUN_TIMEOUT_S,
+                "error": [f"no end within {RUN_TIMEOUT_S} s"]}
     line = next((x for x in done.stdout.splitlines() if x.startswith("running ")), "")
     folder = Path(line.rsplit(" -> ", 1)[-1]) if " -> " in line else None
     out = {"task": task, "condition": condition, "policy": policy, "rc": done.returncode,
@@ -93,8 +100,8 @@ def main() -> None:
     parser.add_argument("--tasks", default=None, help="Comma-separated task names (default: every runnable task).")
     opts = parser.parse_args()
     names = opts.tasks.split(",") if opts.tasks else task_names()
-    tasks = [n for n in names if load_task(n).runnable]
-    skipped = [(n, load_task(n).not_runnable_reason) for n in names if n not in tasks]
+    tasks = [n for n in names if unsupported_reason(load_task(n)) is None]
+    skipped = [(n, unsupported_reason(load_task(n))) for n in names if n not in tasks]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     env.pop("STUDY_ROOT", None)
     rows = []

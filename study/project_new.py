@@ -46,8 +46,11 @@ def _load(task_arg: str) -> tuple[Any, Path | None]:
         where = f"{exc.file}:{first.line}: " if first is not None and first.line else ""
         raise NewProjectError(f"--task {task_arg}: {where}{first.message if first else exc}"
                               + ("" if own else f" (vendored tasks: {', '.join(task_names())})")) from None
-    if not task.runnable:
-        raise NewProjectError(f"--task {task.name} cannot run here: {task.not_runnable_reason}")
+    from study.task_procedure import unsupported_reason
+
+    reason = unsupported_reason(task)
+    if reason:
+        raise NewProjectError(f"--task {task.name} cannot run here: {reason}")
     return task, (Path(task_arg).resolve() if own else None)
 
 

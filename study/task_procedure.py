@@ -122,6 +122,19 @@ def procedure_of(task: Any) -> Procedure:
     )
 
 
+def unsupported_reason(task: Any) -> str | None:
+    """Why the study cannot run ``task`` (None: it can). The FSM's guards and the scorer attribute a
+    call to an item by the item-id argument, so every required data tool must take it."""
+    if not task.runnable:
+        return task.not_runnable_reason
+    others = [f"{t.name} ({', '.join(t.item_args) or 'no item argument'})" for t in task.tools
+              if t.required and task.item.id_column not in t.item_args]
+    if others:
+        return (f"the study attributes every call to an item by its {task.item.id_column} argument, but the "
+                f"required tool(s) {'; '.join(others)} identify the item otherwise")
+    return None
+
+
 def gold_of(task: Any) -> dict[str, str]:
     """Item id -> gold label (several decision columns: joined by ``LABEL_JOIN``, in the
     decision's column order). For the scorer and the tests; never shown to the agent."""

@@ -241,8 +241,11 @@ def check_task(name: str | None) -> tuple[Any, bool]:
     except TaskError as exc:
         first = exc.problems[0].message if getattr(exc, "problems", None) else str(exc)
         raise PreflightError(f"--task {name}: {first}") from None
-    if not task.runnable:
-        raise PreflightError(f"--task {task.name} cannot run here: {task.not_runnable_reason}")
+    from study.task_procedure import unsupported_reason
+
+    reason = unsupported_reason(task)
+    if reason:
+        raise PreflightError(f"--task {task.name} cannot run here: {reason}")
     return task, task.name != project_task_name()
 
 

@@ -74,13 +74,14 @@ class SimTask:
 
     def call_args(self, tool: str, item: str, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """The arguments of ``tool`` for ``item``, or None while one of them is not known yet."""
-        args: dict[str, Any] = {self.item_arg: item}
-        for name in self.arguments.get(tool, ()):
+        args: dict[str, Any] = {}
+        for name in self.arguments.get(tool, (self.item_arg,)):
             if name == self.item_arg:
-                continue
-            if name not in values:
+                args[name] = item
+            elif name in values:
+                args[name] = values[name]
+            else:
                 return None
-            args[name] = values[name]
         return args
 
     # ----- record and decision ---------------------------------------------------------------
