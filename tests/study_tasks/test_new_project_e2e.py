@@ -43,7 +43,7 @@ def test_a_new_users_study_on_dangerous_goods(tmp_path):
     [folder] = [p.parent for p in (dg / "sessions").rglob("meta.json")]
     meta = json.loads((folder / "meta.json").read_text())
     assert meta["task"] == "dangerous_goods" and meta["decisions"] == 5
-    assert meta["manifest_sha256"] == json.loads((prereg / "freeze.json").read_text())["manifest_sha256"]
+    assert meta["manifest_sha256"] == json.loads((prereg / "freeze.json").read_text())["sha256"]
     first = (dg / "preregistration" / "orders" / "seed-2.txt").read_text().split()[:5]
     assert json.loads((folder / "events.jsonl").read_text().splitlines()[0])["order"] == first
     tables = study(dg, "tables", "--include-exploratory")
