@@ -14,6 +14,7 @@ The policies and the memory read only this, so every policy plays any task:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping
@@ -34,6 +35,11 @@ def _referral_record(values: Mapping[str, Any]) -> dict[str, Any]:
 #: Tasks whose oracle computes the record (and so the decision) from the tools' results: task ->
 #: function of the merged results of the item's data tools. Every other task's oracle reads the gold.
 COMPUTED_RULES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {PREREGISTERED_TASK: _referral_record}
+
+
+def _key(name: str) -> str:
+    """A result key or argument name with case, spaces, dashes and underscores made alike."""
+    return re.sub(r"[\s_\-]+", "_", name.strip().lower())
 
 
 @dataclass(frozen=True)
@@ -75,11 +81,14 @@ class SimTask:
     def call_args(self, tool: str, item: str, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """The arguments of ``tool`` for ``item``, or None while one of them is not known yet."""
         args: dict[str, Any] = {}
+        known = {_key(k): v for k, v in values.items()}
         for name in self.arguments.get(tool, (self.item_arg,)):
             if name == self.item_arg:
                 args[name] = item
             elif name in values:
                 args[name] = values[name]
+            elif _key(name) in known:   # upstream's result keys may be spelt with spaces ("session token")
+                args[name] = known[_key(name)]
             else:
                 return None
         return args
