@@ -45,6 +45,13 @@ def project_item_ids() -> list[str]:
     return resolve_task(None).item_ids
 
 
+def _plural() -> str:
+    """What the project's task calls its items ("accounts" for the referral study)."""
+    from study.task_procedure import PREREGISTERED_TASK, project_task_source, resolve_task
+
+    return "accounts" if project_task_source() == PREREGISTERED_TASK else resolve_task(None).item.plural
+
+
 def computed_order(seed: int, account_ids: list[str] | None = None) -> list[str]:
     """The item ids (default: the project's task's) sorted by ``sha256(f"{seed}:{item_id}")``
     (the formula of the contract)."""
@@ -104,7 +111,7 @@ def frozen_order(seed: int, directory: Path | None = None) -> list[str] | None:
     order = read_order_file(path)
     ids = project_item_ids()
     if sorted(order) != sorted(ids):
-        raise OrderError(f"{path} is not an order of the {len(ids)} items of the project's task (each id once); "
+        raise OrderError(f"{path} is not an order of the {len(ids)} {_plural()} (each id once); "
                          "restore it from the repository (git checkout -- <file>)")
     return order
 
