@@ -146,24 +146,14 @@ def scaffold_files(task: Any) -> dict[str, str]:
 
 def _copy_code(dest: Path) -> int:
     """Copy the package's frozen Python files (as imported) into ``dest``; return how many."""
-    from study.prereg.files import CODE_PACKAGES, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, files_under
-    from study.prereg.imported import package_dir
+    from study.prereg.imported import imported_paths
 
-    n = 0
-    for package in CODE_PACKAGES:
-        folder = package_dir(package)
-        if folder is None:
-            continue
-        base = folder.parent
-        tops = [t for t in FROZEN_CODE_DIRS if t.split("/")[0] == package]
-        rels = [r for t in tops for r in files_under(base, t)]
-        rels += [f for f in FROZEN_CODE_FILES if f.split("/")[0] == package and (base / f).is_file()]
-        for rel in rels:
-            target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(base / rel, target)
-            n += 1
-    return n
+    found = imported_paths()
+    for rel, source in found.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return len(found)
 
 
 def new_project(task_arg: str, dest: Path) -> dict[str, Any]:

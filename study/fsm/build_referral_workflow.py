@@ -140,27 +140,16 @@ def generated_files(sop: str | None = None) -> dict[Path, str]:
 
 def write(root: Path | None = None) -> list[Path]:
     """Write every generated file under ``root`` (default: preregistration/); return the paths."""
-    root = root or prereg_dir()
-    written = []
-    for rel, text in generated_files().items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    from .task_build import write_files
+
+    return write_files(generated_files(), root or prereg_dir())
 
 
 def differences(root: Path | None = None) -> list[str]:
     """Files under ``root`` that differ from what the script generates (empty: all match)."""
-    root = root or prereg_dir()
-    out = []
-    for rel, text in generated_files().items():
-        path = root / rel
-        if not path.exists():
-            out.append(f"{path}: missing")
-        elif path.read_text(encoding="utf-8") != text:
-            out.append(f"{path}: differs from the generated text")
-    return out
+    from .task_build import file_differences
+
+    return file_differences(generated_files(), root or prereg_dir())
 
 
 if __name__ == "__main__":

@@ -72,8 +72,18 @@ def main_workflow_file(task: Any) -> Path:
 
 def write(task: Any, root: Path) -> list[Path]:
     """Write the task's generated files under ``root``; return the paths."""
+    return write_files(task_files(task), root)
+
+
+def differences(task: Any, root: Path) -> list[str]:
+    """Files under ``root`` that differ from what the builder generates for ``task``."""
+    return file_differences(task_files(task), root)
+
+
+def write_files(files: dict[Path, str], root: Path) -> list[Path]:
+    """Write ``files`` (relative path -> text) under ``root``; return the paths."""
     written = []
-    for rel, text in task_files(task).items():
+    for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -81,10 +91,10 @@ def write(task: Any, root: Path) -> list[Path]:
     return written
 
 
-def differences(task: Any, root: Path) -> list[str]:
-    """Files under ``root`` that differ from what the builder generates for ``task``."""
+def file_differences(files: dict[Path, str], root: Path) -> list[str]:
+    """The files of ``files`` missing under ``root`` or holding another text there."""
     out = []
-    for rel, text in task_files(task).items():
+    for rel, text in files.items():
         path = root / rel
         if not path.exists():
             out.append(f"{path}: missing")
