@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
 from sopbench_tools.tasks import load_task, task_names  # noqa: E402
 from study.escape_routes import ROUTE_KEYS  # noqa: E402
@@ -102,10 +103,14 @@ def main() -> None:
     names = opts.tasks.split(",") if opts.tasks else task_names()
     tasks = [n for n in names if unsupported_reason(load_task(n)) is None]
     skipped = [(n, unsupported_reason(load_task(n))) for n in names if n not in tasks]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    env.pop("STUDY_ROOT", None)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-tasks-") as tmp:
+        # a copy of the code, so that edits made meanwhile in the checkout do not reach the sessions
+        code = Path(tmp) / "code"
+        for package in ("study", "analysis", "sopbench_tools"):
+            shutil.copytree(REPO / package, code / package, ignore=shutil.ignore_patterns("__pycache__"))
+        env = {**os.environ, "PYTHONPATH": str(code)}
+        env.pop("STUDY_ROOT", None)
         project = make_project(Path(tmp), env)
         for task in tasks:
             for condition, policy in RUNS:
