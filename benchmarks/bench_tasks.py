@@ -107,7 +107,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-tasks-") as tmp:
         # a copy of the code, so that edits made meanwhile in the checkout do not reach the sessions
         code = Path(tmp) / "code"
-        for package in ("study", "analysis", "sopbench_tools"):
+        for package in ("study", "analysis", "sopbench_tools", "preregistration"):
             shutil.copytree(REPO / package, code / package, ignore=shutil.ignore_patterns("__pycache__"))
         env = {**os.environ, "PYTHONPATH": str(code)}
         env.pop("STUDY_ROOT", None)
