@@ -36,7 +36,10 @@ from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TO
 from study.paths import prereg_dir
 from study.task_procedure import referral_procedure
 
-from .task_workflows import BOUND_FILE, LEAN_BOUND_FILE, LEAN_FILE, STOP_ONLY_FILE, Wording, workflow_files
+from .task_workflows import BOUND_FILE, LEAN_BOUND_FILE, LEAN_FILE, STOP_ONLY_FILE, Wording, dump, workflow_files
+
+#: The YAML rendering of the generated workflows (``study.fsm.edits`` renders edited ones with it).
+_dump = dump
 
 MAIN_FILE = Path("workflows/referral_abuse_per_account.yaml")
 REMINDER_FILE = Path("texts/reminder.md")
