@@ -1,4 +1,9 @@
-"""Argument validation of every tool call: each argument against the kind ``ARGUMENTS`` gives it.
+"""Argument validation of every tool call, generic over the task.
+
+The study's tools (and a ``columns``-backend task's tools) are checked argument by argument
+against the kinds ``task_tools.ToolDefs.arguments`` gives them; an ``upstream``-backend task's
+tools against their ``toolspecs.json`` input schema (JSON Schema), no argument outside it, and
+the arguments that identify the item (``TaskTool.item_args``) naming an item of this batch.
 
 A refused call raises ``_BadCall``; ``ToolBox.call`` turns it into the error result
 ``Error: <what was wrong>. <the valid form>`` and records nothing.
@@ -9,13 +14,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .dataset import ACTIONS
-from .tool_definitions import ARGUMENTS, SCORE_KEYS, SEVERITIES, VIOLATION_TYPES
+from jsonschema import Draft7Validator
 
 
 class _BadCall(Exception):
     """Internal: a call is refused; ``what`` says why, ``valid_form`` (default: the tool's
-    USAGE) what to do instead."""
+    usage) what to do instead."""
 
     def __init__(self, what: str, valid_form: str | None = None):
         super().__init__(what)
@@ -29,13 +33,15 @@ def _type_name(value: Any) -> str:
 
 
 class ArgumentChecks:
-    """The checks ``ToolBox`` runs on a call's arguments (a mixin: ``_check_account`` reads the
-    box's ``task``, ``order`` and ``_batch``)."""
+    """The checks ``ToolBox`` runs on a call's arguments (a mixin: it reads the box's ``task``,
+    ``defs``, ``order`` and ``_batch``)."""
 
     def _validate(self, name: str, args: Any) -> dict[str, Any]:
         if not isinstance(args, dict):
             raise _BadCall(f"the arguments must be a JSON object, got {_type_name(args)}")
-        expected = ARGUMENTS[name]
+        if name in self.defs.schemas:
+            return self._validate_schema(name, args)
+        expected = self.defs.arguments[name]
         expected_names = [arg for arg, _kind in expected]
         extra = [key for key in args if key not in expected_names]
         if extra:
@@ -45,8 +51,39 @@ class ArgumentChecks:
         for arg, kind in expected:
             if arg not in args:
                 raise _BadCall(f"missing argument {arg!r}")
-            values[arg] = getattr(self, f"_check_{kind}")(arg, args[arg])
+            values[arg] = self._check_kind(kind, arg, args[arg])
         return values
+
+    def _check_kind(self, kind: str, arg: str, value: Any) -> Any:
+        if kind == "item":
+            return self._check_item(arg, value)
+        group, _, name = kind.partition(":")
+        if group == "decision":
+            column = next(c for c in self.task.decision.columns if c.argument == name)
+            return self._check_choice(arg, value, column.labels, column.what or f"one of the labels of {column.column}")
+        field = next(f for f in self.task.record.fields if f.name == name)
+        if field.kind == "choice":
+            return self._check_choice(arg, value, field.choices, field.what or f"one of {', '.join(field.choices)}")
+        if field.kind == "scores":
+            return self._check_scores(arg, value, field.choices)
+        return self._check_simple(arg, value, field.kind)
+
+    def _validate_schema(self, name: str, args: dict) -> dict[str, Any]:
+        schema = self.defs.schemas[name]
+        known = list(schema.get("properties", {}))
+        extra = [key for key in args if key not in known]
+        if extra:
+            raise _BadCall(f"unexpected argument {', '.join(map(repr, extra))} ({name} takes only {', '.join(known)})")
+        errors = sorted(Draft7Validator(schema).iter_errors(args), key=lambda e: list(e.path))
+        if errors:
+            first = errors[0]
+            where = f"argument {first.path[0]!r}: " if first.path else ""
+            raise _BadCall(f"{where}{first.message}")
+        tool = self.task.tool(name)
+        for arg in tool.item_args:
+            if arg in args:
+                self._check_item(arg, args[arg])
+        return dict(args)
 
     @staticmethod
     def _check_string(arg: str, value: Any) -> str:
@@ -56,12 +93,20 @@ class ArgumentChecks:
             raise _BadCall(f"argument {arg!r} is empty")
         return value
 
-    def _check_account(self, arg: str, value: Any) -> str:
+    def _check_item(self, arg: str, value: Any) -> str:
+        """``value`` must name an item of this batch: by its id, or by another identifying column."""
+        noun, item = self.task.item.noun, self.task.item
+        if arg != item.id_column:
+            matches = [i for i in self.order if str(self.task.rows[i].get(arg)) == str(value)]
+            if not matches:
+                raise _BadCall(f"{arg} {json.dumps(value)} names no {noun} of this batch "
+                               f"(call list_batch for its {len(self.order)} {item.plural})")
+            return value
         value = self._check_string(arg, value)
         if value not in self.task.rows:
-            raise _BadCall(f"unknown account id {value!r} (call list_batch for the ids of this batch)")
+            raise _BadCall(f"unknown {noun} id {value!r} (call list_batch for the ids of this batch)")
         if value not in self._batch:
-            raise _BadCall(f"account {value!r} is not in this batch (call list_batch for its {len(self.order)} accounts)")
+            raise _BadCall(f"{noun} {value!r} is not in this batch (call list_batch for its {len(self.order)} {item.plural})")
         return value
 
     @classmethod
@@ -71,26 +116,28 @@ class ArgumentChecks:
             raise _BadCall(f"{arg} {value!r} is not {what}")
         return value
 
-    def _check_action(self, arg: str, value: Any) -> str:
-        return self._check_choice(arg, value, ACTIONS, "one of the seven enforcement actions")
-
-    def _check_violation_type(self, arg: str, value: Any) -> str:
-        return self._check_choice(arg, value, VIOLATION_TYPES, "one of the STEP 2 violation types")
-
-    def _check_severity(self, arg: str, value: Any) -> str:
-        return self._check_choice(arg, value, SEVERITIES, "one of the STEP 3 risk severities")
+    @staticmethod
+    def _check_simple(arg: str, value: Any, kind: str) -> Any:
+        ok = {"string": lambda v: isinstance(v, str),
+              "boolean": lambda v: isinstance(v, bool),
+              "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+              "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)}[kind](value)
+        if not ok:
+            raise _BadCall(f"argument {arg!r} must be {'an' if kind == 'integer' else 'a'} {kind}, "
+                           f"got {_type_name(value)} {json.dumps(value)}")
+        return value
 
     @staticmethod
-    def _check_scores(arg: str, value: Any) -> dict[str, int]:
+    def _check_scores(arg: str, value: Any, keys: tuple[str, ...]) -> dict[str, int]:
         if not isinstance(value, dict):
             raise _BadCall(f"argument {arg!r} must be an object, got {_type_name(value)} {json.dumps(value)}")
-        missing = [k for k in SCORE_KEYS if k not in value]
-        extra = [k for k in value if k not in SCORE_KEYS]
+        missing = [k for k in keys if k not in value]
+        extra = [k for k in value if k not in keys]
         if missing or extra:
             problems = ([f"lacks {', '.join(missing)}"] if missing else []) + ([f"has unknown key(s) {', '.join(extra)}"] if extra else [])
             raise _BadCall(f"{arg} {' and '.join(problems)}")
         scores = {}
-        for key in SCORE_KEYS:
+        for key in keys:
             score = value[key]
             if isinstance(score, float) and score.is_integer():
                 score = int(score)
