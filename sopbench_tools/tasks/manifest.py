@@ -44,6 +44,18 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def tree_sha256(folder: Path) -> str:
+    """One sha256 for a folder of files: that of its ``sha256sum``-style listing (sorted by
+    path relative to the folder)."""
+    listing = "".join(f"{sha256_file(p)}  {p.relative_to(folder).as_posix()}\n"
+                      for p in sorted(folder.rglob("*")) if p.is_file())
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def entry_sha256(path: Path) -> str:
+    return tree_sha256(path) if path.is_dir() else sha256_file(path)
+
+
 def _csv_rows(data: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
 
@@ -117,7 +129,7 @@ class _Loader:
             self.problem(doc.key_line("backend"), f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
         files = self.files(doc, folder)
         self.fail_if_problems()
-        blobs = {f: (folder / f).read_bytes() for f in files}
+        blobs = {f: (folder / f).read_bytes() for f in files if not f.endswith("/")}
         metadata = self.json_file(blobs, "metadata.json", doc)
         toolspecs = self.json_file(blobs, "toolspecs.json", doc)
         sop_file = self.string(doc, "sop", "manifest")
@@ -167,12 +179,12 @@ class _Loader:
             if required not in node:
                 self.problem(node.line, f"files lacks {required!r} (a task folder holds sop, toolspecs.json, tools.py, metadata.json, data)")
         for name, expected in node.items():
-            path = folder / str(name)
-            if not path.is_file():
+            path = folder / str(name).rstrip("/")
+            if not (path.is_dir() if str(name).endswith("/") else path.is_file()):
                 self.problem(node.key_line(name), f"{path} is missing: restore it from the repository or from {doc.get('source')}")
-            elif self.verify and sha256_file(path) != expected:
-                self.problem(node.key_line(name), f"{path} changed: sha256 {sha256_file(path)}, expected {expected}; "
-                                                  "the task must be used unmodified, restore the file")
+            elif self.verify and entry_sha256(path) != expected:
+                self.problem(node.key_line(name), f"{path} changed: sha256 {entry_sha256(path)}, expected {expected}; "
+                                                  "the task must be used unmodified, restore it")
         return {str(k): str(v) for k, v in node.items()}
 
     def json_file(self, blobs: dict[str, bytes], name: str, doc: LineMap) -> Any:
