@@ -24,7 +24,8 @@ TOP_KEYS = ("task", "folder", "source", "runnable", "not_runnable_reason", "sop"
             "tools", "record", "decision", "listing", "comments", "files")
 REQUIRED_TOP = ("task", "folder", "source", "runnable", "sop", "backend", "item", "tools", "record", "decision", "files")
 ITEM_KEYS = ("id_column", "noun", "plural", "example", "id_description")
-TOOL_KEYS = ("role", "required", "after", "item_args", "chained_args", "returns", "fixed_result", "random", "note")
+TOOL_KEYS = ("role", "required", "after", "item_args", "chained_args", "returns", "fixed_result", "random",
+             "computes_decision_column", "note")
 RECORD_KEYS = ("tool", "required", "description", "fields", "usage")
 FIELD_KEYS = ("kind", "choices", "description", "what")
 DECISION_KEYS = ("tool", "description", "columns", "usage")
@@ -141,14 +142,14 @@ class _Loader:
         decision_node = self.mapping(doc["decision"], doc.key_line("decision"), "decision", DECISION_KEYS, ("tool", "description", "columns"))
         columns = self.decision_columns(decision_node)
         output_columns = tuple(c.column for c in columns)
-        all_rows, visible = self.rows(blobs, output_columns, doc)
+        all_rows, visible = self.rows(blobs, output_columns, doc, metadata)
         item = self.item(doc, metadata, all_rows)
         self.fail_if_problems()
         rows = {r[item.id_column]: MappingProxyType(dict(r)) for r in visible}
         gold = {r[item.id_column]: MappingProxyType({c: r[c] for c in output_columns}) for r in all_rows}
         if len(rows) != len(visible) or set(rows) != set(gold):
             self.problem(doc.key_line("item"), f"the id column {item.id_column!r} does not name each row once in both CSVs")
-        for col in columns:
+        for col in columns if runnable else ():
             unknown = sorted({g[col.column] for g in gold.values()} - set(col.labels))
             if unknown:
                 self.problem(doc.key_line("decision"), f"gold labels {unknown} of column {col.column!r} are not in its labels")
@@ -194,9 +195,12 @@ class _Loader:
             self.problem(doc.key_line("files"), f"{name} cannot be read as JSON: {exc}")
             return {}
 
-    def rows(self, blobs: dict[str, bytes], outputs: tuple[str, ...], doc: LineMap) -> tuple[list[dict], list[dict]]:
-        """(rows with outputs, agent-visible rows). The visible rows are test_set_without_outputs.csv
-        when the folder has it, else the outputs CSV without its output columns."""
+    def rows(self, blobs: dict[str, bytes], outputs: tuple[str, ...], doc: LineMap, metadata: dict) -> tuple[list[dict], list[dict]]:
+        """(rows with outputs, agent-visible rows). The items are the rows of
+        test_set_with_outputs.csv (the gold). The visible rows are test_set_without_outputs.csv when
+        it lists the same ids in the same order (the preregistered task), else the outputs rows
+        without the decision column(s) and metadata.json's output_columns (in several upstream
+        folders test_set_without_outputs.csv is a smaller, partly different sample)."""
         if "test_set_with_outputs.csv" not in blobs:
             self.problem(doc.key_line("files"), "files lacks 'test_set_with_outputs.csv' (the gold)")
             return [], []
@@ -205,9 +209,13 @@ class _Loader:
         if missing:
             self.problem(doc.key_line("decision"), f"decision columns {missing} are not columns of test_set_with_outputs.csv")
             return [], []
-        if "test_set_without_outputs.csv" in blobs:
-            return full, _csv_rows(blobs["test_set_without_outputs.csv"])
-        return full, [{k: v for k, v in r.items() if k not in outputs} for r in full]
+        id_column = (doc.get("item") or {}).get("id_column")
+        if "test_set_without_outputs.csv" in blobs and id_column:
+            without = _csv_rows(blobs["test_set_without_outputs.csv"])
+            if [r.get(id_column) for r in without] == [r.get(id_column) for r in full]:
+                return full, without
+        drop = set(outputs) | set(metadata.get("output_columns") or ())
+        return full, [{k: v for k, v in r.items() if k not in drop} for r in full]
 
     def item(self, doc: LineMap, metadata: dict, rows: list[dict]) -> Item:
         node = self.mapping(doc["item"], doc.key_line("item"), "item", ITEM_KEYS, ITEM_KEYS)
@@ -223,8 +231,11 @@ class _Loader:
                 self.problem(doc.key_line("input_columns"), f"input column {column!r} is not a column of the task's CSV")
         if id_column not in inputs:
             inputs = (id_column, *inputs)
+        example = str(node.get("example", ""))
+        if rows and id_column and example not in {r.get(id_column) for r in rows}:
+            self.problem(node.key_line("example"), f"example {example!r} is not an item id of the task; give one, e.g. {rows[0].get(id_column)!r}")
         return Item(id_column=id_column, noun=self.string(node, "noun", "item"), plural=self.string(node, "plural", "item"),
-                    example=str(node.get("example", "")), id_description=self.string(node, "id_description", "item"),
+                    example=example, id_description=self.string(node, "id_description", "item"),
                     input_columns=inputs)
 
     def tools(self, doc: LineMap, spec_names: list[str], backend: str) -> tuple[TaskTool, ...]:
@@ -254,6 +265,8 @@ class _Loader:
             if not isinstance(returns, dict) or any(v not in RETURN_TYPES for v in returns.values()):
                 self.problem(t.key_line("returns"), f"{where}.returns must map columns to one of {', '.join(RETURN_TYPES)}")
                 returns = {}
+            if t.get("required") and role != "data":
+                self.problem(t.key_line("required"), f"{where} is required but not a data tool (role: data)")
             if role == "withheld" and not str(t.get("note", "")).strip():
                 self.problem(t.line, f"{where} is withheld: say why in note")
             fixed = t.get("fixed_result")
@@ -262,7 +275,8 @@ class _Loader:
                 after=after, item_args=self.strings(t, "item_args", where), chained_args=self.strings(t, "chained_args", where),
                 returns=tuple((str(k), str(v)) for k, v in returns.items()),
                 fixed_result=MappingProxyType(dict(fixed)) if isinstance(fixed, dict) else None,
-                random=self.boolean(t, "random", where), note=str(t.get("note", "")),
+                random=self.boolean(t, "random", where),
+                computes_decision_column=self.boolean(t, "computes_decision_column", where), note=str(t.get("note", "")),
             ))
         for name in node:
             if name not in spec_names:

@@ -52,6 +52,9 @@ class TaskTool:
     fixed_result: Mapping[str, Any] | None = None
     #: upstream's result is random (``random.random()``); the server seeds it per call
     random: bool = False
+    #: the result has a key named like a decision column, whose value the tool computes from
+    #: its arguments (never read from the gold: the gold-leak test checks it)
+    computes_decision_column: bool = False
     #: why the tool is withheld, or any remark on it
     note: str = ""
 
