@@ -1,9 +1,15 @@
 """Argument validation of every tool call, generic over the task.
 
 The study's tools (and a ``columns``-backend task's tools) are checked argument by argument
-against the kinds ``task_tools.ToolDefs.arguments`` gives them; an ``upstream``-backend task's
-tools against their ``toolspecs.json`` input schema (JSON Schema), no argument outside it, and
+against the kinds ``task_tools.ToolDefs.arguments`` gives them. An ``upstream``-backend task's
+tools are checked for what upstream's own code would refuse anyway or what the study must
+guard: a JSON object, no argument outside the ``toolspecs.json`` input schema's properties, and
 the arguments that identify the item (``TaskTool.item_args``) naming an item of this batch.
+The schemas' types, patterns, enums and required lists are shown to the agent but not enforced:
+upstream's data contradicts them (dangerous_goods' ids "P1_3191" against the pattern
+``^P_\d{5}$``, traffic_spoofing's ``registered_websites`` strings typed ``array``,
+video_annotation objects outside their enum, ...), and upstream's tools answer such calls, so
+refusing them would change the results; a call upstream cannot answer gets upstream's error.
 
 A refused call raises ``_BadCall``; ``ToolBox.call`` turns it into the error result
 ``Error: <what was wrong>. <the valid form>`` and records nothing.
@@ -13,8 +19,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-
-from jsonschema import Draft7Validator
 
 
 class _BadCall(Exception):
@@ -74,11 +78,6 @@ class ArgumentChecks:
         extra = [key for key in args if key not in known]
         if extra:
             raise _BadCall(f"unexpected argument {', '.join(map(repr, extra))} ({name} takes only {', '.join(known)})")
-        errors = sorted(Draft7Validator(schema).iter_errors(args), key=lambda e: list(e.path))
-        if errors:
-            first = errors[0]
-            where = f"argument {first.path[0]!r}: " if first.path else ""
-            raise _BadCall(f"{where}{first.message}")
         tool = self.task.tool(name)
         for arg in tool.item_args:
             if arg in args:

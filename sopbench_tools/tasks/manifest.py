@@ -25,7 +25,7 @@ TOP_KEYS = ("task", "folder", "source", "runnable", "not_runnable_reason", "sop"
 REQUIRED_TOP = ("task", "folder", "source", "runnable", "sop", "backend", "item", "tools", "record", "decision", "files")
 ITEM_KEYS = ("id_column", "noun", "plural", "example", "id_description")
 TOOL_KEYS = ("role", "required", "after", "item_args", "chained_args", "returns", "fixed_result", "random",
-             "computes_decision_column", "note")
+             "computes_decision_column", "volatile_keys", "note")
 RECORD_KEYS = ("tool", "required", "description", "fields", "usage")
 FIELD_KEYS = ("kind", "choices", "description", "what")
 DECISION_KEYS = ("tool", "description", "columns", "usage")
@@ -276,7 +276,8 @@ class _Loader:
                 returns=tuple((str(k), str(v)) for k, v in returns.items()),
                 fixed_result=MappingProxyType(dict(fixed)) if isinstance(fixed, dict) else None,
                 random=self.boolean(t, "random", where),
-                computes_decision_column=self.boolean(t, "computes_decision_column", where), note=str(t.get("note", "")),
+                computes_decision_column=self.boolean(t, "computes_decision_column", where),
+                volatile_keys=self.strings(t, "volatile_keys", where), note=str(t.get("note", "")),
             ))
         for name in node:
             if name not in spec_names:

@@ -55,6 +55,9 @@ class TaskTool:
     #: the result has a key named like a decision column, whose value the tool computes from
     #: its arguments (never read from the gold: the gold-leak test checks it)
     computes_decision_column: bool = False
+    #: result keys (at any depth) whose values upstream takes from the clock or ``uuid4``; served
+    #: as upstream gives them, compared as "any value" by the equality test
+    volatile_keys: tuple[str, ...] = ()
     #: why the tool is withheld, or any remark on it
     note: str = ""
 
