@@ -7,7 +7,7 @@ guard: a JSON object, no argument outside the ``toolspecs.json`` input schema's 
 the arguments that identify the item (``TaskTool.item_args``) naming an item of this batch.
 The schemas' types, patterns, enums and required lists are shown to the agent but not enforced:
 upstream's data contradicts them (dangerous_goods' ids "P1_3191" against the pattern
-``^P_\d{5}$``, traffic_spoofing's ``registered_websites`` strings typed ``array``,
+``^P_[0-9]{5}$`` (as ``\\d{5}``), traffic_spoofing's ``registered_websites`` strings typed ``array``,
 video_annotation objects outside their enum, ...), and upstream's tools answer such calls, so
 refusing them would change the results; a call upstream cannot answer gets upstream's error.
 
