@@ -1,4 +1,4 @@
-"""``python -m sopbench_tools [--seed N] [--accounts N] [--state-dir DIR]``: the MCP server over
+"""``python -m sopbench_tools [--task T] [--seed N] [--accounts N] [--state-dir DIR]``: the MCP server over
 stdio, the same as ``study tools serve``."""
 
 from .cli import serve

@@ -49,25 +49,32 @@ def tools() -> None:
 ))
 @click.option("--seed", type=int, default=DEVELOPMENT_SEED, show_default=True,
               help="The seed whose account order is the batch.")
-@click.option("--accounts", type=click.IntRange(1, 200), default=None,
-              help="Serve only the first N accounts of the order (exploratory runs). Default: all 200.")
+@click.option("--accounts", type=click.IntRange(1), default=None,
+              help="Serve only the first N items of the order (exploratory runs). Default: all of them.")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the records and decisions; a restart on the same folder keeps them. "
                    "Default: memory only.")
-def serve(seed: int, accounts: int | None, state_dir: Path | None) -> None:
+@click.option("--task", "task_name", default=None, metavar="TASK",
+              help="The SOP-Bench task (a name from `study task list`, or a manifest .yaml). "
+                   "Default: the preregistered referral_abuse_detection_v2.")
+def serve(seed: int, accounts: int | None, state_dir: Path | None, task_name: str | None) -> None:
     """Serve the SOP-Bench tools over stdio (MCP) for one batch; messages go to stderr."""
     from .dataset import TaskDataError
     from .server import serve_stdio
     from .state_log import ToolStateError
+    from .tasks import TaskError, load_task
     from .toolbox import ToolBox
 
     try:
-        box = ToolBox.for_seed(seed, accounts, state_dir)
+        task = load_task(Path(task_name) if task_name.endswith((".yaml", ".yml")) else task_name) if task_name else None
+        box = ToolBox.for_seed(seed, accounts, state_dir, task=task)
+    except TaskError as exc:
+        raise UsageError(exc.render().splitlines()[0]) from None
     except (ValueError, ToolStateError, TaskDataError) as exc:
         raise UsageError(str(exc)) from None
     where = f"state in {state_dir}" if state_dir else "state in memory only (give --state-dir to keep it)"
-    click.echo(f"sopbench tools: seed {seed}, {len(box.order)} accounts, {len(box.decisions)} decided, {where}",
-               err=True)
+    click.echo(f"sopbench tools: seed {seed}, {len(box.order)} {box.task.item.plural}, {len(box.decisions)} decided, "
+               f"{where}", err=True)
     serve_stdio(box)
 
 

@@ -1,8 +1,8 @@
 """Running a task's own vendored ``tools.py`` (SOP-Bench's manager class) in process.
 
 ``UpstreamTools(task)`` loads the task folder's ``tools.py`` (already sha256-checked by the
-manifest loader) as a private module, builds its manager with stdout sent to stderr (upstream
-prints paths on construction, which must not reach an MCP stdio stream), and answers
+manifest loader) as a private module, builds its manager with stdout discarded (upstream prints
+paths on construction, which must not reach an MCP stdio stream), and answers
 ``call(tool, args)`` through the manager's ``process_tool_call``. Two things are added, neither
 changing a result:
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import io
 import json
 import math
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,7 @@ def load_module(tools_py: Path, module_name: str) -> Any:
     """Import ``tools_py`` as ``module_name`` (not added to ``sys.modules``)."""
     spec = importlib.util.spec_from_file_location(module_name, tools_py)
     module = importlib.util.module_from_spec(spec)
-    with contextlib.redirect_stdout(sys.stderr):
+    with contextlib.redirect_stdout(io.StringIO()):
         spec.loader.exec_module(module)
     return module
 
@@ -86,7 +86,7 @@ class UpstreamTools:
         module = load_module(folder / "tools.py", f"_sopbench_upstream_{task.name}_{id(self)}")
         if hasattr(module, "pd"):
             module.pd = _CachedPandas(module.pd)
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(io.StringIO()):
             self.manager = manager_class(module)()
         self._random_tools = {t.name for t in task.tools if t.random}
 
@@ -96,7 +96,7 @@ class UpstreamTools:
         try:
             if state is not None:
                 random.seed(call_seed(self.task.name, tool, args))
-            with contextlib.redirect_stdout(sys.stderr):
+            with contextlib.redirect_stdout(io.StringIO()):
                 result = self.manager.process_tool_call(tool, dict(args))
         except Exception as exc:  # upstream's own checks raise ValueError, KeyError, TypeError...
             raise UpstreamError(f"{type(exc).__name__}: {exc}") from None

@@ -29,6 +29,9 @@ ANALYSIS_DIR = "analysis"
 FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/runner", "study/session_io", "sopbench_tools")
 #: Single Python files outside those folders that are frozen too.
 FROZEN_CODE_FILES = ("study/escape_routes.py",)
+#: The task manifests (``sopbench_tools/tasks/manifests/*.yaml``): data that defines the tools a
+#: session sees (names, schemas, labels, texts), frozen like the code.
+TASK_MANIFEST_DIR = "sopbench_tools/tasks/manifests"
 #: Where the frozen files lie, root-relative: what ``git ls-tree`` lists to find them at a commit.
 FROZEN_TOPS = (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)
 #: The top-level packages the frozen code belongs to (what ``import`` loads it from).
@@ -66,6 +69,8 @@ def is_frozen_path(rel: str) -> bool:
     if parts[0] == PREREG_DIR and len(parts) > 1:
         return True
     if rel in FROZEN_CODE_FILES:
+        return True
+    if rel.startswith(TASK_MANIFEST_DIR + "/") and rel.endswith(".yaml"):
         return True
     return rel.endswith(".py") and any(rel.startswith(top + "/") for top in FROZEN_CODE_DIRS)
 

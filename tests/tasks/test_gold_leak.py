@@ -18,7 +18,7 @@ from sopbench_tools.tasks import MANIFEST_DIR, load_task, task_names
 from sopbench_tools.tasks.manifest import load_manifest
 from sopbench_tools.toolbox import ToolBox
 
-from .tool_pairs import masked, our_calls
+from sopbench_tools.tasks.pairs import masked, our_calls
 
 SENTINEL = "GOLD-SENTINEL"
 #: not runnable because their tools return the gold (their manifests' not_runnable_reason)

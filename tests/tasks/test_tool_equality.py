@@ -1,6 +1,6 @@
 """Every (tool, item) pair of every task with served tools gives through the study's generic
 tool server what the task's own tools.py gives (called in a fresh process by
-scripts/upstream_reference.py with the same arguments): the same JSON result, or an error result
+sopbench_tools/tasks/upstream_reference.py with the same arguments): the same JSON result, or an error result
 carrying upstream's error. pandas and python-dateutil are in requirements.lock, so upstream runs
 for real here; no precomputed results are used."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from sopbench_tools.tasks import load_task, task_names
 
-from .tool_pairs import compare, our_calls, upstream_answers
+from sopbench_tools.tasks.pairs import compare, our_calls, upstream_answers
 
 #: task -> (tool, item) pairs compared: items x served tools (README: "Tool equality").
 EXPECTED_PAIRS = {

@@ -1,6 +1,10 @@
-"""Helpers of the tool tests: every (tool, item) call of a task through the generic ToolBox, with
-the arguments SOP-Bench's harness would pass, and the same calls answered by upstream's tools.py
-in a subprocess (scripts/upstream_reference.py)."""
+"""Comparing the study's tool server with a task's own tools.py (``study task check``, the tests).
+
+``our_calls`` makes every (tool, item) call of a task through the generic ToolBox, with the
+arguments SOP-Bench's harness would pass (``arguments.call_arguments``; a chained argument from
+the earlier tools' results for the item); ``upstream_answers`` has the same calls answered by
+upstream's tools.py in a fresh process (``upstream_reference.py``); ``compare`` counts equal
+results, equal errors, the preregistered task's one documented difference, and lists the rest."""
 
 from __future__ import annotations
 
@@ -9,11 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sopbench_tools.tasks import Task
-from sopbench_tools.tasks.arguments import call_arguments
-from sopbench_tools.toolbox import ToolBox
+from .arguments import call_arguments
+from .task import Task
 
-ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = Path(__file__).resolve().parent / "upstream_reference.py"
 
 
 def tool_order(task: Task) -> list[str]:
@@ -27,12 +30,15 @@ def tool_order(task: Task) -> list[str]:
     return done
 
 
-def our_calls(task: Task, box: ToolBox | None = None) -> list[tuple[str, str, dict, object]]:
-    """(item, tool, args, ToolResult) for every served task tool and every item, through the server."""
-    box = box or ToolBox(task.item_ids, task=task)
+def our_calls(task: Task, box=None, items: list[str] | None = None) -> list[tuple[str, str, dict, object]]:
+    """(item, tool, args, ToolResult) for every served task tool and every item of ``box``'s batch
+    (default: a ToolBox over ``items``, default all items), through the server."""
+    from sopbench_tools.toolbox import ToolBox
+
+    box = box or ToolBox(items or task.item_ids, task=task)
     calls = []
     order = tool_order(task)
-    for item in task.item_ids:
+    for item in box.order:
         produced: dict = {}
         for tool in order:
             args = call_arguments(task, tool, item, produced)
@@ -48,7 +54,7 @@ def upstream_answers(task: Task, requests: list[tuple[str, dict]], tmp: Path) ->
     req, res = tmp / f"{task.name}-requests.jsonl", tmp / f"{task.name}-results.jsonl"
     req.write_text("".join(json.dumps({"tool": t, "args": a}, ensure_ascii=False) + "\n" for t, a in requests), encoding="utf-8")
     randoms = ",".join(t.name for t in task.tools if t.random)
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "upstream_reference.py"), str(task.folder), task.name,
+    subprocess.run([sys.executable, str(REFERENCE), str(task.folder), task.name,
                     randoms, str(req), str(res)], check=True, stderr=subprocess.DEVNULL, timeout=600)
     return [json.loads(line) for line in res.read_text(encoding="utf-8").splitlines()]
 

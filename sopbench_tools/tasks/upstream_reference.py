@@ -1,8 +1,10 @@
-"""The reference side of the tool-equality test: SOP-Bench's own tools.py, called as upstream calls it.
+"""The reference side of the tool comparison (``study task check``, tests/tasks/test_tool_equality.py):
+SOP-Bench's own tools.py, called as upstream calls it.
 
-    python scripts/upstream_reference.py TASK_FOLDER TASK_NAME RANDOM_TOOLS REQUESTS_JSONL RESULTS_JSONL
+    python sopbench_tools/tasks/upstream_reference.py TASK_FOLDER TASK_NAME RANDOM_TOOLS REQUESTS_JSONL RESULTS_JSONL
 
-Imports TASK_FOLDER/tools.py (a fresh process: nothing of the study's tool server is imported),
+Run by its path, not as a module: it imports nothing of this package (only the standard library
+and pandas). Imports TASK_FOLDER/tools.py in a fresh process,
 builds its manager class, and for each request line {"tool", "args"} writes one result line:
 {"ok": true, "result": <JSON>} or {"ok": false, "error": "<Type>: <message>"}. Tools named in
 RANDOM_TOOLS (comma-separated) run with ``random`` seeded from sha256("<task>:<tool>:<args as

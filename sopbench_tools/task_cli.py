@@ -1,0 +1,82 @@
+"""``study task list`` and ``study task check``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from study.cli_vocabulary import UsageError, examples
+
+
+class TaskProblem(click.ClickException):
+    """A manifest or task folder that cannot be used (its problems, one a line, with the line): exit 2."""
+
+    exit_code = 2
+
+
+def _load(task: str):
+    from .tasks import TaskError, load_task
+
+    try:
+        return load_task(Path(task) if task.endswith((".yaml", ".yml")) else task)
+    except TaskError as exc:
+        if exc.problems and exc.problems[0].line is None and not Path(exc.file).exists():
+            raise UsageError(exc.problems[0].message) from None
+        raise TaskProblem(f"the task cannot be loaded ({len(exc.problems)} problem(s)):\n{exc.render()}") from None
+
+
+@click.group(epilog=examples("study task list", "study task check dangerous_goods",
+                             "study task check my_task/manifest.yaml --items 5"))
+def task() -> None:
+    """The SOP-Bench tasks the study can run: list them, check one."""
+
+
+@task.command(name="list")
+def list_tasks() -> None:
+    """Every vendored task: runnable or why not, items, item noun, required tools, labels."""
+    from .tasks import PREREGISTERED_TASK, load_task, task_names
+
+    for name in task_names():
+        t = load_task(name)
+        mark = " (preregistered)" if name == PREREGISTERED_TASK else ""
+        state = "runnable" if t.runnable else "NOT RUNNABLE"
+        click.echo(f"{name}{mark}: {state}; {len(t.item_ids)} {t.item.plural} by {t.item.id_column}; "
+                   f"{len(t.required_tools)} required of {len(t.served_tools)} served tools; "
+                   f"labels: {', '.join(t.labels)}")
+        if not t.runnable:
+            click.echo(f"    why: {' '.join(t.not_runnable_reason.split())}")
+
+
+@task.command()
+@click.argument("task_name", metavar="TASK")
+@click.option("--items", type=click.IntRange(1), default=None,
+              help="Compare the tools on the first N items only (default: every item).")
+def check(task_name: str, items: int | None) -> None:
+    """Check TASK (a vendored task's name, or a manifest .yaml): the manifest against its folder
+    (every file's sha256, columns, tools, labels), and every served tool on every item against the
+    task's own tools.py. Exit 0 when nothing is wrong, 1 when a check fails, 2 when it cannot load.
+
+    The oracle's FC on the task is checked by the simulator's own commands (study sim), not here.
+    """
+    from .tasks.check import folder_findings, tool_findings
+
+    t = _load(task_name)
+    click.echo(f"{t.name}: manifest {t.manifest}, folder {t.folder}")
+    click.echo(f"  loaded: {len(t.files)} files sha256-checked, {len(t.item_ids)} {t.item.plural}, "
+               f"{len(t.served_tools)} served tools ({len(t.required_tools)} required), record {t.record.tool}, "
+               f"decision {t.decision.tool} ({', '.join(c.column for c in t.decision.columns)})")
+    folder = folder_findings(t)
+    tools, counts = tool_findings(t, items)
+    if counts.get("pairs"):
+        click.echo(f"  tools against tools.py: {counts['pairs']} (tool, item) pairs: {counts['equal_results']} equal "
+                   f"results, {counts['equal_errors']} equal errors"
+                   + (f", {counts['documented_difference']} documented differences" if counts["documented_difference"] else ""))
+    for note in folder.notes + tools.notes:
+        click.echo(f"  note: {note}")
+    problems = folder.problems + tools.problems
+    for problem in problems:
+        click.echo(f"  PROBLEM: {problem}")
+    if problems:
+        raise SystemExit(1)
+    click.echo("  ok")

@@ -1,0 +1,59 @@
+"""``study task list`` and ``study task check``."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from sopbench_tools.tasks import MANIFEST_DIR
+from study.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_list_names_every_task_and_why_three_cannot_run():
+    result = run("task", "list")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert sum(1 for line in lines if not line.startswith("    ")) == 14
+    assert "referral_abuse_detection_v2 (preregistered): runnable; 200 accounts by account_id" in result.output
+    assert sum("NOT RUNNABLE" in line for line in lines) == 3 and result.output.count("    why: ") == 3
+
+
+def test_check_compares_the_tools_with_tools_py_and_reports_notes():
+    result = run("task", "check", "order_fulfillment")
+    assert result.exit_code == 0, result.output
+    assert "120 (tool, item) pairs: 120 equal results, 0 equal errors" in result.output
+    assert "note: calculate_shipping: no argument names the item" in result.output
+    assert result.output.rstrip().endswith("ok")
+
+
+def test_check_of_the_preregistered_task_counts_its_documented_difference():
+    result = run("task", "check", "referral_abuse_detection_v2", "--items", "10")
+    assert result.exit_code == 0, result.output
+    assert "60 (tool, item) pairs: 50 equal results, 0 equal errors, 10 documented differences" in result.output
+
+
+def test_an_unlisted_file_in_the_folder_fails_the_check(tmp_path):
+    import shutil
+
+    from sopbench_tools.tasks import DATA_DIR
+
+    shutil.copytree(DATA_DIR / "sopbench" / "order_fulfillment", tmp_path / "order_fulfillment")
+    (tmp_path / "order_fulfillment" / "notes.txt").write_text("x")
+    text = (MANIFEST_DIR / "order_fulfillment.yaml").read_text().replace("folder: sopbench/order_fulfillment",
+                                                                       "folder: order_fulfillment")
+    (tmp_path / "order_fulfillment.yaml").write_text(text)
+    result = run("task", "check", str(tmp_path / "order_fulfillment.yaml"), "--items", "2")
+    assert result.exit_code == 1
+    assert "PROBLEM: notes.txt is in the folder but not in the manifest's files table (add `notes.txt: " in result.output
+
+
+def test_a_manifest_that_cannot_load_exits_2_with_its_lines(tmp_path):
+    text = (MANIFEST_DIR / "dangerous_goods.yaml").read_text().replace("backend: upstream", "backend: magic")
+    (tmp_path / "dangerous_goods.yaml").write_text(text)
+    result = run("task", "check", str(tmp_path / "dangerous_goods.yaml"))
+    assert result.exit_code == 2
+    assert "dangerous_goods.yaml:" in result.output and "backend 'magic' is not one of columns, upstream" in result.output
+    assert run("task", "check", "nope").exit_code == 2
