@@ -79,4 +79,4 @@ def check(task_name: str, items: int | None) -> None:
         click.echo(f"  PROBLEM: {problem}")
     if problems:
         raise SystemExit(1)
-    click.echo("  ok")
+    click.echo("  ok" if t.runnable else "  ok (the task is listed not runnable, see the note)")
