@@ -32,7 +32,7 @@ def task() -> None:
     """The SOP-Bench tasks the study can run: list them, check one."""
 
 
-@task.command(name="list")
+@task.command(name="list", epilog=examples("study task list", "study task list | grep 'NOT RUNNABLE' -A1"))
 def list_tasks() -> None:
     """Every vendored task: runnable or why not, items, item noun, required tools, labels."""
     from .tasks import PREREGISTERED_TASK, load_task, task_names
@@ -48,7 +48,9 @@ def list_tasks() -> None:
             click.echo(f"    why: {' '.join(t.not_runnable_reason.split())}")
 
 
-@task.command()
+@task.command(epilog=examples("study task check dangerous_goods",
+                              "study task check referral_abuse_detection_v2 --items 10",
+                              "study task check my_task/my_task.yaml          # an own task folder's manifest"))
 @click.argument("task_name", metavar="TASK")
 @click.option("--items", type=click.IntRange(1), default=None,
               help="Compare the tools on the first N items only (default: every item).")
@@ -79,4 +81,4 @@ def check(task_name: str, items: int | None) -> None:
         click.echo(f"  PROBLEM: {problem}")
     if problems:
         raise SystemExit(1)
-    click.echo("  ok")
+    click.echo("  ok" if t.runnable else "  ok (the task is listed not runnable, see the note)")

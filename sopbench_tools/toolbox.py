@@ -35,12 +35,14 @@ from .tasks import PREREGISTERED_TASK, Task, load_task
 
 @dataclass(frozen=True)
 class ToolResult:
-    """The outcome of one call: ``text`` is what the agent sees; ``data`` the JSON object on success."""
+    """The outcome of one call: ``text`` is what the agent sees; ``data`` the JSON object on success
+    (an upstream tool's non-object result as ``{"result": value}``)."""
 
     ok: bool
     text: str
     data: dict | None
-    #: the ``account_id`` argument when it was a non-empty string, else None
+    #: the item id argument (``task.item.id_column``, ``account_id`` for the preregistered task)
+    #: when it was a non-empty string, else None
     account: str | None
 
 

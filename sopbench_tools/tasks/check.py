@@ -55,7 +55,7 @@ def folder_findings(task: Task) -> Findings:
         if unused:
             found.notes.append(f"decision {column.column}: labels the gold never uses: {', '.join(unused)}")
         found.notes.append(f"decision {column.column}: " + ", ".join(
-            f"{label} {n}" for label, n in Counter(g[column.column] for g in task.gold.values()).most_common()))
+            f"{label or '(empty)'} {n}" for label, n in Counter(g[column.column] for g in task.gold.values()).most_common()))
     outputs = [c for c in task.metadata.get("output_columns", ()) if c not in {d.column for d in task.decision.columns}]
     if outputs:
         found.notes.append(f"metadata.json output columns that are step results, not the decision: {', '.join(outputs)}")

@@ -23,7 +23,10 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPRESSION = "MIT AND CC-BY-NC-4.0"
-LICENCES = ["LICENSE", "sopbench_tools/data/LICENSE"]
+#: the root LICENSE, the SOP-Bench repository's LICENSE over the data, and the LICENSE.md
+#: (distribution conditions) that eight vendored SOP-Bench task folders carry
+LICENCES = ["LICENSE", "sopbench_tools/data/LICENSE", *sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "sopbench_tools" / "data" / "sopbench").glob("*/LICENSE.md"))]
 
 
 def test_pyproject_declares_the_licences_the_pep_639_way():
