@@ -220,7 +220,7 @@ class SessionDriver:
         idle_resumes = 0
         while True:
             if self.interruption.signal:
-                return interrupted(self.interruption.signal)
+                return interrupted(self.interruption.reason)
             decided_before = bridge.decisions
             options = cli_options.options(self.prepared, work=self.work, cli_path=self.cli_path, env=env,
                                           bridge=bridge, servers=servers, allowed=allowed, resume=resume_id)
@@ -229,7 +229,7 @@ class SessionDriver:
                 accounts_left=bridge.accounts_left, decided_in_call=bridge.decisions > decided_before,
                 stop_cap_reached=bridge.stop_cap_reached, resumable=self.prepared.condition.resume,
                 resumes=self.resumes, idle_resumes=idle_resumes, cost_usd=self.ledger.cost_usd,
-                has_session_id=self.session_id is not None, signal=self.interruption.signal,
+                has_session_id=self.session_id is not None, signal=self.interruption.reason,
             )
             decision = after_call(call, state, self.prepared.limits)
             if isinstance(decision, End):
@@ -269,7 +269,7 @@ class SessionDriver:
     def _signal_or_cap(self) -> CallEnd | None:
         """The ending of the running call once a signal has arrived or the spending cap is reached."""
         if self.stop_requested.is_set():
-            return CallEnd(interrupted=self.interruption.signal or "a signal")
+            return CallEnd(interrupted=self.interruption.reason or "a signal")
         if self.cap_reached.is_set():
             return CallEnd(limit=Limit.SPENDING)
         return None

@@ -86,9 +86,11 @@ class End:
         return None
 
 
-def interrupted(signal_name: str) -> End:
-    """The ending of a session stopped by a signal to its runner."""
-    return End(SessionStatus.INTERRUPTED, f"interrupted by {signal_name} to the runner; rerun from scratch")
+def interrupted(signal: str) -> End:
+    """The ending of a session stopped by a signal to its runner: ``signal`` is the signal's name
+    (``SIGTERM``) or what ``Interruption.reason`` says (``SIGTERM: its run-all (pid 7) died``)."""
+    what = signal if " " in signal else f"{signal} to the runner"
+    return End(SessionStatus.INTERRUPTED, f"interrupted by {what}; rerun from scratch")
 
 
 def _by_accounts(accounts_left: int, error: str | None = None) -> End:
