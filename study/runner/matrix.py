@@ -37,7 +37,7 @@ from study.session_io.folders import holds_session
 from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason
 
-from .claim import SessionExists, claim_session
+from .claim import SessionExists, claim_session, session_status
 from .interrupt import SIGNALS, Interruption
 from .launcher import arm_parent_death_signal
 from .display import MatrixDisplay
@@ -87,7 +87,7 @@ def plan_matrix(specs: list[SessionSpec], *, rerun_voided: bool = False) -> list
         if not holds_session(session_dir):
             planned.append(Planned(spec, session_dir, None, "run"))
             continue
-        status = effective_status(read_meta(session_dir))
+        status = session_status(session_dir, read_meta(session_dir))
         if is_rerunnable(status):
             planned.append(Planned(spec, session_dir, status, "rerun" if rerun_voided else "skip"))
         else:

@@ -3,7 +3,7 @@
 Sessions are found by the one rule of ``study.session_io.folders`` (earlier attempts kept in a
 session's ``attempt-<k>/`` subfolders are counted, not listed). The status is meta.json's, except
 that a session whose runner is gone while it was running is ``unfinished``
-(``study.session_io.meta.effective_status``). Decisions and cost of a running session are read
+(``claim.session_status``: the lock of its claim, wherever its runner ran). Decisions and cost of a running session are read
 from its log as it grows (the cost from its ``usage``/``call_end`` events).
 
 The records are read in reporting mode: a session whose meta.json or events.jsonl is broken
@@ -20,10 +20,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from study.session_io.folders import attempts, find_sessions
-from study.session_io.meta import effective_status
 from study.session_io.reader import read_session
 from study.session_io.vocabulary import SessionStatus
 
+from .claim import session_status
 from .cost_text import cost_text, simulated_note
 from .progress import LogProgress
 
@@ -84,7 +84,7 @@ def session_row(root: Path, folder: Path) -> SessionRow:
     for event in session.log.events if session.log else ():
         progress.feed(event)
     start = session.log.start if session.log else {}
-    status = effective_status(meta)
+    status = session_status(folder, meta)
     if (meta is None or meta.status is None) and progress.ended in tuple(SessionStatus):
         status = SessionStatus(progress.ended)   # no status in meta.json: the log's session_end
     final = status.final
