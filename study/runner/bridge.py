@@ -7,7 +7,9 @@ server call back into:
   and attaches the reminder once per account to the first successful data-tool result for that
   account (conditions with ``reminder``).
 - ``pre_tool_use`` (PreToolUse hook): the tool-call gate for conditions with ``tool_gate``; a
-  refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason.
+  refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason;
+  ``refusals`` counts them since the last new decision (the exploratory conditions' limit
+  ``gate_refusals``, enforced by the driver).
 - ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): tells the FSM runtime about every
   completed call (``observe``) and logs the FSM tools' calls; logs the automatic transitions the
   runtime committed (``automatic: true``) and returns the hook's additional context (the new
@@ -86,6 +88,9 @@ class SessionBridge:
         self.consecutive_blocks = 0
         #: The running call's turn was ended by the CLI's stop-hook block cap (reset by ``new_call``).
         self.stop_cap_reached = False
+        #: Calls the tool gate refused since the last new decision (``on_refusal`` is told each one).
+        self.refusals = 0
+        self.on_refusal: Any = None
         self._call_ids: dict[str, list[str]] = {}
 
     # ----- state the session driver reads ------------------------------------------------------
@@ -124,6 +129,7 @@ class SessionBridge:
         )
         if name == DECISION_TOOL and self.decisions > decided_before:
             self.last_decision_at = time.monotonic()
+            self.refusals = 0
         return [self.reminder] if attach else []
 
     def _pop_call_id(self, tool: str, args: Any) -> str | None:
@@ -150,6 +156,9 @@ class SessionBridge:
                     account=account if isinstance(account, str) else None,
                     allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
                 )
+                self.refusals += 1
+                if self.on_refusal is not None:
+                    self.on_refusal(self.refusals)
                 return output
         if server is not None and call_id:
             self._call_ids.setdefault(_args_key(tool, args), []).append(call_id)

@@ -56,6 +56,12 @@ def _spend(p: LogProgress) -> str:
     return f"${p.cost_usd:.2f}{cap}"
 
 
+def _denied(p: LogProgress) -> str:
+    """Gate denials; with the exploratory ``gate_refusals`` limit, those since the last decision
+    beside it (``12 (7/50)``)."""
+    return f"{p.denied} ({p.refusals}/{p.refusal_cap})" if p.refusal_cap is not None else str(p.denied)
+
+
 def _style(status: str) -> str:
     if status == SessionStatus.COMPLETED:
         return "green"
@@ -176,7 +182,7 @@ class MatrixDisplay:
                 ("* " if p.simulated else "") + self.label(d), Text(status, style=_style(status)),
                 f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
                 clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
-                clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), str(p.denied))
+                clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), _denied(p))
         hidden = len(self.dirs) - len(self._rows())
         if hidden:
             table.add_row(Text(f"... {hidden} more (queued or finished earlier)", style="dim"))
@@ -214,8 +220,9 @@ class MatrixDisplay:
         if p.started is None and status == QUEUED:
             return []
         step = max(1, math.ceil((p.accounts or 10) / 10))
-        now = (True, p.decisions // step, p.resumes, p.blocks, p.compactions, status)
-        before = self._seen.get(d, (False, 0, 0, 0, 0, QUEUED))
+        half = (p.refusal_cap is not None and p.refusals * 2 >= p.refusal_cap)
+        now = (True, p.decisions // step, p.resumes, p.blocks, p.compactions, status, half)
+        before = self._seen.get(d, (False, 0, 0, 0, 0, QUEUED, False))
         self._seen[d] = now
         label, lines = self.label(d), []
         cost = (f"${p.cost_usd:.2f}" if p.priced or p.cost_usd else "no list price") + (
@@ -234,6 +241,9 @@ class MatrixDisplay:
             lines.append(f"{label}: stop blocked ({p.blocks} block(s) so far)")
         if now[4] > before[4]:
             lines.append(f"{label}: context compacted ({p.compactions} so far)")
+        if now[6] and not before[6]:
+            lines.append(f"{label}: the gate refused {p.refusals} call(s) without a new decision "
+                         f"(limit {p.refusal_cap}: then limit:gate_refusals)")
         if status not in (SessionStatus.RUNNING, QUEUED) and status != before[5]:
             lines.append(f"{label}: ended {status}: {where}")
         elif now[1] > before[1] and status == SessionStatus.RUNNING and not resumed:

@@ -9,8 +9,10 @@ agent, sends the first message and then drives ``query()`` calls until the sessi
   ``cli_options.py``; the -loop conditions and Gates-only are resumed (``query(resume=...)``)
   with the continuation message whenever a call ends with accounts left;
 - a watchdog ends the running call at once when the spending cap (priced from the stream as it
-  arrives, ``ledger.py``), the wall time or the time without a decision is reached, or when the
-  runner gets SIGINT or SIGTERM (``interrupt.py``): the CLI's process group is stopped first;
+  arrives, ``ledger.py``), the wall time or the time without a decision is reached (in the
+  exploratory conditions also ``gate_refusals``: calls the gate refused without a new
+  decision), or when the runner gets a signal (``interrupt.py``): the CLI's process group is
+  stopped first;
 - what happens after each call is decided by ``ending.after_call`` (every ending rule is there);
 - a ``usage`` event after each streamed model response records the cost so far, so a session
   whose runner was killed shows what it streamed; ``session_end`` and the final meta.json
@@ -99,6 +101,7 @@ class SessionDriver:
         self.ledger = CostLedger(prepared.model.prices_per_mtok)
         self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
         self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
+        self.refusals_reached = asyncio.Event()                   # set at the gate_refusals limit (exploratory)
         self.transport: CLITransport | None = None                # the running call's CLI
         self.cli_stop_s: float | None = None                      # how long stopping the CLI took
         self.turns = 0
@@ -169,6 +172,8 @@ class SessionDriver:
         fsm = self._make_fsm(box.order)
         bridge = SessionBridge(log, box, self.prepared.condition, fsm=fsm, reminder=self.prepared.reminder,
                                stop_block_cap=self.prepared.limits.stop_blocks)
+        if self.prepared.limits.gate_refusals is not None:
+            bridge.on_refusal = self._on_refusal
         self.meta.cli_settings = cli_options.recorded_settings(env)
         log.emit(
             EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
@@ -266,12 +271,19 @@ class SessionDriver:
         # (or as a signal arrives), before the watchdog runs: the ending is the same either way.
         return self._signal_or_cap() or CallEnd(error=consumer.exception())
 
+    def _on_refusal(self, refusals: int) -> None:
+        if refusals >= (self.prepared.limits.gate_refusals or 0):
+            self.refusals_reached.set()
+
     def _signal_or_cap(self) -> CallEnd | None:
-        """The ending of the running call once a signal has arrived or the spending cap is reached."""
+        """The ending of the running call once a signal has arrived, the spending cap is reached
+        or (exploratory conditions) the gate has refused ``gate_refusals`` calls without a decision."""
         if self.stop_requested.is_set():
             return CallEnd(interrupted=self.interruption.reason or "a signal")
         if self.cap_reached.is_set():
             return CallEnd(limit=Limit.SPENDING)
+        if self.refusals_reached.is_set():
+            return CallEnd(limit=Limit.GATE_REFUSALS)
         return None
 
     async def _stop_cli(self) -> None:
@@ -284,7 +296,8 @@ class SessionDriver:
         """Return how the call is to be ended once a signal arrives or a limit is reached during
         it: the spending cap (signalled by ``_on_stream_event``) or a time limit."""
         limits = self.prepared.limits
-        waiters = [asyncio.ensure_future(self.cap_reached.wait()), asyncio.ensure_future(self.stop_requested.wait())]
+        waiters = [asyncio.ensure_future(event.wait())
+                   for event in (self.cap_reached, self.stop_requested, self.refusals_reached)]
         try:
             while True:
                 now = time.monotonic()

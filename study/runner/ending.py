@@ -9,7 +9,7 @@ each one with a table instead of a real CLI session:
 
 1. the call was ended by a signal to the runner (SIGINT, SIGTERM): ``interrupted`` (voided);
 2. the call was ended by a limit the runner enforces mid-call (spending, no decision, wall
-   time): ``limit:<name>``;
+   time; in the exploratory conditions also gate refusals without a decision): ``limit:<name>``;
 3. the call ended with an error: ``classify_error`` decides (``limit:turns``, a voiding
    ``infrastructure_failure``, or a model outcome: a context overflow, then rule 4 or
    ``ended_with_accounts_left`` with the overflow as the error);

@@ -4,8 +4,9 @@
 a line being written is left for next time) and keeps what the live display (``display.py``)
 and ``study status`` show: decisions, the spend as streamed (the ``usage`` event the runner
 logs after each model response, then ``call_end`` and ``session_end``) beside the session's
-spending cap, when it started, resumes, stop-gate blocks, gate denials, compactions and how it
-ended. From these, the rate of decisions and the time left at that rate.
+spending cap, when it started, resumes, stop-gate blocks, gate denials (and those since the last
+new decision, beside the exploratory conditions' ``gate_refusals`` limit), compactions and how
+it ended. From these, the rate of decisions and the time left at that rate.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class LogProgress:
         self.resumes = 0
         self.blocks = 0           # stop-gate blocks (the end of a turn refused)
         self.denied = 0           # tool calls the gate refused
+        self.refusals = 0         # ... since the last new decision
+        self.refusal_cap: int | None = None   # the gate_refusals limit (exploratory conditions), if any
         self.compactions = 0
 
     def update(self) -> "LogProgress":
@@ -91,9 +94,12 @@ class LogProgress:
             self._start(event)
         elif (kind == EventKind.TOOL_CALL and event.get("tool") == DECISION_TOOL and event.get("ok") is True
               and isinstance(event.get("account"), str)):
+            if event["account"] not in self.decided:
+                self.refusals = 0
             self.decided.add(event["account"])
         elif kind == EventKind.TOOL_CALL and event.get("allowed") is False:
             self.denied += 1
+            self.refusals += 1
         elif kind in (EventKind.CALL_END, EventKind.USAGE):
             cost = _number(event.get("session_cost_usd"))
             self.cost_usd = cost if cost is not None else self.cost_usd
@@ -114,6 +120,8 @@ class LogProgress:
             self.accounts = len(event["order"])
         limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
         self.cap_usd = _number(limits.get("spending_usd"))
+        cap = _number(limits.get("gate_refusals"))
+        self.refusal_cap = int(cap) if cap is not None else None
         self.simulated = event.get("simulated") is True
         self.priced = event.get("prices_per_mtok", {}) is not None
         self.model_id = event.get("model_id") if isinstance(event.get("model_id"), str) else None

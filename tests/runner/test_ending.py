@@ -39,6 +39,8 @@ ROWS = [
     ("2 the spending cap mid-call", CallEnd(limit=Limit.SPENDING), {}, S.LIMIT_SPENDING),
     ("2 no decision for too long", CallEnd(limit=Limit.NO_DECISION), {}, S.LIMIT_NO_DECISION),
     ("2 the wall time", CallEnd(limit=Limit.WALL_TIME), {"accounts_left": 0}, S.LIMIT_WALL_TIME),
+    ("2 the gate refused too many calls without a decision (exploratory conditions)",
+     CallEnd(limit=Limit.GATE_REFUSALS), {}, S.LIMIT_GATE_REFUSALS),
     ("3 an API error voids", CallEnd(error=API_500), {}, S.INFRASTRUCTURE_FAILURE),
     ("3 a crash of the CLI voids", CallEnd(error=ProcessError("Command failed", exit_code=137)), {}, S.INFRASTRUCTURE_FAILURE),
     ("3 a crash of the runtime voids", CallEnd(error=RuntimeError("frame store unreadable")), {}, S.INFRASTRUCTURE_FAILURE),
