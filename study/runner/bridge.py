@@ -93,6 +93,14 @@ class SessionBridge:
         self.on_refusal: Any = None
         self._call_ids: dict[str, list[str]] = {}
 
+    def _emit(self, kind: str, **fields: Any) -> None:
+        """Log an event. A failed write (a full disk) is not raised into the CLI's hooks and tool
+        server: the log keeps it (``EventLog.failed``) and the driver ends the session on it."""
+        try:
+            self.log.emit(kind, **fields)
+        except OSError:
+            pass
+
     # ----- state the session driver reads ------------------------------------------------------
 
     @property
@@ -122,7 +130,7 @@ class SessionBridge:
         if attach:
             self.reminded.add(result.account)
         fields: dict[str, Any] = {"result": result.text} if result.ok else {"error": result.text}
-        self.log.emit(
+        self._emit(
             EventKind.TOOL_CALL, server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
             allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
             reminder_attached=attach, **fields,
@@ -151,7 +159,7 @@ class SessionBridge:
             if reason is not None:
                 account = args.get("account_id") if isinstance(args, dict) else None
                 where = {"server": server} if server is not None else {}  # no server: a built-in tool
-                self.log.emit(
+                self._emit(
                     EventKind.TOOL_CALL, **where, tool=tool, args=args,
                     account=account if isinstance(account, str) else None,
                     allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
@@ -181,7 +189,7 @@ class SessionBridge:
         ok = fsm_hooks.tool_call_ok(hook_input)
         self._pop_call_id(tool, args)
         fields = {"result": text} if ok else {"error": text}
-        self.log.emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
+        self._emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
                       state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
         return {}
 
@@ -200,28 +208,28 @@ class SessionBridge:
             message = fsm_hooks.refusal(output)
             if message is not None:
                 if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:
-                    self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None,
+                    self._emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None,
                                   stop_hook_active=active, block_cap_reached=True)
                     self.consecutive_blocks = 0
                     self.stop_cap_reached = True
                 else:
                     self.consecutive_blocks += 1
-                    self.log.emit(EventKind.STOP, accounts_left=left, outcome="blocked", reason=message,
+                    self._emit(EventKind.STOP, accounts_left=left, outcome="blocked", reason=message,
                                   stop_hook_active=active)
                 return output
         self.consecutive_blocks = 0
-        self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
+        self._emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
         return {}
 
     def _log_automatic(self, result: Any) -> None:
         """An automatic transition the runtime committed after a call (workflows such as FSM-lean)."""
-        self.log.emit(EventKind.TRANSITION, **{"from": result.from_state, "to": result.to_state, "ok": True,
+        self._emit(EventKind.TRANSITION, **{"from": result.from_state, "to": result.to_state, "ok": True,
                                                "reason": result.reason, "automatic": True})
 
     def on_fsm_event(self, kind: str, fields: dict[str, Any]) -> None:
         """The FSM tools' event sink: log each transition request (``from``, ``to``, ``ok``, ``reason``)."""
-        self.log.emit(kind, **fields)
+        self._emit(kind, **fields)
 
     async def pre_compact(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        self.log.emit(EventKind.COMPACTION, trigger=hook_input.get("trigger", "auto"))
+        self._emit(EventKind.COMPACTION, trigger=hook_input.get("trigger", "auto"))
         return {}

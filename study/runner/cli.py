@@ -182,6 +182,8 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
         raise UsageError(str(exc)) from None
     except _SETUP_ERRORS as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:   # a full disk: the records could not be written (driver.RecordsUnwritable), one line
+        raise click.ClickException(str(exc).splitlines()[0]) from None
     meta = read_meta(folder, strict=True)   # the runner has just written it; anything else is a bug
     cost = cost_text(meta.cost_usd or 0.0, simulated=bool(meta.simulated), model_id=meta.model_id)
     click.echo(f"{meta.status}: {meta.decisions}/{meta.accounts} decided, {cost}, "

@@ -52,12 +52,12 @@ from study.prereg import code_version
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.meta import SessionMeta, runner_identity, write_meta
-from study.session_io.vocabulary import EventKind, Limit, SessionStatus
+from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from study.session_io.writer import EventLog, utc_now
 
 from . import cli_options
 from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
-from .ending import CallEnd, End, SessionState, after_call, interrupted
+from .ending import CallEnd, End, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
 from .launcher import stop_process_group, write_launcher
 from .ledger import CostLedger
@@ -70,6 +70,10 @@ if TYPE_CHECKING:
 
 #: Recorded as the manifest hash of sessions whose caller did not run the preregistration check.
 UNCHECKED = "unchecked"
+
+
+class RecordsUnwritable(OSError):
+    """Neither ``session_end`` nor the final meta.json could be written (a full disk)."""
 
 
 def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -108,6 +112,7 @@ class SessionDriver:
         self.resumes = 0
         self.started_at = time.monotonic()
         self.meta = SessionMeta()                                 # written by run()
+        self.log: EventLog | None = None                          # events.jsonl, while run() runs
 
     # ----- set-up ------------------------------------------------------------------------------
 
@@ -138,6 +143,7 @@ class SessionDriver:
         )
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
+            self.log = log
             try:
                 bridge, env, servers, allowed = self._set_up(log, stack)
                 end = await self._drive(log, bridge, env, servers, allowed,
@@ -145,6 +151,8 @@ class SessionDriver:
             except Exception as exc:  # a crash of the runtime voids the session
                 end = End(SessionStatus.INFRASTRUCTURE_FAILURE,
                           f"runtime crash: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            if log.failed is not None and end.status != SessionStatus.INTERRUPTED:
+                end = unwritable(log.failed)   # whatever the failure to write made of the call
             self._finish(log, bridge, end)
         return self.dir
 
@@ -269,7 +277,8 @@ class SessionDriver:
         keep_one(self.dir, self.home, self.session_id)
         # The call may report its result in the same breath as the response that reached the cap
         # (or as a signal arrives), before the watchdog runs: the ending is the same either way.
-        return self._signal_or_cap() or CallEnd(error=consumer.exception())
+        error = consumer.exception()
+        return self._signal_or_cap() or CallEnd(error=error)
 
     def _on_refusal(self, refusals: int) -> None:
         if refusals >= (self.prepared.limits.gate_refusals or 0):
@@ -284,6 +293,8 @@ class SessionDriver:
             return CallEnd(limit=Limit.SPENDING)
         if self.refusals_reached.is_set():
             return CallEnd(limit=Limit.GATE_REFUSALS)
+        if self.log is not None and self.log.failed is not None:   # a full disk: nothing is recorded any more
+            return CallEnd(error=self.log.failed)
         return None
 
     async def _stop_cli(self) -> None:
@@ -364,22 +375,35 @@ class SessionDriver:
     # ----- the end -----------------------------------------------------------------------------
 
     def _finish(self, log: EventLog, bridge: SessionBridge | None, end: End) -> None:
-        keep_one(self.dir, self.home, self.session_id)   # the CLI has been stopped or has exited
+        """``session_end`` and the final meta.json. When the log cannot take ``session_end`` (a
+        full disk), meta.json says ``unfinished`` (voided) with the reason; when meta.json cannot
+        be written either, ``RecordsUnwritable`` says so in one line (status then shows the
+        session unfinished: its claim is released)."""
+        with contextlib.suppress(OSError):
+            keep_one(self.dir, self.home, self.session_id)   # the CLI has been stopped or has exited
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)
         extra = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
-        log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,
-                 error=end.error, cost_complete=self.ledger.complete, cost_estimated_usd=estimated,
-                 resumes=self.resumes, decisions=bridge.decisions if bridge else None,
-                 accounts_left=bridge.accounts_left if bridge else None, **extra)
-        void_kind = end.void_kind
+        status, void_kind, reason = end.status, end.void_kind, (end.error or str(end.void_kind)) if end.void_kind else None
+        try:
+            log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,
+                     error=end.error, cost_complete=self.ledger.complete, cost_estimated_usd=estimated,
+                     resumes=self.resumes, decisions=bridge.decisions if bridge else None,
+                     accounts_left=bridge.accounts_left if bridge else None, **extra)
+        except OSError as exc:
+            status, void_kind = SessionStatus.UNFINISHED, VoidReason.UNFINISHED
+            reason = f"session_end could not be written ({exc}); rerun from scratch. The session ended: {end.error or end.status}"
         self.meta = dataclasses.replace(
-            self.meta, status=end.status, voided=void_kind is not None,
-            void_reason=(end.error or str(void_kind)) if void_kind else None, void_kind=void_kind,
+            self.meta, status=status, voided=void_kind is not None, void_reason=reason, void_kind=void_kind,
             cost_usd=cost, cost_complete=self.ledger.complete, cost_estimated_usd=estimated, turns=self.turns,
             duration_s=duration, resumes=self.resumes,
             decisions=bridge.decisions if bridge else self.meta.decisions,
             cli_version=self.cli_version, ended=utc_now(), session_id=self.session_id, error=end.error,
         )
-        write_meta(self.dir, self.meta)
+        try:
+            write_meta(self.dir, self.meta)
+        except OSError as exc:
+            raise RecordsUnwritable(f"{self.dir}: neither session_end nor the final meta.json could be written "
+                                    f"({exc}); the session is unfinished, rerun it from scratch once there is room "
+                                    "(study run-all --rerun-voided)") from None

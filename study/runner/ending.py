@@ -93,6 +93,12 @@ def interrupted(signal: str) -> End:
     return End(SessionStatus.INTERRUPTED, f"interrupted by {what}; rerun from scratch")
 
 
+def unwritable(failure: OSError) -> End:
+    """The ending of a session whose log could not be written (a full disk): voided, as a failure
+    of the infrastructure."""
+    return End(SessionStatus.INFRASTRUCTURE_FAILURE, f"events.jsonl could not be written: {failure}")
+
+
 def _by_accounts(accounts_left: int, error: str | None = None) -> End:
     status = SessionStatus.COMPLETED if accounts_left == 0 else SessionStatus.ENDED_WITH_ACCOUNTS_LEFT
     return End(status, error)
