@@ -34,6 +34,10 @@ from .progress import LogProgress, utc_now
 
 #: The display's label of a session no worker has started yet (not a session status).
 QUEUED = "queued"
+#: The live table's columns (name, justification).
+COLUMNS = (("session", "left"), ("status", "left"), ("decided", "right"), ("rate", "right"), ("ETA", "right"),
+           ("spend / cap", "right"), ("elapsed", "right"), ("resumes", "right"), ("blocks", "right"),
+           ("denied", "right"))
 #: All sessions are listed up to this many; above it the running ones and the latest finished.
 FULL_LIST = 20
 LATEST_FINISHED = 8
@@ -162,30 +166,38 @@ class MatrixDisplay:
         return finished + running
 
     def table(self) -> Table:
-        """The live table (reads the logs first)."""
+        """The live table (reads the logs first). It is never wider than the console: every column
+        but the session's is as wide as its widest cell (headers whole), and the session's names
+        are cut at the front (``…FSM/seed-2``) to the width left (then a long status ends in "…")."""
         self._update()
         now = utc_now()
-        table = Table(title=self._title(), title_justify="left", caption=self.totals(), caption_justify="left",
-                      expand=False, pad_edge=False)
-        for name, justify in (("session", "left"), ("status", "left"), ("decided", "right"), ("rate", "right"),
-                              ("ETA", "right"), ("spend / cap", "right"), ("elapsed", "right"),
-                              ("resumes", "right"), ("blocks", "right"), ("denied", "right")):
-            # One line per session: a name too long for the terminal ends in "…" rather than wrapping.
-            table.add_column(name, justify=justify, no_wrap=True,
-                             overflow="ellipsis" if name == "session" else "fold")
+        rows = []
         for d in self._rows():
             p, status = self.progress[d], self.status(d)
             rate = p.rate_per_min(now)
             total = p.accounts if p.accounts is not None else "?"
             running = status == SessionStatus.RUNNING
-            table.add_row(
-                ("* " if p.simulated else "") + self.label(d), Text(status, style=_style(status)),
-                f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
-                clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
-                clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), _denied(p))
-        hidden = len(self.dirs) - len(self._rows())
-        if hidden:
-            table.add_row(Text(f"... {hidden} more (queued or finished earlier)", style="dim"))
+            rows.append((("* " if p.simulated else "") + self.label(d), status,
+                         f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
+                         clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
+                         clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), _denied(p)))
+        widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, (name, _) in enumerate(COLUMNS)]
+        for column, floor in ((0, 24), (1, 14), (0, len("session")), (1, len("status"))):   # cut these first
+            excess = sum(widths) + 3 * len(COLUMNS) - 1 - self.console.width
+            if excess > 0:
+                widths[column] = max(widths[column] - excess, min(floor, widths[column]))
+        hidden = len(self.dirs) - len(rows)
+        more = f"... {hidden} more (queued or finished earlier)\n" if hidden else ""
+        table = Table(title=self._title(), title_justify="left", caption=more + self.totals(), caption_justify="left",
+                      expand=False, pad_edge=False)
+        for (name, justify), width in zip(COLUMNS, widths):
+            table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis", width=width)
+        for row in rows:
+            label = row[0]
+            if len(label) > widths[0]:   # keep the simulated mark, cut the front of the name
+                mark = "* " if label.startswith("* ") else ""
+                label = mark + "…" + label[len(label) - widths[0] + len(mark) + 1:]
+            table.add_row(label, Text(row[1], style=_style(row[1])), *row[2:])
         return table
 
     def _title(self) -> str:

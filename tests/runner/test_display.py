@@ -237,3 +237,25 @@ def test_a_large_matrix_lists_the_running_and_the_latest_finished_sessions(tmp_p
     assert listed == [f"seed-{s}" for s in range(4, 14)]      # the last 8 finished, the 2 running
     assert "... 20 more (queued or finished earlier)" in text
     assert "10/30 done, 2 running, 18 queued" in " ".join(text.split())
+
+
+def test_the_live_table_fits_a_160_column_terminal_with_every_header_whole(tmp_path, monkeypatch):
+    """Issue 24: a long status and a long name made the table wider than the terminal, and rich
+    cut every column (headers "denie", "resume"). Now only the session's name (cut at the front,
+    keeping its simulated mark) and then a long status give way."""
+    long_name = tmp_path / "exploratory" / "sim-wrong-account" / "FSM-bound" / "seed-2-first-10-and-more-words"
+    write_events(long_name, [start(), (60, "session_end", {"status": "limit:resumes_without_decision",
+                                                           "cost_usd": 0.5, "duration_s": 60.0})])
+    frozen_now(monkeypatch, 120)
+    for width, name_shown in ((160, True), (110, False)):
+        console = Console(record=True, width=width, file=io.StringIO())
+        shown = MatrixDisplay([long_name, tmp_path / "queued"], tmp_path, console=console)
+        console.print(shown.table())
+        text = console.export_text()
+        assert max(len(line.rstrip()) for line in text.splitlines()) <= width, text
+        assert cells(text, "session") == ["session", "status", "decided", "rate", "ETA", "spend / cap", "elapsed",
+                                          "resumes", "blocks", "denied"]
+        row = cells(text, "more-words")
+        assert row[0].startswith("* …") and row[0].endswith("more-words")
+        assert (row[1] == "limit:resumes_without_decision") is name_shown
+        assert row[2:] == ["0/10", "-", "-", "$0.50 / $25.00", "1:00", "0", "0", "0"]
