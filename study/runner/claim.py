@@ -55,7 +55,21 @@ class SessionExists(RuntimeError):
 
 
 class SessionClaimed(SessionExists):
-    """Another runner holds the session folder's claim."""
+    """Another runner holds the session folder's claim; ``holder`` is what its claim records."""
+
+    def __init__(self, message: str, holder: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.holder = holder or {}
+
+    def __reduce__(self) -> tuple:   # across processes (a run-all worker's result) with the holder
+        return (type(self), (str(self), self.holder))
+
+    @property
+    def held_by(self) -> str:
+        """``held by pid 4242 on host node-17`` (or ``held by another runner``)."""
+        if not self.holder:
+            return "held by another runner"
+        return f"held by pid {self.holder.get('pid')} on host {self.holder.get('host')}"
 
 
 def _read(fd: int) -> dict[str, Any]:
@@ -128,7 +142,7 @@ def claim_session(session_dir: Path, *, attempts: int = 20) -> Claim:
             holder = _read(fd)
             os.close(fd)
             raise SessionClaimed(f"{session_dir} is being run by {_describe(holder)}; "
-                                 "wait for it to end (study status shows it) or stop that runner") from None
+                                 "wait for it to end (study status shows it) or stop that runner", holder) from None
         except OSError as exc:
             if exc.errno not in _NO_LOCKS:
                 os.close(fd)
@@ -142,7 +156,7 @@ def claim_session(session_dir: Path, *, attempts: int = 20) -> Claim:
             os.close(fd)
             if not runner_gone(holder):   # on another host it cannot be checked: it may still run
                 raise SessionClaimed(f"{session_dir} is claimed by {_describe(holder)} (this filesystem has no "
-                                     f"locks); if that runner is gone, remove {path} and run again")
+                                     f"locks); if that runner is gone, remove {path} and run again", holder)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)  # a dead runner's claim: remove it, then create ours with O_EXCL
             continue

@@ -18,6 +18,7 @@ input is one line saying what to do, with exit code 2.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -176,7 +177,8 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     try:
         prepared = prepare(spec)
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
-        with Watch(MatrixDisplay([prepared.session_dir], _root(sessions), title="study run")):
+        with Watch(MatrixDisplay([prepared.session_dir], _root(sessions), title="study run",
+                                 ours=lambda: {os.getpid()})):
             folder = run_prepared(prepared)
     except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
         raise UsageError(str(exc)) from None

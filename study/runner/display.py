@@ -20,13 +20,14 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.vocabulary import SessionStatus, status_voids
 
 from .cost_text import simulated_note
@@ -34,6 +35,8 @@ from .progress import LogProgress, utc_now
 
 #: The display's label of a session no worker has started yet (not a session status).
 QUEUED = "queued"
+#: ... of a session this run left to another runner (``skip``).
+SKIPPED = "skipped"
 #: The live table's columns (name, justification).
 COLUMNS = (("session", "left"), ("status", "left"), ("decided", "right"), ("rate", "right"), ("ETA", "right"),
            ("spend / cap", "right"), ("elapsed", "right"), ("resumes", "right"), ("blocks", "right"),
@@ -85,7 +88,7 @@ class MatrixDisplay:
 
     def __init__(self, session_dirs: list[Path], root: Path, *, jobs: int = 1, stream: TextIO | None = None,
                  console: Console | None = None, title: str = "study run-all", quiet_s: float = 60.0,
-                 batch_sizes: dict[Path, int] | None = None):
+                 batch_sizes: dict[Path, int] | None = None, ours: Callable[[], set[int]] | None = None):
         self.dirs = list(session_dirs)
         self.root = Path(root)
         self.jobs = max(1, jobs)
@@ -97,6 +100,11 @@ class MatrixDisplay:
         self.done: dict[Path, str] = {}
         self.progress = {d: LogProgress(d) for d in self.dirs}
         self.batch_sizes = dict(batch_sizes or {})   # accounts of each session, known before it starts
+        #: The pids of this run's runners (run-all's workers); a log another runner writes (or an
+        #: earlier attempt's, before it is moved aside) is not shown as this run's session.
+        self.ours = ours
+        self.skipped: dict[Path, str] = {}
+        self._owned: dict[Path, bool] = {}
         self.started = time.monotonic()
         self._live: Live | None = None
         self._seen: dict[Path, tuple] = {}
@@ -112,20 +120,37 @@ class MatrixDisplay:
             return str(d)
 
     def status(self, d: Path) -> str:
-        """``queued``, ``running`` or the status it ended with."""
+        """``queued``, ``running``, the status it ended with, or ``skipped``."""
         p = self.progress[d]
+        if d in self.skipped:
+            return SKIPPED
         if d in self.done:
             return self.done[d]
-        if p.ended is not None:
-            return p.ended
-        return SessionStatus.RUNNING if p.started is not None else QUEUED
+        if p.started is None or not self._is_ours(d):
+            return QUEUED
+        return p.ended if p.ended is not None else SessionStatus.RUNNING
+
+    def _is_ours(self, d: Path) -> bool:
+        return True if self.ours is None else self._owned.get(d, False)
 
     def finished(self, session_dir: Path, status: str) -> None:
+        """The session has ended: from now on it shows what its meta.json says, as ``study status``."""
+        self.progress[session_dir].update()
+        self.progress[session_dir].settle(read_meta(session_dir))
         self.done[session_dir] = status
 
+    def skip(self, session_dir: Path, why: str) -> None:
+        """This run did not run the session (another runner holds it or has run it): it is left
+        out of the totals, and its line says why."""
+        self.skipped[session_dir] = why
+
     def _update(self) -> None:
-        for p in self.progress.values():
+        pids = self.ours() if self.ours is not None else None
+        for d, p in self.progress.items():
             p.update()
+            if pids is not None and p.started is not None and d not in self.done and not self._owned.get(d):
+                runner = (read_meta(d) or SessionMeta()).runner or {}   # whose log it is: meta.json says
+                self._owned[d] = runner.get("pid") in pids
 
     def matrix_eta_s(self) -> float | None:
         """Time left for the matrix: each running session's time left at its rate (before its first
@@ -139,7 +164,7 @@ class MatrixDisplay:
         if not running and not queued:
             return 0.0
         finished = [self.progress[d].elapsed_s(now) for d, s in statuses.items()
-                    if s not in (QUEUED, SessionStatus.RUNNING)]
+                    if s not in (QUEUED, SKIPPED, SessionStatus.RUNNING)]
         projected = [(p.elapsed_s(now) or 0) + eta for p in running if (eta := p.eta_s(now)) is not None]
         durations = [x for x in finished if x] or projected
         mean = sum(durations) / len(durations) if durations else None
@@ -174,6 +199,9 @@ class MatrixDisplay:
         rows = []
         for d in self._rows():
             p, status = self.progress[d], self.status(d)
+            if status in (QUEUED, SKIPPED):
+                rows.append((self.label(d), status, *("-",) * 5, "0", "0", "0"))
+                continue
             rate = p.rate_per_min(now)
             total = p.accounts if p.accounts is not None else "?"
             running = status == SessionStatus.RUNNING
@@ -206,17 +234,20 @@ class MatrixDisplay:
         return f"{self.title}: {len(self.dirs)} session(s), {self.jobs} worker(s)"
 
     def totals(self) -> str:
-        statuses = [self.status(d) for d in self.dirs]
+        by_dir = {d: self.status(d) for d in self.dirs}
+        statuses = [s for s in by_dir.values() if s != SKIPPED]      # a skipped session is not this run's
         running = statuses.count(SessionStatus.RUNNING)
         queued = statuses.count(QUEUED)
         done = len(statuses) - running - queued
-        decided = sum(p.decisions for p in self.progress.values())
-        accounts = sum(p.accounts if p.accounts is not None else self.batch_sizes.get(d, 0)
-                       for d, p in self.progress.items())
-        spend = sum(p.cost_usd for p in self.progress.values())
-        simulated = sorted({p.model_id or "" for p in self.progress.values() if p.simulated})
+        shown = [self.progress[d] for d, s in by_dir.items() if s not in (QUEUED, SKIPPED)]
+        decided = sum(p.decisions for p in shown)
+        accounts = sum(self.progress[d].accounts if s != QUEUED and self.progress[d].accounts is not None
+                       else self.batch_sizes.get(d, 0) for d, s in by_dir.items() if s != SKIPPED)
+        spend = sum(p.cost_usd for p in shown)
+        simulated = sorted({p.model_id or "" for p in shown if p.simulated})
         eta = self.matrix_eta_s()
-        line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued; decided {decided}"
+        skipped = f"; {len(self.skipped)} skipped" if self.skipped else ""
+        line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued{skipped}; decided {decided}"
                 + (f"/{accounts}" if accounts else "") + f"; spend ${spend:.2f}; elapsed "
                 + f"{clock(time.monotonic() - self.started)}; {'matrix ' if len(self.dirs) > 1 else ''}ETA "
                 + ("done" if not running and not queued else "~" + clock(eta) if eta is not None else "-"))
@@ -229,8 +260,13 @@ class MatrixDisplay:
     def _events(self, d: Path) -> list[str]:
         """The plain lines for what happened in session ``d`` since the last call."""
         p, status = self.progress[d], self.status(d)
-        if p.started is None and status == QUEUED:
+        if status == QUEUED:
             return []
+        if status == SKIPPED:
+            if self._seen.get(d) == SKIPPED:
+                return []
+            self._seen[d] = SKIPPED
+            return [f"{self.label(d)}: skipped: {self.skipped[d]}"]
         step = max(1, math.ceil((p.accounts or 10) / 10))
         half = (p.refusal_cap is not None and p.refusals * 2 >= p.refusal_cap)
         now = (True, p.decisions // step, p.resumes, p.blocks, p.compactions, status, half)

@@ -37,7 +37,7 @@ from study.session_io.folders import holds_session
 from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason
 
-from .claim import SessionExists, claim_session, session_status
+from .claim import SessionClaimed, SessionExists, claim_session, session_status
 from .interrupt import SIGNALS, Interruption
 from .launcher import arm_parent_death_signal
 from .display import MatrixDisplay
@@ -184,7 +184,8 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
         return result
     root = Path(root) if root is not None else Path(todo[0].spec.out_root or sessions_dir())
     display = MatrixDisplay([p.session_dir for p in todo], root, jobs=jobs, stream=stream, console=console, title=title,
-                            batch_sizes={p.session_dir: p.spec.accounts or len(order_for_seed(p.spec.seed)) for p in todo})
+                            batch_sizes={p.session_dir: p.spec.accounts or len(order_for_seed(p.spec.seed)) for p in todo},
+                            ours=lambda: {child.pid for child in multiprocessing.active_children()})
     context = multiprocessing.get_context("spawn")
     forwarded = False
     stop = context.Value("i", 0)   # the signal that stopped run-all (_init_worker)
@@ -213,6 +214,8 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
                     result.ran.append((p.session_dir, status))
                 except SessionExists as exc:  # another runner holds it, or finished it meanwhile
                     result.skipped.append((p.session_dir, str(exc)))
+                    display.skip(p.session_dir, exc.held_by if isinstance(exc, SessionClaimed)
+                                 else "another runner has run it meanwhile")
                     continue
                 except Exception as exc:  # the worker itself died or refused: nothing finished is lost
                     status = SessionStatus.UNFINISHED

@@ -12,13 +12,14 @@ it ended. From these, the rate of decisions and the time left at that rate.
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from sopbench_tools.tool_definitions import DECISION_TOOL
 from study.session_io.folders import EVENTS_NAME
-from study.session_io.vocabulary import EventKind
+from study.session_io.vocabulary import EventKind, SessionStatus
 
 #: The ``outcome`` of a ``stop`` event whose end of turn the stop gate blocked.
 BLOCKED = "blocked"
@@ -48,7 +49,12 @@ class LogProgress:
 
     def __init__(self, session_dir: Path):
         self.path = Path(session_dir) / EVENTS_NAME
+        self._reset()
+
+    def _reset(self) -> None:
         self._offset = 0
+        self._file: tuple[int, int] | None = None   # (device, inode) of the log read so far
+        self.final_decisions: int | None = None   # meta.json's count once the session ended (``settle``)
         self.decided: set[str] = set()
         self.cost_usd = 0.0
         self.accounts: int | None = None
@@ -68,10 +74,20 @@ class LogProgress:
         self.compactions = 0
 
     def update(self) -> "LogProgress":
+        """Read what was added to the log. A log that was replaced (``--rerun-voided`` moved the
+        earlier attempt aside and a new one began) or cut shorter is read again from its start."""
         try:
             with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if self._file is not None and ((st.st_dev, st.st_ino) != self._file or st.st_size < self._offset):
+                    self._reset()
+                self._file = (st.st_dev, st.st_ino)
                 fh.seek(self._offset)
                 chunk = fh.read()
+        except FileNotFoundError:
+            if self._file is not None:   # moved aside: what was read is no longer this session's
+                self._reset()
+            return self
         except OSError:
             return self
         complete = chunk[: chunk.rfind(b"\n") + 1]  # leave a line being written for next time
@@ -127,9 +143,20 @@ class LogProgress:
         self.model_id = event.get("model_id") if isinstance(event.get("model_id"), str) else None
         self.started = _time(event.get("t"))
 
+    def settle(self, meta: Any) -> None:
+        """The session has ended: show what its meta.json says (the record ``study status``
+        reads): status, decisions and cost, over the counts read from the log."""
+        if meta is None or not isinstance(meta.status, SessionStatus) or not meta.status.final:
+            return
+        self.ended = str(meta.status)
+        if isinstance(meta.decisions, int):
+            self.final_decisions = meta.decisions
+        if _number(meta.cost_usd) is not None:
+            self.cost_usd = float(meta.cost_usd)
+
     @property
     def decisions(self) -> int:
-        return len(self.decided)
+        return self.final_decisions if self.final_decisions is not None else len(self.decided)
 
     def elapsed_s(self, now: datetime | None = None) -> float | None:
         """Seconds since the session started (its duration once it ended); None before it started."""

@@ -82,10 +82,14 @@ def test_run_all_skips_a_session_another_runner_holds(tmp_path):
     from study.runner.matrix import run_matrix
 
     spec = SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=tmp_path)
+    out = io.StringIO()
     with claim_session(prepare(spec).session_dir):   # "another runner": the worker cannot claim it
-        result = run_matrix([spec], stream=io.StringIO())
+        result = run_matrix([spec], stream=out)
     assert not result.ran and not result.errors
     assert "is being run by the runner pid" in result.skipped[0][1]
+    me = runner_identity()
+    assert f"seed-2-first-1: skipped: held by pid {me['pid']} on host {me['host']}" in out.getvalue()
+    assert "ended" not in out.getvalue() and "0/0 done, 0 running, 0 queued; 1 skipped" in out.getvalue()
 
 
 def test_study_run_refuses_a_claimed_or_finished_session_in_one_line_with_exit_2(tmp_path, monkeypatch):
