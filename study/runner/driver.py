@@ -385,6 +385,8 @@ class SessionDriver:
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)
         extra = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
+        if end.after_last_decision:   # completed: stopped by a signal once every account was decided
+            extra["interrupted_after_last_decision"] = end.after_last_decision
         status, void_kind, reason = end.status, end.void_kind, (end.error or str(end.void_kind)) if end.void_kind else None
         try:
             log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,
