@@ -84,6 +84,10 @@ def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) 
     loop.default_exception_handler(context)
 
 
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _rounded(usd: float | None) -> float | None:
     return round(usd, 6) if usd is not None else None
 
@@ -337,7 +341,7 @@ class SessionDriver:
             elif isinstance(message, StreamEvent):
                 self._on_stream_event(bridge, message)
             elif isinstance(message, SystemMessage):
-                self._on_system(message)
+                self._on_system(bridge, message)
             elif isinstance(message, ResultMessage):
                 self._on_result(bridge, message)
 
@@ -363,8 +367,14 @@ class SessionDriver:
                         session_cost_usd=round(self.ledger.cost_usd, 6), priced_usd=_rounded(priced),
                         decisions=bridge.decisions, accounts_left=bridge.accounts_left)
 
-    def _on_system(self, message: SystemMessage) -> None:
+    def _on_system(self, bridge: SessionBridge, message: SystemMessage) -> None:
         data = message.data or {}
+        if message.subtype == "api_retry":   # a transient API error the CLI retries: logged, voids nothing
+            wait = data.get("retry_delay_ms")
+            bridge.log.emit(EventKind.API_RETRY, call=self.resumes, status=_int(data.get("error_status")),
+                            error=str(data["error"]) if data.get("error") is not None else None,
+                            attempt=_int(data.get("attempt")) or 0, max_retries=_int(data.get("max_retries")),
+                            wait_s=round(wait / 1000, 3) if isinstance(wait, (int, float)) else None)
         if message.subtype == "init":
             self.session_id = data.get("session_id") or self.session_id
             self.cli_version = data.get("claude_code_version") or self.cli_version

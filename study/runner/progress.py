@@ -5,8 +5,8 @@ a line being written is left for next time) and keeps what the live display (``d
 and ``study status`` show: decisions, the spend as streamed (the ``usage`` event the runner
 logs after each model response, then ``call_end`` and ``session_end``) beside the session's
 spending cap, when it started, resumes, stop-gate blocks, gate denials (and those since the last
-new decision, beside the exploratory conditions' ``gate_refusals`` limit), compactions and how
-it ended. From these, the rate of decisions and the time left at that rate.
+new decision, beside the exploratory conditions' ``gate_refusals`` limit), compactions, API
+errors the CLI retried and how it ended. From these, the rate of decisions and the time left at that rate.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ class LogProgress:
         self.refusals = 0         # ... since the last new decision
         self.refusal_cap: int | None = None   # the gate_refusals limit (exploratory conditions), if any
         self.compactions = 0
+        self.api_retries = 0      # transient API errors the CLI retried (api_retry)
 
     def update(self) -> "LogProgress":
         """Read what was added to the log. A log that was replaced (``--rerun-voided`` moved the
@@ -125,6 +126,8 @@ class LogProgress:
             self.blocks += 1
         elif kind == EventKind.COMPACTION:
             self.compactions += 1
+        elif kind == EventKind.API_RETRY:
+            self.api_retries += 1
         elif kind == EventKind.SESSION_END:
             self.ended = event.get("status") if isinstance(event.get("status"), str) else None
             cost = _number(event.get("cost_usd"))

@@ -45,6 +45,7 @@ class SessionRow:
     attempts: int        # earlier attempts kept in attempt-<k>/
     size_bytes: int = 0  # on disk: every regular file of the folder, attempts included, links not followed
     model_id: str | None = None   # the API model id (a simulated session is priced as this model)
+    api_retries: int = 0          # transient API errors the CLI retried (api_retry events; void nothing)
     problems: list[str] = field(default_factory=list)   # what is wrong with its records (never analysed)
 
     def as_dict(self) -> dict:
@@ -101,7 +102,7 @@ def session_row(root: Path, folder: Path) -> SessionRow:
         voided=bool(m("voided", False)), simulated=bool(m("simulated", False)),
         exploratory=bool(m("exploratory", False)),
         attempts=len(attempts(folder)), size_bytes=folder_size(folder),
-        model_id=m("model_id", start.get("model_id")),
+        model_id=m("model_id", start.get("model_id")), api_retries=progress.api_retries,
         problems=[i.describe(folder) for i in session.errors],
     )
 
@@ -149,6 +150,8 @@ def format_table(rows: list[SessionRow]) -> str:
             notes.append("exploratory")
         if r.attempts:
             notes.append(f"{r.attempts} earlier attempt(s) kept")
+        if r.api_retries:
+            notes.append(f"{r.api_retries} API error(s) retried by the CLI")
         decided = f"{r.decisions}/{r.accounts}" if r.accounts is not None else str(r.decisions)
         duration = "-" if r.duration_s is None else f"{r.duration_s / 60:.1f} min"
         lines.append((r.path, r.status, decided, f"{r.cost_usd:.2f}", duration, human_size(r.size_bytes),

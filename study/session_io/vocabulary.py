@@ -112,4 +112,5 @@ class EventKind(StrEnum):
     CALL_END = "call_end"
     USAGE = "usage"           # schema 2: the running cost after each streamed model response
     PROPOSAL = "proposal"     # a workflow change the agent proposed (exploratory FSM-propose only)
+    API_RETRY = "api_retry"   # schema 2: a transient API error the CLI retried (HTTP 529, 429, 5xx)
     SESSION_END = "session_end"
