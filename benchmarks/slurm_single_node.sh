@@ -31,31 +31,9 @@ trap cleanup EXIT
 
 # --- a frozen copy of the project (as the tests' frozen_project fixture makes it) -----------------
 PROJECT="$WORK/project"
-PYTHONPATH="$REPO" "$PY" - "$REPO" "$PROJECT" <<'EOF'
-import shutil, subprocess, sys
-from pathlib import Path
-from study.environment import lock_path
-from study.prereg import freeze
-from study.prereg.files import CODE_PACKAGES, RECORD_FILES
-from study.prereg.imported import package_dir
-from study.prereg.runtime import write_runtime
-src, dest = Path(sys.argv[1]), Path(sys.argv[2])
-if not dest.exists():
-    records = {Path(rel).name for rel in RECORD_FILES}
-    shutil.copytree(src / "preregistration", dest / "preregistration",
-                    ignore=shutil.ignore_patterns("__pycache__", *records))
-    for name in CODE_PACKAGES:
-        shutil.copytree(package_dir(name), dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(lock_path(), dest / lock_path().name)
-    write_runtime(dest)
-    git = ["git", "-C", str(dest), "-c", "user.email=bench@example.org", "-c", "user.name=bench"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "plan"], check=True)
-    freeze(dest)
-    subprocess.run([*git, "add", "preregistration"], check=True)
-    subprocess.run([*git, "commit", "-qm", "freeze"], check=True)
-EOF
+[ -d "$PROJECT" ] || PYTHONPATH="$REPO" "$PY" -c \
+    'import sys; sys.path.insert(0, sys.argv[1] + "/tests"); from pathlib import Path; from conftest import frozen_copy; frozen_copy(Path(sys.argv[2]))' \
+    "$REPO" "$PROJECT"
 
 # --- Slurm on this one node ------------------------------------------------------------------------
 cat > "$WORK/slurm.conf" <<EOF

@@ -41,20 +41,9 @@ GONE_WITHIN_S = 30
 ACCOUNTS = 12
 MARKER = "STUDY_TEST_RUN_ALL_MARKER"
 
-MATRIX = f"""
-import os, sys
-from pathlib import Path
-from study.runner.matrix import MatrixInterrupted, run_matrix
-from study.runner.session import SessionSpec
-specs = [SessionSpec(condition=c, seed=2, model="sim:oracle", accounts={ACCOUNTS}, out_root=Path(sys.argv[1]))
-         for c in ("Plain", "Remind", "Sys")]
-try:
-    run_matrix(specs, jobs=2, stream=open(os.devnull, "w"), refresh_s=0.1)
-except MatrixInterrupted as exc:
-    print("interrupted", sorted(s for _, s in exc.result.ran), flush=True)
-    sys.exit(130)
-print("ended", flush=True)
-"""
+#: run-all as a user types it: the same matrix as the SIGTERM test of test_matrix_interruption_e2e.py.
+RUN_ALL = ["-m", "study.cli", "run-all", "--models", "sim:oracle", "--conditions", "Plain,Remind,Sys", "--seeds", "2",
+           "--accounts", str(ACCOUNTS), "--jobs", "2"]
 
 
 def _marked(marker: str) -> list[int]:
@@ -82,14 +71,16 @@ def _is_cli(pid: int) -> bool:
 
 
 class RunAll:
-    def __init__(self, root: Path):
+    """``study run-all`` in its own process group (as a shell job), over a frozen project."""
+
+    def __init__(self, root: Path, project: Path):
         self.root = root
         self.marker = uuid.uuid4().hex
         self.running = [prepare(SessionSpec(condition=c, seed=2, model="sim:oracle", accounts=ACCOUNTS,
                                             out_root=root)).session_dir for c in ("Plain", "Remind")]
-        self.proc = subprocess.Popen([sys.executable, "-c", MATRIX, str(root)], stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, *RUN_ALL, "--sessions", str(root)], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                     env={**os.environ, MARKER: self.marker})
+                                     env={**os.environ, MARKER: self.marker, "STUDY_ROOT": str(project)})
 
     def wait_streaming(self) -> None:
         """Until both sessions have streamed a model response and each has its CLI."""
@@ -122,13 +113,14 @@ class RunAll:
 
 
 @pytest.fixture
-def start(tmp_path):
-    """``start()``: run-all over ``tmp_path``; whatever it left running is killed after the test
-    (so a failing test leaves no session spending)."""
+def start(tmp_path, frozen_project):
+    """``start()``: run-all over ``tmp_path/sessions``; whatever it left running is killed after
+    the test (so a failing test leaves no session spending)."""
     started: list[RunAll] = []
+    project = frozen_project(tmp_path / "project")
 
     def make() -> RunAll:
-        started.append(RunAll(tmp_path))
+        started.append(RunAll(tmp_path / "sessions", project))
         return started[-1]
 
     yield make
@@ -159,9 +151,9 @@ def test_sigkill_of_run_all_stops_its_workers_and_their_clis_and_ends_their_sess
     print(f"every worker and CLI gone {took:.2f} s after SIGKILL of run-all")
     for folder in run.running:
         _ended_interrupted(folder, f"SIGTERM: its run-all (pid {parent}) died")
-    assert {r.status for r in scan(tmp_path)} == {"interrupted"}
+    assert {r.status for r in scan(run.root)} == {"interrupted"}
     assert not (prepare(SessionSpec(condition="Sys", seed=2, model="sim:oracle", accounts=ACCOUNTS,
-                                    out_root=tmp_path)).session_dir / "events.jsonl").exists()
+                                    out_root=run.root)).session_dir / "events.jsonl").exists()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGQUIT], ids=["SIGHUP", "SIGQUIT"])
@@ -170,8 +162,8 @@ def test_sighup_or_sigquit_to_run_all_ends_its_sessions_like_sigterm(tmp_path, s
     run.wait_streaming()
     run.proc.send_signal(sig)
     out, err = run.proc.communicate(timeout=EVENT_TIMEOUT_S)
-    assert run.proc.returncode == 130, err[-3000:]
-    assert out.startswith("interrupted ['interrupted', 'interrupted']"), out
+    assert run.proc.returncode == 3, err[-3000:]   # interrupted
+    assert "ran 2 session(s): 2 interrupted" in out and f"interrupted by {sig.name}" in err, (out, err)
     run.assert_all_gone()
     for folder in run.running:
         _ended_interrupted(folder, f"{sig.name} to run-all (pid {run.proc.pid})")
@@ -186,8 +178,8 @@ def test_sigkill_of_a_worker_kills_its_cli_and_status_shows_its_session_unfinish
     os.kill(victim, signal.SIGKILL)
     out, err = run.proc.communicate(timeout=EVENT_TIMEOUT_S)
     run.assert_all_gone()
-    rows = {r.path: r for r in scan(tmp_path)}
-    row = rows[str(victim_dir.relative_to(tmp_path))]
+    rows = {r.path: r for r in scan(run.root)}
+    row = rows[str(victim_dir.relative_to(run.root))]
     assert row.status == "unfinished" and row.cost_usd > 0, row
     other = read_session(run.running[1], strict=False)
     assert other.meta.status in ("interrupted", "completed"), (other.meta.status, err[-2000:])
