@@ -62,6 +62,7 @@ from .interrupt import Interruption
 from .launcher import stop_process_group, write_launcher
 from .ledger import CostLedger
 from .sdk import CLITransport, bundled_cli_path, bundled_cli_version, sdk_version
+from .retries import retry_fields
 from .texts import continuation_message, first_message
 from .transcript import keep_one
 
@@ -82,10 +83,6 @@ def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) 
     if isinstance(context.get("exception"), CLIConnectionError):
         return
     loop.default_exception_handler(context)
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _rounded(usd: float | None) -> float | None:
@@ -370,11 +367,7 @@ class SessionDriver:
     def _on_system(self, bridge: SessionBridge, message: SystemMessage) -> None:
         data = message.data or {}
         if message.subtype == "api_retry":   # a transient API error the CLI retries: logged, voids nothing
-            wait = data.get("retry_delay_ms")
-            bridge.log.emit(EventKind.API_RETRY, call=self.resumes, status=_int(data.get("error_status")),
-                            error=str(data["error"]) if data.get("error") is not None else None,
-                            attempt=_int(data.get("attempt")) or 0, max_retries=_int(data.get("max_retries")),
-                            wait_s=round(wait / 1000, 3) if isinstance(wait, (int, float)) else None)
+            bridge.log.emit(EventKind.API_RETRY, **retry_fields(data, self.resumes))
         if message.subtype == "init":
             self.session_id = data.get("session_id") or self.session_id
             self.cli_version = data.get("claude_code_version") or self.cli_version
