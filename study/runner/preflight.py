@@ -69,8 +69,8 @@ def check_seed(seed: int, *, exploratory: bool) -> None:
             f"seed {seed} has no frozen order in preregistration/orders/ (planned seeds: "
             f"{describe_seeds(frozen_seeds())}), so it cannot make a confirmatory session: add a replacement "
             f"seed (numbered from 10 upward, plan section 7) by an amendment that freezes its order "
-            f"(study orders --seed {seed} > preregistration/orders/{order_file_name(seed)}, then study prereg amend "
-            f"preregistration/orders/{order_file_name(seed)} --reason \"...\"), or run it exploratory with --accounts N"
+            f"(study prereg add-seed {seed} --reason \"...\", which writes preregistration/orders/"
+            f"{order_file_name(seed)} and records the amendment), or run it exploratory with --accounts N"
         )
 
 

@@ -13,11 +13,23 @@ from pathlib import Path
 
 import pytest
 
+#: This checkout's preregistration: the test tree's limits come from it, so that an amendment of
+#: them loads as the study reads it.
+REAL_PREREG = Path(__file__).resolve().parents[2] / "preregistration"
+
+
+def limits_text(resumes: int = 50) -> str:
+    """This checkout's limits.yaml with the resume cap set to ``resumes``."""
+    text = (REAL_PREREG / "limits.yaml").read_text(encoding="utf-8")
+    assert "\nresumes: 50\n" in text
+    return text.replace("\nresumes: 50\n", f"\nresumes: {resumes}\n")
+
+
 TREE = {
     "preregistration/plan.md": "# Plan\n\nPrimary contrast: FC(FSM) - FC(Remind-loop).\n",
     "preregistration/README.md": "How to verify.\n",
     "preregistration/conditions.yaml": "FSM:\n  reminder: true\n  resume: false\n",
-    "preregistration/limits.yaml": "turns_per_call: 6000\nresumes: 50\n",
+    "preregistration/limits.yaml": limits_text(),
     "preregistration/predictions.yaml": "P4: strict accuracy of FSM >= Remind-loop\n",
     "preregistration/texts/first_message.md": "Process the accounts one at a time.\n",
     "preregistration/workflows/referral_abuse_per_account.yaml": "initial: S_investigate\n",

@@ -12,13 +12,15 @@ from study.cli import main
 from study.prereg import amend, verify
 from study.prereg.audit import audit_sessions
 
+from .conftest import limits_text
+
 
 @pytest.fixture
 def history(frozen, git, sessions):
     """The frozen tree with one amendment, committed; returns (root, freeze record, amendment, a
     time between the two). Sessions record the amendment's commit as their code version."""
     freeze_record = json.loads((frozen / "preregistration/freeze.json").read_text(encoding="utf-8"))
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     entry = amend(["preregistration/limits.yaml"], "lower the resume cap", root=frozen)
     sessions.freeze_commit = git(frozen, "rev-parse", "HEAD").strip()
     git(frozen, "commit", "-qam", "amend the resume cap")
