@@ -103,7 +103,8 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
                   status: str = "completed", voided: bool = False, void_reason: str | None = None,
                   meta_manifest: str | None = "same", exploratory: bool = False, with_start: bool = True,
                   with_end: bool = True, with_meta: bool = True) -> Path:
-    """A session folder as the runner writes it: events.jsonl (start and end) and meta.json.
+    """A session folder as the runner writes it: events.jsonl (start and end), meta.json and the
+    CLI's (empty) transcript.
     ``meta_manifest`` other than "same" makes meta.json record a different hash than the log."""
     folder.mkdir(parents=True)
     start = {"seq": 0, "t": started, "kind": "session_start", "schema": 1, "condition": "FSM", "seed": 2,
@@ -118,6 +119,7 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
            "cost_usd": 0.0, "turns": 3, "duration_s": 60.0}
     events = ([start] if with_start else []) + ([end] if with_end else [])
     (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    (folder / "transcript.jsonl").write_text("", encoding="utf-8")   # the CLI's: no tool call, no response
     meta = {"model": start["model"], "condition": "FSM", "seed": 2, "simulated": simulated, "exploratory": exploratory,
             "status": status if with_end else "running", "voided": voided, "void_reason": void_reason,
             "started": started, "manifest_sha256": manifest if meta_manifest == "same" else meta_manifest,
