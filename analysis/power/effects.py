@@ -30,6 +30,7 @@ its file and line, and what to write instead.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,8 @@ def _number(raw: Any, path: Path, line: int, what: str, *, none_ok: bool = False
         return None
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         raise _err(path, line, f"{what} must be a number, got {raw!r}")
+    if not math.isfinite(raw):
+        raise _err(path, line, f"{what} must be a finite number, got {raw!r}")
     return float(raw)
 
 

@@ -22,8 +22,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 from study.session_io.vocabulary import Limit
 
@@ -100,11 +99,11 @@ def load_limits(model: str, overrides: dict[str, float] | None = None, path: Pat
     the ``EXPLORATORY_ONLY`` ones only for an exploratory condition (and only if limits.yaml has them)."""
     path = Path(path) if path is not None else prereg_dir() / "limits.yaml"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(read_yaml_text(path))
     except FileNotFoundError:
         raise LimitsError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
-    except yaml.YAMLError as exc:
-        raise LimitsError(f"{path} is not valid YAML ({str(exc).splitlines()[0]}); restore it from the repository") from None
+    except YamlError as exc:
+        raise LimitsError(f"{path} is not valid YAML (line {exc.line}: {exc.message}); restore it from the repository") from None
     if not isinstance(raw, dict):
         raise LimitsError(f"{path}: expected a mapping of limits")
     values = {limit.field: _typed(limit, _per_model(path, raw, limit, model) * _SECONDS_PER_UNIT.get(limit, 1))
