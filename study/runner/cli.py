@@ -75,6 +75,22 @@ def checked_manifest() -> str:
         raise click.ClickException(f"the preregistration check failed, nothing was started:\n{exc}") from None
 
 
+def refuse_without_history(checked: list[Checked], without_git_history: bool) -> None:
+    """A confirmatory session needs the project's git history, where the history of the freeze is
+    checked: a copy without ``.git`` (a STUDY_ROOT copy, an unpacked archive) can hold a freeze of
+    its own that nothing checks. Refused (exit 2) unless ``--without-git-history`` is given."""
+    from study.paths import project_root
+    from study.prereg.gitinfo import head_commit
+
+    if without_git_history or all(c.exploratory for c in checked):
+        return
+    root = project_root()
+    if head_commit(root) is None:
+        raise UsageError(f"{root} is not a git checkout (or has no commit), so the history of its freeze cannot be "
+                         "checked; run confirmatory sessions from the study's git checkout, or pass "
+                         "--without-git-history to run them anyway (the audit then has no history to check)")
+
+
 def _limits(values: tuple[str, ...]) -> dict[str, float]:
     try:
         return dict(parse_override(v) for v in values)
@@ -129,6 +145,9 @@ _common = [
     sessions_option(help=_SESSIONS_HELP),
     click.option("--out", "old_out", type=click.Path(path_type=Path), default=None, hidden=True,
                  help="Old spelling of --sessions (kept for one release)."),
+    click.option("--without-git-history", is_flag=True,
+                 help="Run confirmatory sessions from a project root that is not a git checkout (the history of its "
+                      "freeze is then not checked; see preregistration/README.md)."),
     click.option("--limit", "limit", multiple=True, metavar="NAME=VALUE",
                  help=f"Override a limit of limits.yaml by name ({', '.join(OVERRIDE_KEYS)}) with a finite number > 0, "
                       "e.g. no_decision_s=60 (the session is exploratory)."),
@@ -159,7 +178,7 @@ def _root(sessions: Path | None) -> Path:
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
 def run(condition: str, seed: int, model: str | None, accounts: int | None, base_url: str | None,
-        sessions: Path | None, old_out: Path | None, limit: tuple[str, ...]) -> None:
+        sessions: Path | None, old_out: Path | None, without_git_history: bool, limit: tuple[str, ...]) -> None:
     """Run one session: one real Claude Code process over one batch, to its end.
 
     While it runs, a live display shows decided/N with the rate and the time left, the spend as
@@ -173,7 +192,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     manifest = checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
                        manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides)
-    preflight([spec])
+    refuse_without_history(preflight([spec]), without_git_history)
     try:
         prepared = prepare(spec)
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
@@ -219,7 +238,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
 @_with_common
 def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
             accounts: int | None, base_url: str | None, sessions: Path | None, old_out: Path | None,
-            limit: tuple[str, ...]) -> None:
+            without_git_history: bool, limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
@@ -251,6 +270,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
         for m in model_list for c in condition_list for s in seed_list
     ]
     checked = preflight(specs)   # the whole matrix, so every shard refuses the same bad input
+    refuse_without_history(checked, without_git_history)
     write_plan(_root(sessions), [session_dir_for(c.out_root, c.model.folder_name, s.condition, s.seed,
                                                  exploratory=c.exploratory, accounts=s.accounts)
                                  for s, c in zip(specs, checked)])
