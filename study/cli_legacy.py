@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from study.cli_vocabulary import UsageError
+from study.cli_vocabulary import FolderPath, UsageError
 
 NOTE = "note: the folder is now --sessions DIR for this command"
 
@@ -29,7 +29,7 @@ class HiddenArgument(click.Argument):
 def legacy_folder_argument(name: str = "legacy_folder") -> Any:
     """The old positional sessions folder, hidden; resolve it with :func:`sessions_or_legacy`."""
     return click.argument(name, required=False, cls=HiddenArgument, metavar="",
-                          type=click.Path(path_type=Path, file_okay=False))
+                          type=FolderPath(path_type=Path, file_okay=False))
 
 
 def sessions_or_legacy(sessions: Path | None, legacy: Path | None) -> Path | None:

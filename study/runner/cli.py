@@ -24,7 +24,7 @@ from pathlib import Path
 import click
 
 from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
-from study.cli_vocabulary import FAILED, INTERRUPTED, UsageError, examples, sessions_option
+from study.cli_vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
 
 from study.session_io.folders import session_dir_for
 from study.session_io.meta import read_meta
@@ -93,9 +93,15 @@ def refuse_without_history(checked: list[Checked], without_git_history: bool) ->
 
 def _limits(values: tuple[str, ...]) -> dict[str, float]:
     try:
-        return dict(parse_override(v) for v in values)
+        pairs = [parse_override(v) for v in values]
     except LimitsError as exc:
         raise click.BadParameter(str(exc), param_hint="--limit") from None
+    names = [name for name, _ in pairs]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise click.BadParameter(f"{', '.join(twice)} is given more than once; give each limit once",
+                                 param_hint="--limit")
+    return dict(pairs)
 
 
 def split_list(text: str) -> list[str]:
@@ -143,7 +149,7 @@ _common = [
                  help="Any Anthropic-compatible endpoint (a relay, a local server), http(s)://host[:port]; default: "
                       "the model's, or ANTHROPIC_BASE_URL. It must accept a TCP connection before anything starts."),
     sessions_option(help=_SESSIONS_HELP),
-    click.option("--out", "old_out", type=click.Path(path_type=Path), default=None, hidden=True,
+    click.option("--out", "old_out", type=FolderPath(path_type=Path), default=None, hidden=True,
                  help="Old spelling of --sessions (kept for one release)."),
     click.option("--without-git-history", is_flag=True,
                  help="Run confirmatory sessions from a project root that is not a git checkout (the history of its "
@@ -310,13 +316,19 @@ def status(sessions: Path | None, legacy_folder: Path | None, as_json: bool) -> 
     cost (a simulated session's priced as the model the simulator stands in for), time, size on
     disk and notes. Over a cluster's shared folder it shows every shard's sessions, and the sessions
     of a run-all matrix that no runner has started yet (recorded in DIR/.matrix/)."""
-    root = _root(sessions_or_legacy(sessions, legacy_folder))
+    given = sessions_or_legacy(sessions, legacy_folder)
+    root = _root(given)
+    if given is not None and not root.is_dir():   # --sessions is checked by click; the old positional folder here
+        raise UsageError(f"{root} is not a folder; pass the sessions folder with --sessions DIR")
     rows = scan(root)
     if as_json:
         for row in rows:
             click.echo(json.dumps(row.as_dict()))
         return
     missing = not_started(root, [r.path for r in rows])
-    click.echo(format_table(rows) if rows or not missing else "no session started yet")
+    if not rows and not missing:
+        raise NothingToShow(f"no session under {root} (a session folder holds meta.json or events.jsonl); "
+                            "start one with study run, or pass the sessions folder with --sessions DIR")
+    click.echo(format_table(rows) if rows else "no session started yet")
     if missing:
         click.echo("\n" + format_not_started(missing))
