@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from study.errors import StudyError
 from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 
@@ -25,7 +26,7 @@ METRICS = ("decided", "correct", "compliant", "fc", "compliance", "fc_w1", "fc_w
 KINDS = ("prediction", "falsification", "catch_up")
 
 
-class PlanError(ValueError):
+class PlanError(StudyError, ValueError):
     """predictions.yaml does not follow its documented vocabulary."""
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import polars as pl
 
+from study.errors import StudyError
 from study.fsm.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
 from ..plan import METRICS, Plan
@@ -45,7 +46,7 @@ from ..scoring import WINDOW
 COUNTS = ("decided", "correct", "compliant", "fc")
 
 
-class EffectsError(ValueError):
+class EffectsError(StudyError, ValueError):
     """The effect model cannot be used; the message names the file, the line and the fix."""
 
 

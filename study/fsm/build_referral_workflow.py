@@ -35,6 +35,7 @@ import yaml
 from sopbench_tools.dataset import load_task
 from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, LISTING_TOOLS, LOOKUP_TOOLS, RECORD_TOOL
 
+from study.errors import StudyError
 from study.paths import prereg_dir
 
 MAIN_FILE = Path("workflows/referral_abuse_per_account.yaml")
@@ -59,7 +60,7 @@ UNATTENDED_PARAGRAPH = (
 )
 
 
-class SopFormatError(RuntimeError):
+class SopFormatError(StudyError, RuntimeError):
     """The SOP text lacks a section this script copies."""
 
 

@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from study.errors import StudyError
+
 #: Limits of every YAML file read (the study's largest, the FSM workflow, is ~25 KB, 9 levels deep,
 #: without aliases).
 MAX_BYTES = 1 << 20
@@ -33,7 +35,7 @@ MAX_ALIASES = 100
 MAX_NODES = 100_000
 
 
-class YamlError(ValueError):
+class YamlError(StudyError, ValueError):
     """The text is not valid YAML, or repeats a key. ``line`` is 1-based (or None)."""
 
     def __init__(self, message: str, line: int | None, path: tuple = (), key: Any = None, first_line: int | None = None):

@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from study.errors import StudyError
 from study.session_io.meta import SessionMeta, effective_status, runner_gone, runner_identity
 from study.session_io.vocabulary import SessionStatus
 from study.session_io.writer import utc_now
@@ -50,7 +51,7 @@ _NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL)
 _BUSY_TRIES, _BUSY_PAUSE_S = 5, 0.05
 
 
-class SessionExists(RuntimeError):
+class SessionExists(StudyError, RuntimeError):
     """The session folder already holds a session."""
 
 

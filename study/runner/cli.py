@@ -26,6 +26,7 @@ import click
 from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli_vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
 
+from study.errors import StudyError
 from study.session_io.folders import session_dir_for
 from study.session_io.meta import read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
@@ -42,9 +43,10 @@ from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
 from .status import format_not_started, format_table, scan
 from .summary import format_summary
-from .texts import TextError
 
-_SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)  # WorkflowError is a ValueError
+#: Errors of the setup (a frozen file, the model, a held session): every error the package raises on
+#: purpose derives from StudyError; anything else is a bug and shows its traceback.
+_SETUP_ERRORS = (StudyError,)
 #: Errors of a bad input (an option, the environment, a frozen file's value): exit code 2.
 _INPUT_ERRORS = (PreflightError, ConditionError, ModelError, LimitsError)
 

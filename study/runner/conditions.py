@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from study.errors import StudyError
 from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 
@@ -26,7 +27,7 @@ from study.paths import prereg_dir
 TOKEN_REMINDER_VALUES = ("default", "off", "infinite", "fixed", "countdown", "padded-countdown")
 
 
-class ConditionError(ValueError):
+class ConditionError(StudyError, ValueError):
     """conditions.yaml is malformed, or a condition name is unknown."""
 
 

@@ -22,12 +22,13 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from study.errors import StudyError
 from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 from study.session_io.vocabulary import Limit
 
 
-class LimitsError(ValueError):
+class LimitsError(StudyError, ValueError):
     """limits.yaml is malformed, or an override names an unknown limit or a value that is not a
     finite positive number."""
 

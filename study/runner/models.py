@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from study.errors import StudyError
 from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 
@@ -25,7 +26,7 @@ from .spending import PRICE_KEYS
 SIM_PREFIX = "sim:"
 
 
-class ModelError(ValueError):
+class ModelError(StudyError, ValueError):
     """Unknown model alias, missing endpoint or missing API key."""
 
 

@@ -32,6 +32,8 @@ from urllib.parse import urlsplit
 
 from sopbench_tools.orders import describe_seeds, frozen_order, frozen_seeds, order_file_name
 
+from study.errors import StudyError
+
 from .conditions import CliSettings, Condition, load_conditions
 from .limits import Limits, load_limits
 from .models import ResolvedModel, resolve_model
@@ -40,7 +42,7 @@ from .models import ResolvedModel, resolve_model
 PROBE_TIMEOUT_S = 5.0
 
 
-class PreflightError(ValueError):
+class PreflightError(StudyError, ValueError):
     """A bad input, found before anything was created; the message is one line saying what to do."""
 
 

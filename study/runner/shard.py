@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from study.errors import StudyError
+
 from .models import load_models
 from .session import SessionSpec
 
@@ -27,7 +29,7 @@ from .session import SessionSpec
 _FORM = re.compile(r" *([0-9]+) */ *([0-9]+) *")
 
 
-class ShardError(ValueError):
+class ShardError(StudyError, ValueError):
     """A ``--shard`` value that is not K/N with 1 <= K <= N."""
 
 
