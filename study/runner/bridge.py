@@ -30,8 +30,9 @@ parsing and the deny/block outputs come from ``study.fsm.hooks``, the same funct
 study measures is the one the package offers. The bridge adds only logging, the reminder and
 the count of stop blocks.
 
-It knows nothing about processes or limits other than what the log needs; ``session.py`` drives
-the calls and reads ``decisions``/``last_decision_at`` to enforce the limits.
+It knows nothing about processes or limits other than what the log needs; ``driver.py`` drives
+the calls and reads ``decisions``/``last_decision_at`` (and ``stop_cap_reached``) to enforce the
+limits.
 """
 
 from __future__ import annotations
@@ -123,7 +124,8 @@ class SessionBridge:
     # ----- the SOP-Bench tools -----------------------------------------------------------------
 
     def after_call(self, name: str, args: dict, result: ToolResult) -> list[str]:
-        """Log a completed SOP-Bench call, tell the FSM, attach the reminder if due."""
+        """Log a completed SOP-Bench call (with its tool_use id) and attach the reminder if due; the
+        FSM learns of the call from the PostToolUse hook (``post_tool_use``), not from here."""
         decided_before = self.decisions
         attach = (self.condition.reminder and result.ok and name in DATA_TOOLS and bool(result.account)
                   and result.account not in self.reminded)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
+from study.cli_legacy import legacy_folder_argument, old_spelling, sessions_or_legacy
 from study.cli_vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
 
 from study.errors import StudyError
@@ -134,13 +134,8 @@ _SESSIONS_HELP = "The sessions folder, writable, created if missing [default: se
 
 def sessions_folder(sessions: Path | None, old_out: Path | None) -> Path | None:
     """The sessions folder from ``--sessions`` or its old spelling ``--out`` (a hidden alias for one
-    release, which prints one note on stderr); both given and different: a usage error."""
-    if old_out is None:
-        return sessions
-    click.echo("note: --out is now --sessions for this command", err=True)
-    if sessions is not None and Path(sessions) != Path(old_out):
-        raise UsageError(f"--sessions {sessions} and --out {old_out} name two folders; give only --sessions DIR")
-    return Path(old_out)
+    release): the rule of ``cli_legacy.old_spelling``."""
+    return old_spelling(sessions, old_out, "note: --out is now --sessions for this command", "--out")
 
 
 _common = [
