@@ -5,7 +5,8 @@ For each session folder (one holding ``meta.json`` or ``events.jsonl``) the audi
 of the chain record in effect at its start (the freeze, or the latest amendment recorded before
 it started); its code version is recorded; and (``session_checks``) its CLI and SDK versions
 against the runtime then in effect, and its code version against the manifest then in effect
-(through git); its status. Sessions the analysis leaves out
+(through git); its status; and (``record_checks``) its three records against each other:
+meta.json against the log, the log against itself and the CLI's transcript. Sessions the analysis leaves out
 (voided, incomplete, exploratory: the rules of ``analysis.loading``) are listed with the reason
 and not checked.
 """
