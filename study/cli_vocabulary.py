@@ -56,7 +56,8 @@ class FolderPath(click.Path):
 def sessions_option(*, help: str | None = None, exists: bool = False) -> Callable[[F], F]:
     """``--sessions DIR``: the sessions folder (default: the project's ``sessions/``).
 
-    The value is ``None`` when not given; resolve it with ``study.paths.sessions_dir()``.
+    The value is ``None`` when not given; resolve it once, at the command's edge, with
+    ``study.paths.sessions_folder(value)`` and pass the path down.
     """
     return click.option(
         "--sessions", "sessions", type=FolderPath(path_type=Path, file_okay=False, exists=exists), default=None,

@@ -165,10 +165,10 @@ def session_checks(path: Path | None) -> list[Check]:
 def check_sessions_folder(folder: Path | None = None) -> Check:
     """Can sessions be written to ``folder`` (default: the project's sessions/)? The same check
     ``study run`` makes before it starts (``preflight.check_out_root``)."""
-    from study.paths import sessions_dir
+    from study.paths import sessions_folder
     from study.runner.preflight import PreflightError, check_out_root
 
-    folder = folder or sessions_dir()
+    folder = sessions_folder(folder)
     try:
         check_out_root(folder, "sessions folder")
     except PreflightError as exc:

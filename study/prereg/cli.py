@@ -9,7 +9,7 @@ import click
 
 from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli_vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
-from study.paths import project_root, sessions_dir
+from study.paths import project_root, sessions_folder
 
 from .amend import amend as record_amendment
 from .amend import shown
@@ -256,13 +256,13 @@ def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
     out, with the reason. Exit 0 when every analysed session passes, 1 when one fails, 4 when
     there is nothing to audit (no session, or none the analysis counts)."""
     given = sessions_or_legacy(sessions, legacy_folder)
-    directory = given or sessions_dir()
+    directory = sessions_folder(given)
     if not directory.is_dir():
         if given is None:   # no input was bad: there are no sessions yet
             raise NothingToShow(f"nothing to audit: {directory} does not exist yet (no session has run); "
                                 "pass another sessions folder with --sessions DIR")
         raise UsageError(f"{directory} is not a folder; pass the sessions folder with --sessions DIR "
-                         f"(default: {sessions_dir()})")
+                         f"(default: {sessions_folder(None)})")
     report = _verify_or_fail()
     if not report.chain_intact:
         for problem in report.problems:

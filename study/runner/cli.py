@@ -27,6 +27,7 @@ from study.cli_legacy import legacy_folder_argument, old_spelling, sessions_or_l
 from study.cli_vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
 
 from study.errors import StudyError
+from study.paths import sessions_folder as resolve_sessions
 from study.session_io.folders import session_dir_for
 from study.session_io.meta import read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
@@ -163,12 +164,6 @@ def _with_common(fn):
     return fn
 
 
-def _root(sessions: Path | None) -> Path:
-    from study.paths import sessions_dir
-
-    return Path(sessions) if sessions is not None else sessions_dir()
-
-
 @click.command(epilog=examples(
     "study run --condition FSM --seed 2",
     "study run --condition Remind-loop --seed 3 --model sonnet-4.6",
@@ -190,7 +185,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     its status), 1 when a failure voided it, 2 on a bad input (nothing is created), 3 when it was
     interrupted.
     """
-    sessions = sessions_folder(sessions, old_out)
+    sessions = resolve_sessions(sessions_folder(sessions, old_out))   # once, here: passed down from now on
     overrides = _limits(limit)
     manifest = checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
@@ -199,7 +194,7 @@ def run(condition: str, seed: int, model: str | None, accounts: int | None, base
     try:
         prepared = prepare(spec)
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed} -> {prepared.session_dir}")
-        with Watch(MatrixDisplay([prepared.session_dir], _root(sessions), title="study run",
+        with Watch(MatrixDisplay([prepared.session_dir], sessions, title="study run",
                                  ours=lambda: {os.getpid()})):
             folder = run_prepared(prepared)
     except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
@@ -252,7 +247,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     session ended (whatever its status), 1 when a failure voided one or a worker failed, 2 on a bad
     input (nothing is created), 3 when interrupted.
     """
-    sessions = sessions_folder(sessions, old_out)
+    sessions = resolve_sessions(sessions_folder(sessions, old_out))   # once, here: passed down from now on
     try:
         chosen = parse_shard(shard) if shard is not None else None
     except ShardError as exc:
@@ -274,7 +269,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     ]
     checked = preflight(specs)   # the whole matrix, so every shard refuses the same bad input
     refuse_without_history(checked, without_git_history)
-    write_plan(_root(sessions), [session_dir_for(c.out_root, c.model.folder_name, s.condition, s.seed,
+    write_plan(sessions, [session_dir_for(c.out_root, c.model.folder_name, s.condition, s.seed,
                                                  exploratory=c.exploratory, accounts=s.accounts)
                                  for s, c in zip(specs, checked)])
     title = "study run-all"
@@ -292,11 +287,11 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     except _SETUP_ERRORS as exc:
         raise click.ClickException(f"{exc}\nnothing was started") from None
     except MatrixInterrupted as stopped:
-        click.echo(format_summary(stopped.result, _root(sessions)))
+        click.echo(format_summary(stopped.result, sessions))
         click.echo(f"Error: {stopped}: finished sessions are kept, interrupted ones are voided; the same command "
                    "continues (add --rerun-voided to redo the interrupted ones)", err=True)
         raise SystemExit(INTERRUPTED) from None
-    click.echo(format_summary(result, _root(sessions)))
+    click.echo(format_summary(result, sessions))
     if result.errors or any(status_voids(s) for _, s in result.ran):
         raise SystemExit(FAILED)
 
@@ -314,7 +309,7 @@ def status(sessions: Path | None, legacy_folder: Path | None, as_json: bool) -> 
     disk and notes. Over a cluster's shared folder it shows every shard's sessions, and the sessions
     of a run-all matrix that no runner has started yet (recorded in DIR/.matrix/)."""
     given = sessions_or_legacy(sessions, legacy_folder)
-    root = _root(given)
+    root = resolve_sessions(given)
     if given is not None and not root.is_dir():   # --sessions is checked by click; the old positional folder here
         raise UsageError(f"{root} is not a folder; pass the sessions folder with --sessions DIR")
     rows = scan(root)

@@ -29,3 +29,24 @@ def test_one_split_of_tool_names():
     assert hooks.split_tool_name("mcp__x") == ("x", "")
     assert hooks.split_tool_name("mcp__sopbench__list_batch") == ("sopbench", "list_batch")
     assert hooks.split_tool_name("Bash") == (None, "Bash")
+
+
+def test_run_all_resolves_the_sessions_folder_once_and_passes_it_down(tmp_path, monkeypatch):
+    """Without --sessions, run-all resolves the project's sessions/ at its edge: the matrix, the
+    plan and every session get that path, nothing below works out the default again."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+    from study.runner import cli as runner_cli
+    from study.runner.matrix import MatrixResult
+
+    monkeypatch.setattr("study.paths.sessions_dir", lambda: tmp_path / "sessions")
+    monkeypatch.setattr("study.prereg.check_before_run", lambda root=None: "c0ffee" * 10 + "c0ff")
+    calls = []
+    monkeypatch.setattr(runner_cli, "run_matrix", lambda specs, **kw: calls.append((specs, kw)) or MatrixResult())
+    done = CliRunner().invoke(main, ["run-all", "--conditions", "Plain", "--seeds", "2", "--model", "sim:oracle",
+                                     "--accounts", "1"])
+    assert done.exit_code == 0, done.output
+    [(specs, kwargs)] = calls
+    assert kwargs["root"] == tmp_path / "sessions"
+    assert [s.out_root for s in specs] == [tmp_path / "sessions"]
