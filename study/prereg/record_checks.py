@@ -35,13 +35,12 @@ from typing import Any
 
 import orjson
 
-from study.session_io.reader import read_log
 from study.session_io.folders import EVENTS_NAME
+from study.session_io.reader import read_log
+from study.session_io.safe_files import TRANSCRIPT_CAP, read_capped
 
 TRANSCRIPT = "transcript.jsonl"
 SIM_TRUTH = "sim_truth.jsonl"
-#: The largest transcript read (an FSM session's is tens of MB).
-MAX_TRANSCRIPT_BYTES = 1 << 30
 #: The servers whose tools the study logs (``tool_call.server``; absent means sopbench).
 LOGGED_SERVERS = ("sopbench", "fsm")
 #: Rounding slack: the runner rounds every logged dollar figure to 6 decimals.
@@ -193,18 +192,20 @@ def _read_transcript(path: Path, found: RecordCheck) -> list[dict] | None:
         found.problems.append(f"{TRANSCRIPT} is not a regular file (a link or special file); restore the "
                               "session folder from its archive")
         return None
-    if info.st_size > MAX_TRANSCRIPT_BYTES:
-        found.notes.append(f"{TRANSCRIPT} has {info.st_size} bytes, more than the audit reads; not cross-checked")
+    try:   # opened without blocking, regular files only, capped (a swap since the lstat is caught)
+        data = read_capped(file, within=path, max_bytes=TRANSCRIPT_CAP)
+    except OSError as exc:
+        found.problems.append(f"{TRANSCRIPT} cannot be read ({exc.strerror or exc}); restore the session folder "
+                              "from its archive")
         return None
     lines = []
-    with open(file, "rb") as fh:
-        for raw in fh:
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                continue   # the CLI's own file: a torn line is not the study's record
-            if isinstance(obj, dict):
-                lines.append(obj)
+    for raw in data.splitlines():
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue   # the CLI's own file: a torn line is not the study's record
+        if isinstance(obj, dict):
+            lines.append(obj)
     return lines
 
 

@@ -5,6 +5,7 @@ rules all hold), and the cross-checks still find it."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -171,4 +172,7 @@ def test_a_deleted_transcript_fails_the_cross_check(copy):
     (copy.dir / "transcript.jsonl").unlink()
     one(copy.check(), "no transcript.jsonl")
     (copy.dir / "transcript.jsonl").symlink_to("/etc/hostname")
+    one(copy.check(), "transcript.jsonl is not a regular file")
+    (copy.dir / "transcript.jsonl").unlink()
+    os.mkfifo(copy.dir / "transcript.jsonl")   # never opened, so the audit does not block
     one(copy.check(), "transcript.jsonl is not a regular file")
