@@ -25,7 +25,7 @@ from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.reader import read_log
 from study.session_io.vocabulary import status_voids
 
-from .record_checks import check_records
+from .record_checks import check_order, check_records
 from .session_checks import SessionChecks
 from .verify import Link, Report
 
@@ -103,6 +103,7 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None,
             checks.check_runtime(in_effect, start, meta, problems, result.notes)
             checks.check_code_version(in_effect, start.get("code_version") or meta.get("code_version"),
                                       problems, result.notes)
+            check_order(checks.root, in_effect.files, start, problems, result.notes)
     records = check_records(path, meta)   # meta against the log, the log against the transcript
     problems.extend(records.problems)
     result.notes.extend(records.notes)

@@ -307,3 +307,32 @@ def _usage_against_responses(events: list[dict], start: dict, responses: list[di
 def _matches(event: dict, price: float) -> bool:
     expected = _number(event.get("priced_usd"))
     return expected is not None and abs(expected - round(price, 6)) <= USD_SLACK
+
+
+# ----- the batch against the frozen order ----------------------------------------------------------
+
+def check_order(root: Path, files: dict[str, str], start: dict, problems: list[str], notes: list[str]) -> None:
+    """A confirmatory session's batch is the frozen order of its seed in the manifest then in
+    effect (``files``: path -> sha256): an exploratory session's first N accounts relabelled as
+    confirmatory, or a batch of another seed, is not."""
+    from sopbench_tools.orders import order_file_name, read_order_file
+
+    from .files import sha256_file
+
+    seed, order = start.get("seed"), start.get("order")
+    if not isinstance(seed, int) or not isinstance(order, list):
+        return
+    rel = f"preregistration/orders/{order_file_name(seed)}"
+    if rel not in files:
+        problems.append(f"seed {seed} had no frozen order when the session started, so it cannot be a "
+                        "confirmatory session")
+        return
+    path = Path(root) / rel
+    if not path.is_file() or sha256_file(path) != files[rel]:
+        notes.append(f"{rel} as it was in effect is not on disk; the batch was not compared with it")
+        return
+    frozen = read_order_file(path)
+    if order != frozen:
+        problems.append(f"its batch ({len(order)} accounts) is not the frozen order of seed {seed} "
+                        f"({len(frozen)} accounts, {rel})")
+
