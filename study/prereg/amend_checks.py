@@ -9,7 +9,8 @@ on disk under ``root``) loads as the study will load it, else one sentence sayin
   the task's accounts (each id exactly once), read by ``sopbench_tools.orders.frozen_order``;
 - ``conditions.yaml``, ``limits.yaml`` (for every model of models.yaml and the simulator),
   ``models.yaml``, ``predictions.yaml``: their loaders in ``study.runner`` and ``analysis.plan``;
-- ``preregistration/workflows/**.yaml``: the workflow loader (``Workflow.load``);
+- ``preregistration/workflows/**.yaml``: the workflow loader (``Workflow.load``); a task
+  manifest (``sopbench_tools/tasks/manifests/*.yaml``): the task loader (``load_manifest``);
 - ``preregistration/texts/**.md``: UTF-8 text, not empty, with the placeholders its template must
   have (``study.runner.texts.fill``);
 - ``preregistration/runtime.json``: a JSON object (``runtime.parse_runtime``);
@@ -28,7 +29,7 @@ import re
 import stat
 from pathlib import Path
 
-from .files import PREREG_DIR, RUNTIME
+from .files import PREREG_DIR, RUNTIME, TASK_MANIFEST_DIR
 
 #: Largest frozen file an amendment accepts (the SOP-sized texts are ~30 KB).
 MAX_BYTES = 4 * 1024 * 1024
@@ -79,6 +80,11 @@ def check_amended_file(root: Path, rel: str) -> str | None:
 
 def _check(root: Path, rel: str, path: Path) -> str | None:
     parts = rel.split("/")
+    if rel.startswith(TASK_MANIFEST_DIR + "/") and rel.endswith(".yaml"):
+        from sopbench_tools.tasks.manifest import load_manifest
+
+        load_manifest(path, root / "sopbench_tools" / "data")
+        return None
     if parts[0] != PREREG_DIR:
         return _check_python(path) if rel.endswith(".py") else None
     inner = "/".join(parts[1:])

@@ -26,6 +26,9 @@ ERRORS = [
     ("analysis.plan", "PlanError", ValueError), ("analysis.power.effects", "EffectsError", ValueError),
     ("analysis.loading", "CorpusError", ValueError), ("sopbench_tools.dataset", "TaskDataError", RuntimeError),
     ("sopbench_tools.state_log", "ToolStateError", RuntimeError), ("sopbench_tools.orders", "OrderError", ValueError),
+    ("sopbench_tools.tasks.manifest", "TaskError", ValueError), ("sopbench_tools.tasks.upstream", "UpstreamError", Exception),
+    ("study.fsm.edits", "EditError", ValueError), ("study.fsm.ledger", "LedgerError", RuntimeError),
+    ("study.fsm.versions", "VersionError", RuntimeError),
 ]
 
 

@@ -59,9 +59,11 @@ def test_the_shell_redirect_recipe_no_longer_freezes_an_empty_order(frozen, stud
     ("preregistration/orders/seed-2.txt", "A1\nA2\n", "is not an order of the"),
     ("preregistration/orders/seed-02.txt", "A1\n", "an order file is named seed-<s>.txt"),
     ("analysis/scoring.py", "def fc(:\n", "a syntax error at line 1"),
+    ("sopbench_tools/tasks/manifests/broken.yaml", "task: [\n", "malformed YAML"),
 ])
 def test_amend_refuses_a_file_its_loader_rejects(frozen, rel, content, says):
     path = frozen / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(content, bytes):
         path.write_bytes(content)
     else:
