@@ -12,24 +12,21 @@ from click.testing import CliRunner
 from study.cli import main
 from study.errors import StudyError
 
-ERRORS = [
-    ("study.session_io.issues", "LogError", ValueError), ("study.session_io.issues", "MetaError", ValueError),
-    ("study.runner.limits", "LimitsError", ValueError), ("study.runner.shard", "ShardError", ValueError),
-    ("study.runner.texts", "TextError", ValueError), ("study.runner.conditions", "ConditionError", ValueError),
-    ("study.runner.claim", "SessionExists", RuntimeError), ("study.runner.claim", "SessionClaimed", RuntimeError),
-    ("study.runner.preflight", "PreflightError", ValueError), ("study.runner.models", "ModelError", ValueError),
-    ("study.prereg.errors", "PreregError", Exception), ("study.prereg.errors", "PreregViolation", Exception),
-    ("study.prereg.errors", "NotFrozen", Exception), ("study.escape_routes", "RegistryError", ValueError),
-    ("study.fsm.yaml_lines", "YamlError", ValueError), ("study.fsm.frames", "FrameStoreError", RuntimeError),
-    ("study.fsm.workflow", "WorkflowError", ValueError),
-    ("study.fsm.build_referral_workflow", "SopFormatError", RuntimeError),
-    ("analysis.plan", "PlanError", ValueError), ("analysis.power.effects", "EffectsError", ValueError),
-    ("analysis.loading", "CorpusError", ValueError), ("sopbench_tools.dataset", "TaskDataError", RuntimeError),
-    ("sopbench_tools.state_log", "ToolStateError", RuntimeError), ("sopbench_tools.orders", "OrderError", ValueError),
-    ("sopbench_tools.tasks.manifest", "TaskError", ValueError), ("sopbench_tools.tasks.upstream", "UpstreamError", Exception),
-    ("study.fsm.edits", "EditError", ValueError), ("study.fsm.ledger", "LedgerError", RuntimeError),
-    ("study.fsm.versions", "VersionError", RuntimeError),
-]
+#: The package's error classes by the base each had before the root (module:class).
+BASES = {
+    ValueError: """study.session_io.issues:LogError study.session_io.issues:MetaError study.runner.limits:LimitsError
+        study.runner.shard:ShardError study.runner.texts:TextError study.runner.conditions:ConditionError
+        study.runner.preflight:PreflightError study.runner.models:ModelError study.escape_routes:RegistryError
+        study.fsm.yaml_lines:YamlError study.fsm.workflow:WorkflowError analysis.plan:PlanError
+        analysis.power.effects:EffectsError analysis.loading:CorpusError sopbench_tools.orders:OrderError
+        sopbench_tools.tasks.manifest:TaskError study.fsm.edits:EditError""",
+    RuntimeError: """study.runner.claim:SessionExists study.runner.claim:SessionClaimed study.fsm.frames:FrameStoreError
+        study.fsm.build_referral_workflow:SopFormatError sopbench_tools.dataset:TaskDataError
+        sopbench_tools.state_log:ToolStateError study.fsm.ledger:LedgerError study.fsm.versions:VersionError""",
+    Exception: """study.prereg.errors:PreregError study.prereg.errors:PreregViolation study.prereg.errors:NotFrozen
+        sopbench_tools.tasks.upstream:UpstreamError""",
+}
+ERRORS = [(*name.split(":"), base) for base, names in BASES.items() for name in names.split()]
 
 
 @pytest.mark.parametrize(("module", "name", "base"), ERRORS)
