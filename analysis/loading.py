@@ -37,6 +37,7 @@ from typing import Any
 import polars as pl
 
 from sopbench_tools.orders import DEVELOPMENT_SEED
+from study.errors import StudyError
 from study.escape_routes import ROUTE_KEYS
 from study.session_io.folders import EVENTS_NAME, exploratory_by_location, find_sessions
 from study.session_io.issues import Issue, LogError, Rule
@@ -49,7 +50,7 @@ from .sopbench_grader import sopbench_correct
 _PARALLEL_FROM = 64
 
 
-class CorpusError(ValueError):
+class CorpusError(StudyError, ValueError):
     """A set of sessions that cannot be analysed together; the message says what to do."""
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from study.errors import StudyError
+from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 
 PLAN_FILE = "predictions.yaml"
@@ -26,7 +26,7 @@ METRICS = ("decided", "correct", "compliant", "fc", "compliance", "fc_w1", "fc_w
 KINDS = ("prediction", "falsification", "catch_up")
 
 
-class PlanError(ValueError):
+class PlanError(StudyError, ValueError):
     """predictions.yaml does not follow its documented vocabulary."""
 
 
@@ -152,11 +152,11 @@ def load_plan(path: Path | None = None) -> Plan:
     """Read and check the plan (default: ``preregistration/predictions.yaml``)."""
     path = Path(path) if path else prereg_dir() / PLAN_FILE
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(read_yaml_text(path))
     except FileNotFoundError:
         raise PlanError(f"{path}: no prediction plan here; pass --plan FILE.") from None
-    except yaml.YAMLError as exc:
-        raise PlanError(f"{path}: not valid YAML: {exc}") from None
+    except YamlError as exc:
+        raise PlanError(f"{path}: not valid YAML (line {exc.line}): {exc.message}") from None
     where = str(path)
     models = {k: ModelSpec(k, str(_need(v, "name", f"{where}: models.{k}")), v.get("label", k),
                            tuple(_need(v, "seeds", f"{where}: models.{k}")))

@@ -26,7 +26,7 @@ from pathlib import Path
 import polars as pl
 
 from study.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
-from study.paths import prereg_dir, sessions_dir
+from study.paths import prereg_dir, sessions_folder
 from study.runner.conditions import load_conditions
 
 from . import exclusions
@@ -156,7 +156,7 @@ def load_analysis(sessions: Path | None = None, *, plan: Path | None = None,
                   prereg: Path | None = None, allow_simulated: bool = False,
                   include_exploratory: bool = False) -> Analysis:
     """Score a sessions folder (default: the project's) and evaluate the plan on it."""
-    corpus = load_corpus(sessions or sessions_dir(), allow_simulated=allow_simulated,
+    corpus = load_corpus(sessions_folder(sessions), allow_simulated=allow_simulated,
                          include_exploratory=include_exploratory)
     return Analysis.build(corpus, load_plan(plan), prereg or prereg_dir())
 

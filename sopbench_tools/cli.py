@@ -8,7 +8,7 @@ import click
 
 from study.cli_vocabulary import UsageError, examples
 
-from .orders import DEVELOPMENT_SEED, STUDY_SEEDS, order_for_seed, write_orders
+from .orders import DEVELOPMENT_SEED, STUDY_SEEDS, OrderError, order_for_seed, write_orders
 
 
 @click.command(epilog=examples(
@@ -26,7 +26,12 @@ def orders(seed: int | None, write: bool) -> None:
     if seed is None and not write:
         raise click.UsageError("give --seed N to print an order, or --write to write the study's orders")
     if seed is not None:
-        click.echo("\n".join(order_for_seed(seed)))
+        try:
+            order = order_for_seed(seed)
+        except OrderError as exc:   # e.g. the empty file a shell redirect into orders/ just created
+            raise UsageError(f"{exc}; to freeze a new seed's order use `study prereg add-seed {seed} "
+                             "--reason \"...\"`") from None
+        click.echo("\n".join(order))
     if write:
         from study.paths import prereg_dir
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from study.errors import StudyError
+
 DATA_DIR = Path(__file__).resolve().parent / "data"
 TASK_DIR = DATA_DIR / "referral_abuse_detection_v2"
 
@@ -39,7 +41,7 @@ ACTIONS = (
 )
 
 
-class TaskDataError(RuntimeError):
+class TaskDataError(StudyError, RuntimeError):
     """A vendored task file is missing or differs from its published hash."""
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from study.errors import StudyError
+
 from .dataset import load_task
 
 #: The study's seeds: 1 is for development only; 2–9 are the main seeds; 13–15 the seeds of
@@ -32,7 +34,7 @@ def order_key(seed: int, account_id: str) -> str:
     return hashlib.sha256(f"{seed}:{account_id}".encode("utf-8")).hexdigest()
 
 
-class OrderError(ValueError):
+class OrderError(StudyError, ValueError):
     """A frozen order file that is not an order of the batch's accounts."""
 
 

@@ -7,8 +7,10 @@ import json
 import os
 from pathlib import Path
 
+from study.errors import StudyError
 
-class ToolStateError(RuntimeError):
+
+class ToolStateError(StudyError, RuntimeError):
     """The state folder cannot be used (another batch's state, or a damaged file)."""
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from study.cli_vocabulary import UsageError
+from study.cli_vocabulary import FolderPath, UsageError
 
 NOTE = "note: the folder is now --sessions DIR for this command"
 
@@ -29,15 +29,22 @@ class HiddenArgument(click.Argument):
 def legacy_folder_argument(name: str = "legacy_folder") -> Any:
     """The old positional sessions folder, hidden; resolve it with :func:`sessions_or_legacy`."""
     return click.argument(name, required=False, cls=HiddenArgument, metavar="",
-                          type=click.Path(path_type=Path, file_okay=False))
+                          type=FolderPath(path_type=Path, file_okay=False))
 
 
 def sessions_or_legacy(sessions: Path | None, legacy: Path | None) -> Path | None:
-    """``--sessions`` or, with a note on stderr, the old positional folder; both: a usage error."""
-    if legacy is None:
+    """``--sessions`` or, with a note on stderr, the old positional folder (``old_spelling``)."""
+    return old_spelling(sessions, legacy, NOTE, "the positional folder")
+
+
+def old_spelling(sessions: Path | None, old: Path | None, note: str, old_name: str) -> Path | None:
+    """The one rule for an old spelling of the sessions folder (the positional folder of status
+    and audit, ``--out`` of run and run-all): alone, it is used with ``note`` on stderr; given
+    with ``--sessions``, both must name the same folder, else a usage error."""
+    if old is None:
         return sessions
-    if sessions is not None:
-        raise UsageError(f"the sessions folder is given twice ({legacy} and --sessions {sessions}); "
+    click.echo(note, err=True)
+    if sessions is not None and Path(sessions) != Path(old):
+        raise UsageError(f"the sessions folder is given twice, as --sessions {sessions} and as {old_name} {old}; "
                          "give it once, as --sessions DIR")
-    click.echo(NOTE, err=True)
-    return legacy
+    return Path(old)

@@ -43,20 +43,31 @@ class NothingToShow(click.ClickException):
     exit_code = NOTHING
 
 
+class FolderPath(click.Path):
+    """``click.Path`` that refuses an empty or blank value (``--sessions ""`` would otherwise be the
+    current folder)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty: give a folder, e.g. sessions/", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def sessions_option(*, help: str | None = None, exists: bool = False) -> Callable[[F], F]:
     """``--sessions DIR``: the sessions folder (default: the project's ``sessions/``).
 
-    The value is ``None`` when not given; resolve it with ``study.paths.sessions_dir()``.
+    The value is ``None`` when not given; resolve it once, at the command's edge, with
+    ``study.paths.sessions_folder(value)`` and pass the path down.
     """
     return click.option(
-        "--sessions", "sessions", type=click.Path(path_type=Path, file_okay=False, exists=exists), default=None,
+        "--sessions", "sessions", type=FolderPath(path_type=Path, file_okay=False, exists=exists), default=None,
         metavar="DIR", help=help or "The sessions folder [default: sessions/ of the project].")
 
 
 def out_option(*, help: str | None = None) -> Callable[[F], F]:
     """``--out DIR``: the folder a command writes its output files into."""
     return click.option(
-        "--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None, metavar="DIR",
+        "--out", "out", type=FolderPath(path_type=Path, file_okay=False), default=None, metavar="DIR",
         help=help or "Write the output files into DIR instead of printing them.")
 
 

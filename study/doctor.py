@@ -12,7 +12,8 @@ then checks, each with what to fix when it fails:
   and record decisions, and ``resume`` continues the same session;
 - the sessions folder is writable.
 
-Exit code 0 only when all of them hold. The API key is reported, never required.
+Exit code 0 only when all of them hold. The API key is reported, never required; without it the
+last line says what a confirmatory run still needs.
 """
 
 from __future__ import annotations
@@ -86,24 +87,22 @@ def check_frozen_runtime() -> Check:
                      "the freeze records the runtime: `study prereg runtime --write`, commit it, then `study prereg "
                      f"freeze` (or record it in a frozen plan: `study prereg amend --reason \"...\" {rel}`)")
     try:
-        from study.prereg import verify
-        from study.prereg.errors import PreregError
+        from study.prereg.chain import read_chain
         from study.prereg.runtime import check_runtime
 
-        report = verify(root)
-        runtime = report.runtime or check_runtime(root, report.effective)   # None when the chain is broken
+        chain = read_chain(root)   # the manifest in effect, without the rest of verify
     except ImportError as exc:
         return Check("frozen runtime", False, f"cannot be checked: {exc}", "reinstall: " + INSTALL)
-    except PreregError as exc:
-        return Check("frozen runtime", False, f"not frozen: {exc}", "see `study prereg verify`")
+    if chain.freeze is None and not chain.manifest:
+        return Check("frozen runtime", False, f"not frozen: there is no freeze in {root} ({chain.problems[0]})",
+                     "freeze the plan with `study prereg freeze` once it is final")
+    if chain.problems:
+        return Check("frozen runtime", False, f"cannot be checked: the chain of records is broken ({chain.problems[0]})",
+                     "see `study prereg verify`")
+    runtime = check_runtime(root, chain.effective)
     if not runtime.ok:
-        problems = [p.removeprefix("runtime: ") for p in runtime.problems]
-        if len(problems) == 1:  # the one message says what to do
-            return Check("frozen runtime", False, problems[0])
-        return Check("frozen runtime", False, "; ".join(problems[:-1]), problems[-1])
-    detail = f"matches {rel} (CLI, SDK and lock)"
-    for note in runtime.notes:
-        detail += "; " + note.removeprefix("runtime: ")
+        return Check("frozen runtime", False, "; ".join(runtime.failures), runtime.fix or "")
+    detail = "; ".join([f"matches {rel} (CLI, SDK and lock)", *runtime.differences])
     return Check("frozen runtime", True, detail)
 
 
@@ -164,21 +163,36 @@ def session_checks(path: Path | None) -> list[Check]:
 
 
 def check_sessions_folder(folder: Path | None = None) -> Check:
-    """Can sessions be written to ``folder`` (default: the project's sessions/)?"""
-    from study.paths import sessions_dir
+    """Can sessions be written to ``folder`` (default: the project's sessions/)? The same check
+    ``study run`` makes before it starts (``preflight.check_out_root``)."""
+    from study.paths import sessions_folder
+    from study.runner.preflight import PreflightError, check_out_root
 
-    folder = folder or sessions_dir()
-    existing = folder if folder.is_dir() else next((p for p in folder.parents if p.is_dir()), None)
+    folder = sessions_folder(folder)
     try:
-        if existing is None:
-            raise OSError("no existing parent folder")
-        with tempfile.NamedTemporaryFile(dir=existing, prefix=".study-doctor-"):
-            pass
-    except OSError as exc:
-        return Check("sessions folder", False, f"{folder} is not writable: {exc.strerror or exc}",
-                     f"make {existing or folder} writable for this user, or set STUDY_ROOT to a checkout you can write")
-    state = "is writable" if existing == folder else f"does not exist yet; {existing} is writable"
+        check_out_root(folder, "sessions folder")
+    except PreflightError as exc:
+        return Check("sessions folder", False, str(exc),
+                     f"give a folder this user can write with --sessions, or set STUDY_ROOT to a checkout you can write")
+    state = "is writable" if folder.is_dir() else "does not exist yet and can be created"
     return Check("sessions folder", True, f"{folder} {state}")
+
+
+def missing_for_a_real_run(environ: dict[str, str] | None = None) -> list[str]:
+    """What a confirmatory run of the default model still needs that doctor does not require:
+    its API key (the simulator needs none)."""
+    from study.runner.models import ModelError, load_models
+
+    environ = dict(os.environ if environ is None else environ)
+    try:
+        table = load_models()
+        entry = table.models[table.default]
+    except (ModelError, KeyError) as exc:
+        return [f"the models table cannot be read ({exc})"]
+    if environ.get(entry.api_key_env, "").strip():
+        return []
+    return [f"{entry.api_key_env} is not set: the default model {table.default} needs it "
+            f"(export {entry.api_key_env}=..., or a relay's key with ANTHROPIC_BASE_URL)"]
 
 
 @click.command(epilog=examples(
@@ -215,4 +229,9 @@ def doctor(sessions: Path | None) -> None:
         click.echo(f"Not ready: {len(failed)} check(s) failed ({', '.join(failed)}). "
                    "Fix them and run `study doctor` again.")
         sys.exit(1)
+    missing = missing_for_a_real_run()
+    if missing:
+        click.echo("Ready for simulated sessions; a confirmatory run still needs: " + "; ".join(missing)
+                   + ". Then `study prereg verify` (the frozen plan is intact).")
+        return
     click.echo("Ready for a confirmatory run (then `study prereg verify`: the frozen plan is intact).")

@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from study.errors import StudyError
+
 
 class Measure(StrEnum):
     """What a route's per-session value is."""
@@ -108,7 +110,7 @@ TURN_ENDS_HEADER = "Turn ends, accounts left"
 ROUTE_KEYS: tuple[str, ...] = tuple(r.key for r in ESCAPE_ROUTES)
 
 
-class RegistryError(ValueError):
+class RegistryError(StudyError, ValueError):
     """The registry is inconsistent, or a consumer does not cover it exactly."""
 
 

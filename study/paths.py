@@ -39,8 +39,19 @@ def prereg_dir() -> Path:
     return project_root() / "preregistration"
 
 
+#: The sessions folder's name under the project root.
+SESSIONS = "sessions"
+
+
 def sessions_dir() -> Path:
-    return project_root() / "sessions"
+    """The project's default sessions folder (``sessions/`` of the project root)."""
+    return project_root() / SESSIONS
+
+
+def sessions_folder(given: Path | str | None) -> Path:
+    """The sessions folder a command uses: the one given (``--sessions DIR``), else the project's
+    ``sessions/``. Each command resolves it once, at its edge, and passes the path down."""
+    return Path(given) if given is not None else sessions_dir()
 
 
 def figures_dir() -> Path:

@@ -47,6 +47,26 @@ def freeze_tree():
     return freeze_committed
 
 
+def frozen_copy(dest: Path) -> Path:
+    """A self-contained frozen checkout at ``dest`` (see ``frozen_project``); also used by
+    benchmarks/slurm_single_node.sh."""
+    from study.environment import lock_path
+    from study.paths import project_root
+    from study.prereg.files import CODE_PACKAGES, RECORD_FILES
+    from study.prereg.imported import package_dir
+    from study.prereg.runtime import write_runtime
+
+    source = project_root()
+    records = {Path(rel).name for rel in RECORD_FILES}
+    shutil.copytree(source / "preregistration", dest / "preregistration",
+                    ignore=shutil.ignore_patterns("__pycache__", *records))
+    for name in CODE_PACKAGES:
+        shutil.copytree(package_dir(name), dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(lock_path(), dest / lock_path().name)
+    write_runtime(dest)
+    return freeze_committed(init_committed(dest))
+
+
 @pytest.fixture
 def frozen_project(monkeypatch):
     """``frozen_project(dest)``: a self-contained checkout at ``dest``, frozen there (the freeze
@@ -58,22 +78,8 @@ def frozen_project(monkeypatch):
     command at it with ``STUDY_ROOT=dest``; the real tree's freeze is never touched."""
     import os
 
-    from study.environment import lock_path
-    from study.paths import project_root
-    from study.prereg.files import CODE_PACKAGES, RECORD_FILES
-    from study.prereg.imported import package_dir
-    from study.prereg.runtime import write_runtime
-
     def make(dest: Path) -> Path:
-        source = project_root()
-        records = {Path(rel).name for rel in RECORD_FILES}
-        shutil.copytree(source / "preregistration", dest / "preregistration",
-                        ignore=shutil.ignore_patterns("__pycache__", *records))
-        for name in CODE_PACKAGES:
-            shutil.copytree(package_dir(name), dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copyfile(lock_path(), dest / lock_path().name)
-        write_runtime(dest)
         monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(dest), os.environ.get("PYTHONPATH")])))
-        return freeze_committed(init_committed(dest))
+        return frozen_copy(dest)
 
     return make

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -33,6 +34,13 @@ def parse_seeds(text: str) -> list[int]:
             raise UsageError(f"--seeds {text!r}: counts lie in 1..{MAX_SEEDS}, low to high")
         out.update(range(lo, hi + 1))
     return sorted(out)
+
+
+def _finite(value: float, name: str) -> float:
+    """A float option that is a number (click's FloatRange lets NaN through: every comparison is false)."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value!r} is not a number; give a finite value", param_hint=name)
+    return value
 
 
 def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated: bool,
@@ -80,6 +88,7 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
 @click.option("--rng-seed", default=0, show_default=True, type=click.IntRange(0, None),
               help="Seed of the random generator (same seed, same bytes).")
 @click.option("--alpha", default=ALPHA, show_default=True, type=click.FloatRange(0, 1, min_open=True),
+              callback=lambda ctx, param, value: _finite(value, "--alpha"),
               help="Significance level of the sign and Wilcoxon tests.")
 @click.option("--plan", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Prediction plan (default: preregistration/predictions.yaml).")

@@ -30,12 +30,14 @@ its file and line, and what to write instead.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from study.errors import StudyError
 from study.fsm.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
 from ..plan import METRICS, Plan
@@ -44,7 +46,7 @@ from ..scoring import WINDOW
 COUNTS = ("decided", "correct", "compliant", "fc")
 
 
-class EffectsError(ValueError):
+class EffectsError(StudyError, ValueError):
     """The effect model cannot be used; the message names the file, the line and the fix."""
 
 
@@ -102,6 +104,8 @@ def _number(raw: Any, path: Path, line: int, what: str, *, none_ok: bool = False
         return None
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         raise _err(path, line, f"{what} must be a number, got {raw!r}")
+    if not math.isfinite(raw):
+        raise _err(path, line, f"{what} must be a finite number, got {raw!r}")
     return float(raw)
 
 

@@ -28,10 +28,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+from study.errors import StudyError
+
 from .task import Task
 
 
-class UpstreamError(Exception):
+class UpstreamError(StudyError):
     """Upstream's tool raised: ``str()`` is its message."""
 
 

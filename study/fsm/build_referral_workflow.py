@@ -33,6 +33,7 @@ from pathlib import Path
 from sopbench_tools.dataset import load_task
 from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
 
+from study.errors import StudyError
 from study.paths import prereg_dir
 from study.task_procedure import referral_procedure
 
@@ -57,7 +58,7 @@ UNATTENDED_PARAGRAPH = (
 )
 
 
-class SopFormatError(RuntimeError):
+class SopFormatError(StudyError, RuntimeError):
     """The SOP text lacks a section this script copies."""
 
 

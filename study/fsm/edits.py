@@ -28,10 +28,11 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
-import yaml
+from study.errors import StudyError
 
 from .build_referral_workflow import _dump
 from .workflow_loader import STATE_KEYS, TRANSITION_KEYS
+from .yaml_lines import YamlError, load_yaml
 
 #: Top-level keys ``alter_workflow`` may set.
 WORKFLOW_KEYS = ("description", "tools", "variables", "initial", "exit", "pause")
@@ -39,7 +40,7 @@ WORKFLOW_KEYS = ("description", "tools", "variables", "initial", "exit", "pause"
 PROTECTED_KEYS = ("workflow", "check_modules")
 
 
-class EditError(ValueError):
+class EditError(StudyError, ValueError):
     """An edit that cannot be applied to the workflow (says which edit and why)."""
 
 
@@ -58,8 +59,8 @@ def apply_edits(text: str, edits: Any) -> str:
     if not isinstance(edits, list) or not edits:
         raise EditError("'edits' must be a non-empty list of edits, each a mapping with 'op'")
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+        doc = load_yaml(text)
+    except YamlError as exc:
         raise EditError(f"the current workflow text is not valid YAML ({exc}); propose a complete text instead") from None
     if not isinstance(doc, dict):
         raise EditError("the current workflow text is not a mapping; propose a complete text instead")

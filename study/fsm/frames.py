@@ -24,11 +24,13 @@ from typing import Any, Iterator
 
 import orjson
 
+from study.errors import StudyError
+
 FRAME_SCHEMA = 1
 _AGENT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 
 
-class FrameStoreError(RuntimeError):
+class FrameStoreError(StudyError, RuntimeError):
     """The frames file exists but cannot be used (names the file and what to do)."""
 
 

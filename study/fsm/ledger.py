@@ -23,13 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from study.errors import StudyError
+
 LEDGER_NAME = "proposals.jsonl"
 KINDS = ("proposal", "accepted", "rejected", "migrated")
 #: The largest ledger read (bytes): a longer one is refused rather than read into memory.
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
 
 
-class LedgerError(RuntimeError):
+class LedgerError(StudyError, RuntimeError):
     """The ledger cannot be read, or a proposal id is unknown (names the file and what to do)."""
 
 

@@ -21,8 +21,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import yaml
-
 from .edits import EditError, apply_edits
 from .ledger import Ledger
 from .outcomes import FsmRefusal
@@ -30,6 +28,7 @@ from .runtime import FsmRuntime
 from .tool_api import FsmToolSpec
 from .versions import sha256_text, utc_stamp
 from .workflow import Workflow, WorkflowError
+from .yaml_lines import YamlError, load_yaml
 
 PROPOSE_TOOL = "propose_workflow_change"
 #: The longest proposal (its arguments as JSON) and proposed text (characters).
@@ -82,8 +81,8 @@ def check_text(text: str, current: Workflow, file: str) -> list[dict[str, Any]]:
         return {"line": line, "message": message, "source": source}
 
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
+        doc = load_yaml(text)
+    except YamlError:
         doc = None  # the loader reports it, with its line
     if isinstance(doc, dict):
         if (doc.get("check_modules") or []) != list(_current_modules(current)):
@@ -100,8 +99,8 @@ def check_text(text: str, current: Workflow, file: str) -> list[dict[str, Any]]:
 
 def _current_modules(current: Workflow) -> tuple[str, ...]:
     try:
-        doc = yaml.safe_load(Path(current.file).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        doc = load_yaml(Path(current.file).read_text(encoding="utf-8"))
+    except (OSError, YamlError):
         return ()
     return tuple(doc.get("check_modules") or []) if isinstance(doc, dict) else ()
 

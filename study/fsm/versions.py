@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from study.errors import StudyError
 from study.paths import prereg_dir
 
 from .workflow import Workflow, WorkflowError
@@ -37,7 +38,7 @@ VERSIONS_DIR = ".versions"
 CHAIN_NAME = "chain.jsonl"
 
 
-class VersionError(RuntimeError):
+class VersionError(StudyError, RuntimeError):
     """The version store cannot be read or written (names the file and what to do)."""
 
 

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from study.errors import StudyError
+
 from .checks import RegisteredCheck
 from .permissions import Permissions
 
@@ -54,7 +56,7 @@ class Problem:
     message: str
 
 
-class WorkflowError(ValueError):
+class WorkflowError(StudyError, ValueError):
     """A workflow file that cannot be used. ``problems`` lists each (line, what to fix)."""
 
     def __init__(self, file: str | Path, problems: list[Problem]):

@@ -8,12 +8,14 @@ manifest. Entries are appended, never edited.
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any, Iterable
 
 from study.paths import project_root
 from study.session_io.writer import utc_now
 
+from .amend_checks import check_amended_file
 from .errors import PreregError
 from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, MANIFEST, is_frozen_path, sha256_file
 from .gitinfo import head_commit
@@ -24,11 +26,10 @@ from .verify import verify
 def amend(files: Iterable[str | Path], reason: str, root: Path | None = None) -> dict[str, Any]:
     """Append an amendment covering ``files`` (paths relative to the working directory or to
     the project root, or absolute); return the entry written. Raises ``PreregError`` if the
-    reason is empty, a file is not frozen or unchanged, or the chain is already broken."""
+    reason is empty or not one line of printable text, a file is not frozen, unchanged or does
+    not load as the study reads it, or the chain is already broken."""
     root = Path(root) if root is not None else project_root()
-    reason = (reason or "").strip()
-    if not reason:
-        raise PreregError('An amendment needs a reason: --reason "what changed and why".')
+    reason = check_reason(reason)
     paths = list(dict.fromkeys(_relative(root, f) for f in files))
     if not paths:
         raise PreregError("Name the files the amendment covers: study prereg amend --reason \"…\" FILE...")
@@ -56,6 +57,9 @@ def amend(files: Iterable[str | Path], reason: str, root: Path | None = None) ->
                 f"{rel} is unchanged since the manifest in effect: nothing to amend. Edit the file "
                 "first, then record the amendment before any run uses it."
             )
+        problem = check_amended_file(root, rel)
+        if problem is not None:
+            raise PreregError(f"{problem}; fix the file, then amend again (nothing was recorded).")
         changes.append({"path": rel, "old_sha256": old, "new_sha256": new})
     entry = seal({
         "n": len(report.amendments) + 1,
@@ -67,6 +71,41 @@ def amend(files: Iterable[str | Path], reason: str, root: Path | None = None) ->
     })
     append_amendment(root, entry)
     return entry
+
+
+#: The longest reason an amendment records (it is listed under the tables).
+MAX_REASON = 1000
+
+
+def check_reason(reason: str | None) -> str:
+    """The reason, stripped: one line of printable text (no newline, tab, terminal escape or other
+    control or format character, which would forge or hide lines where the reason is listed)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise PreregError('An amendment needs a reason: --reason "what changed and why".')
+    odd = sorted({c for c in reason if _unsafe(c)})
+    if odd:
+        shown = ", ".join(f"U+{ord(c):04X}" for c in odd)
+        raise PreregError(f"An amendment's reason is one line of printable text; this one holds {shown} "
+                          "(a newline, tab, escape or other control character): write it on one line.")
+    if len(reason) > MAX_REASON:
+        raise PreregError(f"An amendment's reason has at most {MAX_REASON} characters (this one has "
+                          f"{len(reason)}): say what changed and why in a sentence or two.")
+    return reason
+
+
+def _unsafe(char: str) -> bool:
+    return unicodedata.category(char) in _UNSAFE_CATEGORIES
+
+
+#: Control, format (bidi overrides, zero-width), separator, surrogate, private and unassigned.
+_UNSAFE_CATEGORIES = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
+
+
+def shown(text: object) -> str:
+    """``text`` for a terminal: every character a reason may not hold written as its escape
+    (``\\n``, ``\\x1b``, ``\\u202e``), so a recorded entry can neither forge a line nor move the cursor."""
+    return "".join(c.encode("unicode_escape").decode("ascii") if _unsafe(c) else c for c in str(text))
 
 
 def _relative(root: Path, name: str | Path) -> str:

@@ -5,7 +5,8 @@ For each session folder (one holding ``meta.json`` or ``events.jsonl``) the audi
 of the chain record in effect at its start (the freeze, or the latest amendment recorded before
 it started); its code version is recorded; and (``session_checks``) its CLI and SDK versions
 against the runtime then in effect, and its code version against the manifest then in effect
-(through git); its status. Sessions the analysis leaves out
+(through git); its status; and (``record_checks``) its three records against each other:
+meta.json against the log, the log against itself and the CLI's transcript. Sessions the analysis leaves out
 (voided, incomplete, exploratory: the rules of ``analysis.loading``) are listed with the reason
 and not checked.
 """
@@ -24,6 +25,7 @@ from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.reader import read_log
 from study.session_io.vocabulary import status_voids
 
+from .record_checks import check_order, check_records
 from .session_checks import SessionChecks
 from .verify import Link, Report
 
@@ -101,6 +103,11 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None,
             checks.check_runtime(in_effect, start, meta, problems, result.notes)
             checks.check_code_version(in_effect, start.get("code_version") or meta.get("code_version"),
                                       problems, result.notes)
+            check_order(checks.root, in_effect.files, start, problems, result.notes)
+    records = check_records(path, meta)   # meta against the log, the log against the transcript
+    problems.extend(records.problems)
+    result.notes.extend(records.notes)
+    result.simulated = result.simulated or records.simulated is not None
     return result
 
 

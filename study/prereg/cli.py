@@ -9,9 +9,11 @@ import click
 
 from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli_vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
-from study.paths import project_root, sessions_dir
+from study.paths import project_root, sessions_folder
 
 from .amend import amend as record_amendment
+from .amend import shown
+from .seeds import add_seed
 from .audit import audit_sessions
 from .errors import PreregError
 from .files import FREEZE_RECORD, MANIFEST, RUNTIME, format_manifest
@@ -157,15 +159,37 @@ def runtime_command(write: bool) -> None:
 @click.option("--reason", required=True, help="What changed and why (kept in the record and listed under the tables).")
 @click.argument("files", nargs=-1, required=True)
 def amend_command(reason: str, files: tuple[str, ...]) -> None:
-    """Record a change to frozen FILES before any run uses it (edit first, then amend)."""
+    """Record a change to frozen FILES before any run uses it (edit first, then amend).
+
+    Each file must load as the study reads it (an order of the accounts, YAML its loader takes,
+    a valid workflow, a text with its placeholders); a refusal records nothing and exits 2."""
     try:
         entry = record_amendment(files, reason)
     except PreregError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
+    _echo_amendment(entry)
+
+
+def _echo_amendment(entry: dict) -> None:
     click.echo(f"Recorded amendment {entry['n']} at {entry['time']}:")
     for change in entry["files"]:
         click.echo(f"  {change['path']}: {change['old_sha256']} -> {change['new_sha256']}")
     click.echo(f"Effective manifest sha256 is now {entry['sha256']}. Commit preregistration/amendments.jsonl.")
+
+
+@prereg.command("add-seed", epilog=examples(
+    "study prereg add-seed 10 --reason \"replace seed 4, whose sessions were voided twice (plan, section 7)\"",
+))
+@click.option("--reason", required=True, help="Why the seed is added (kept in the record and listed under the tables).")
+@click.argument("seed", type=click.IntRange(min=1))
+def add_seed_command(seed: int, reason: str) -> None:
+    """Freeze the order of a new SEED: write preregistration/orders/seed-SEED.txt from the
+    order's formula and record the amendment, in one step (nothing is written if it is refused)."""
+    try:
+        entry = add_seed(seed, reason, project_root())
+    except PreregError as exc:
+        raise UsageError(str(exc)) from exc
+    _echo_amendment(entry)
 
 
 @prereg.command("show", epilog=examples(
@@ -191,9 +215,11 @@ def show_command(as_manifest: bool, anchor: bool) -> None:
                f"{freeze.get('files')} files, dirty={freeze.get('git_dirty')}")
     click.echo(f"Analysis code sha256 at the freeze: {freeze.get('analysis_code_sha256')}")
     for entry in report.amendments:
-        click.echo(f"Amendment {entry.get('n')} ({entry.get('time')}): {entry.get('reason')}")
+        click.echo(f"Amendment {shown(entry.get('n'))} ({shown(entry.get('time'))}): {shown(entry.get('reason'))}")
         for change in entry.get("files") or []:
-            click.echo(f"  {change.get('path')}: {change.get('old_sha256')} -> {change.get('new_sha256')}")
+            change = change if isinstance(change, dict) else {"path": change}
+            click.echo(f"  {shown(change.get('path'))}: {shown(change.get('old_sha256'))} -> "
+                       f"{shown(change.get('new_sha256'))}")
     if report.chain_intact:
         click.echo(f"Effective manifest sha256: {report.effective_sha256}")
     else:
@@ -230,13 +256,13 @@ def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
     out, with the reason. Exit 0 when every analysed session passes, 1 when one fails, 4 when
     there is nothing to audit (no session, or none the analysis counts)."""
     given = sessions_or_legacy(sessions, legacy_folder)
-    directory = given or sessions_dir()
+    directory = sessions_folder(given)
     if not directory.is_dir():
         if given is None:   # no input was bad: there are no sessions yet
             raise NothingToShow(f"nothing to audit: {directory} does not exist yet (no session has run); "
                                 "pass another sessions folder with --sessions DIR")
         raise UsageError(f"{directory} is not a folder; pass the sessions folder with --sessions DIR "
-                         f"(default: {sessions_dir()})")
+                         f"(default: {sessions_folder(None)})")
     report = _verify_or_fail()
     if not report.chain_intact:
         for problem in report.problems:

@@ -8,8 +8,10 @@ at all, so a caller can tell "not frozen yet" from "frozen and then changed".
 
 from __future__ import annotations
 
+from study.errors import StudyError
 
-class PreregError(Exception):
+
+class PreregError(StudyError):
     """A preregistration command was refused; the message says why and what to do."""
 
 

@@ -86,16 +86,29 @@ def runtime_for_hash(root: Path, sha256: str | None) -> dict[str, Any] | None:
 
 @dataclass
 class RuntimeCheck:
-    """The runtime in effect (``expected``) against the one found; ``problems`` refuse a run."""
+    """The runtime in effect (``expected``) against the one found.
+
+    ``failures`` refuse a run and ``fix`` says what to do about them; ``differences`` are only
+    reported. Each is a sentence of its own; ``problems`` and ``notes`` are the same sentences as
+    ``study prereg verify`` lists them (``runtime: ...``)."""
 
     expected: dict[str, Any] | None
     found: dict[str, Any]
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    fix: str | None = None
+    differences: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.failures
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"runtime: {text}" for text in [*self.failures, *([self.fix] if self.fix else [])]]
+
+    @property
+    def notes(self) -> list[str]:
+        return [f"runtime: {text}" for text in self.differences]
 
     def rows(self) -> list[tuple[str, Any, Any, bool]]:
         """``(field, expected, found, same)`` for every field, refused ones first."""
@@ -110,34 +123,25 @@ def check_runtime(root: Path, effective: dict[str, str]) -> RuntimeCheck:
     try:
         found = current_runtime()
     except (ImportError, OSError) as exc:  # a broken install: say so instead of a traceback
-        return RuntimeCheck(None, {}, problems=[
-            f"runtime: the installed runtime cannot be read ({exc}): reinstall from the lock "
-            "(`pip install --require-hashes -r requirements.lock`)"
-        ])
+        return RuntimeCheck(None, {}, [f"the installed runtime cannot be read ({exc})"],
+                            fix="reinstall from the lock (`pip install --require-hashes -r requirements.lock`)")
     if RUNTIME not in effective:
-        return RuntimeCheck(None, found, problems=[
-            f"runtime: the preregistration in effect records no runtime ({RUNTIME}): write it with "
-            f"`study prereg runtime --write` and record it with `study prereg amend --reason \"record the "
-            f"runtime\" {RUNTIME}` (or freeze with it)"
-        ])
+        return RuntimeCheck(None, found, [f"the preregistration in effect records no runtime ({RUNTIME})"], fix=(
+            f"write it with `study prereg runtime --write` and record it with `study prereg amend --reason \"record "
+            f"the runtime\" {RUNTIME}` (or freeze with it)"))
     expected = runtime_for_hash(root, effective[RUNTIME])
     if expected is None:
-        return RuntimeCheck(None, found, problems=[
-            f"runtime: {RUNTIME} in effect (sha256 {effective[RUNTIME][:16]}…) cannot be read: restore it from git"
-        ])
+        return RuntimeCheck(None, found, [f"{RUNTIME} in effect (sha256 {effective[RUNTIME][:16]}…) cannot be read"],
+                            fix="restore it from git")
     check = RuntimeCheck(expected, found)
     for name, words in REFUSING.items():
         if expected.get(name) != found.get(name):
-            check.problems.append(
-                f"runtime: {words} differs: expected {expected.get(name)} ({RUNTIME}), found {found.get(name)}"
-            )
+            check.failures.append(f"{words} differs: expected {expected.get(name)} ({RUNTIME}), found {found.get(name)}")
     for name, words in REPORTED.items():
         if expected.get(name) != found.get(name):
-            check.notes.append(f"runtime: {words} {found.get(name)} differs from the frozen {expected.get(name)} "
-                               "(reported, not refused)")
-    if check.problems:
-        check.problems.append(
-            "runtime: install the frozen runtime (`pip install --require-hashes -r requirements.lock`), or record "
-            f"the change first: `study prereg runtime --write` then `study prereg amend --reason \"why\" {RUNTIME}`"
-        )
+            check.differences.append(f"{words} {found.get(name)} differs from the frozen {expected.get(name)} "
+                                     "(reported, not refused)")
+    if check.failures:
+        check.fix = ("install the frozen runtime (`pip install --require-hashes -r requirements.lock`), or record "
+                     f"the change first: `study prereg runtime --write` then `study prereg amend --reason \"why\" {RUNTIME}`")
     return check

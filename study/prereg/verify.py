@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from study.paths import project_root
+from study.paths import SESSIONS, project_root
 
 from .chain import Link, read_chain
 from .errors import NotFrozen, PreregError, PreregViolation
@@ -132,7 +132,7 @@ def verify(root: Path | None = None) -> Report:
     report.imported = compare_imported(root, effective)
     if report.chain_intact:
         report.runtime = check_runtime(root, effective)
-        report.sessions = foreign_manifests(root / "sessions", report.links)
+        report.sessions = foreign_manifests(root / SESSIONS, report.links)
     return report
 
 

@@ -7,7 +7,9 @@ server call back into:
   and attaches the reminder once per account to the first successful data-tool result for that
   account (conditions with ``reminder``).
 - ``pre_tool_use`` (PreToolUse hook): the tool-call gate for conditions with ``tool_gate``; a
-  refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason.
+  refused call is logged as ``tool_call`` with ``allowed: false`` and the model sees the reason;
+  ``refusals`` counts them since the last new decision (the exploratory conditions' limit
+  ``gate_refusals``, enforced by the driver).
 - ``post_tool_use`` (PostToolUse/PostToolUseFailure hooks): tells the FSM runtime about every
   completed call (``observe``) and logs the FSM tools' calls; logs the automatic transitions the
   runtime committed (``automatic: true``) and returns the hook's additional context (the new
@@ -28,8 +30,9 @@ parsing and the deny/block outputs come from ``study.fsm.hooks``, the same funct
 study measures is the one the package offers. The bridge adds only logging, the reminder and
 the count of stop blocks.
 
-It knows nothing about processes or limits other than what the log needs; ``session.py`` drives
-the calls and reads ``decisions``/``last_decision_at`` to enforce the limits.
+It knows nothing about processes or limits other than what the log needs; ``driver.py`` drives
+the calls and reads ``decisions``/``last_decision_at`` (and ``stop_cap_reached``) to enforce the
+limits.
 """
 
 from __future__ import annotations
@@ -85,7 +88,18 @@ class SessionBridge:
         self.consecutive_blocks = 0
         #: The running call's turn was ended by the CLI's stop-hook block cap (reset by ``new_call``).
         self.stop_cap_reached = False
+        #: Calls the tool gate refused since the last new decision (``on_refusal`` is told each one).
+        self.refusals = 0
+        self.on_refusal: Any = None
         self._call_ids: dict[str, list[str]] = {}
+
+    def _emit(self, kind: str, **fields: Any) -> None:
+        """Log an event. A failed write (a full disk) is not raised into the CLI's hooks and tool
+        server: the log keeps it (``EventLog.failed``) and the driver ends the session on it."""
+        try:
+            self.log.emit(kind, **fields)
+        except OSError:
+            pass
 
     # ----- state the session driver reads ------------------------------------------------------
 
@@ -109,20 +123,22 @@ class SessionBridge:
     # ----- the SOP-Bench tools -----------------------------------------------------------------
 
     def after_call(self, name: str, args: dict, result: ToolResult) -> list[str]:
-        """Log a completed SOP-Bench call, tell the FSM, attach the reminder if due."""
+        """Log a completed SOP-Bench call (with its tool_use id) and attach the reminder if due; the
+        FSM learns of the call from the PostToolUse hook (``post_tool_use``), not from here."""
         decided_before = self.decisions
         attach = (self.condition.reminder and result.ok and name in self.box.task.data_tools and bool(result.account)
                   and result.account not in self.reminded)
         if attach:
             self.reminded.add(result.account)
         fields: dict[str, Any] = {"result": result.text} if result.ok else {"error": result.text}
-        self.log.emit(
+        self._emit(
             EventKind.TOOL_CALL, server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
             allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
             reminder_attached=attach, **fields,
         )
         if name == self.box.task.decision.tool and self.decisions > decided_before:
             self.last_decision_at = time.monotonic()
+            self.refusals = 0
         return [self.reminder] if attach else []
 
     def _pop_call_id(self, tool: str, args: Any) -> str | None:
@@ -144,11 +160,14 @@ class SessionBridge:
             if reason is not None:
                 account = args.get(self.box.task.item.id_column) if isinstance(args, dict) else None
                 where = {"server": server} if server is not None else {}  # no server: a built-in tool
-                self.log.emit(
+                self._emit(
                     EventKind.TOOL_CALL, **where, tool=tool, args=args,
                     account=account if isinstance(account, str) else None,
                     allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
                 )
+                self.refusals += 1
+                if self.on_refusal is not None:
+                    self.on_refusal(self.refusals)
                 return output
         if server is not None and call_id:
             self._call_ids.setdefault(_args_key(tool, args), []).append(call_id)
@@ -171,7 +190,7 @@ class SessionBridge:
         ok = fsm_hooks.tool_call_ok(hook_input)
         self._pop_call_id(tool, args)
         fields = {"result": text} if ok else {"error": text}
-        self.log.emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
+        self._emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
                       state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
         return {}
 
@@ -190,28 +209,28 @@ class SessionBridge:
             message = fsm_hooks.refusal(output)
             if message is not None:
                 if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:
-                    self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None,
+                    self._emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None,
                                   stop_hook_active=active, block_cap_reached=True)
                     self.consecutive_blocks = 0
                     self.stop_cap_reached = True
                 else:
                     self.consecutive_blocks += 1
-                    self.log.emit(EventKind.STOP, accounts_left=left, outcome="blocked", reason=message,
+                    self._emit(EventKind.STOP, accounts_left=left, outcome="blocked", reason=message,
                                   stop_hook_active=active)
                 return output
         self.consecutive_blocks = 0
-        self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
+        self._emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
         return {}
 
     def _log_automatic(self, result: Any) -> None:
         """An automatic transition the runtime committed after a call (workflows such as FSM-lean)."""
-        self.log.emit(EventKind.TRANSITION, **{"from": result.from_state, "to": result.to_state, "ok": True,
+        self._emit(EventKind.TRANSITION, **{"from": result.from_state, "to": result.to_state, "ok": True,
                                                "reason": result.reason, "automatic": True})
 
     def on_fsm_event(self, kind: str, fields: dict[str, Any]) -> None:
         """The FSM tools' event sink: log each transition request (``from``, ``to``, ``ok``, ``reason``)."""
-        self.log.emit(kind, **fields)
+        self._emit(kind, **fields)
 
     async def pre_compact(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        self.log.emit(EventKind.COMPACTION, trigger=hook_input.get("trigger", "auto"))
+        self._emit(EventKind.COMPACTION, trigger=hook_input.get("trigger", "auto"))
         return {}

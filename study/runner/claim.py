@@ -18,6 +18,13 @@ file alone and its recorded identity: a claim of a dead runner on this host (pid
 with another start time) is stale and taken over; a claim from another host is refused with its
 path, to be removed by hand once that runner is known to be gone. (Without locks, two runners
 that break the same stale claim at the same moment can both succeed; with locks they cannot.)
+
+Whether a ``running`` session still runs is decided the same way (``session_status``, read by
+``study status`` and ``run-all``): where ``flock`` works, its claim's lock is the judge wherever
+its runner ran (a node that crashed leaves a claim whose lock is free: the session is
+``unfinished``, rerun by ``--rerun-voided``); no claim file at all means no runner holds it;
+only without locks does the recorded identity decide (``meta.runner_gone``). Looking at the lock
+takes it for an instant, so a runner claiming the folder at that moment tries again.
 """
 
 from __future__ import annotations
@@ -27,23 +34,43 @@ import errno
 import fcntl
 import json
 import os
+import stat
+import time
 from pathlib import Path
 from typing import Any
 
-from study.session_io.meta import runner_gone, runner_identity
+from study.errors import StudyError
+from study.session_io.meta import SessionMeta, effective_status, runner_gone, runner_identity
+from study.session_io.vocabulary import SessionStatus
 from study.session_io.writer import utc_now
 
 
 CLAIM_NAME = "runner.claim"
 _NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL)
+#: Tries, and the pause between them, before a held lock refuses a claim (a status may be looking).
+_BUSY_TRIES, _BUSY_PAUSE_S = 5, 0.05
 
 
-class SessionExists(RuntimeError):
+class SessionExists(StudyError, RuntimeError):
     """The session folder already holds a session."""
 
 
 class SessionClaimed(SessionExists):
-    """Another runner holds the session folder's claim."""
+    """Another runner holds the session folder's claim; ``holder`` is what its claim records."""
+
+    def __init__(self, message: str, holder: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.holder = holder or {}
+
+    def __reduce__(self) -> tuple:   # across processes (a run-all worker's result) with the holder
+        return (type(self), (str(self), self.holder))
+
+    @property
+    def held_by(self) -> str:
+        """``held by pid 4242 on host node-17`` (or ``held by another runner``)."""
+        if not self.holder:
+            return "held by another runner"
+        return f"held by pid {self.holder.get('pid')} on host {self.holder.get('host')}"
 
 
 def _read(fd: int) -> dict[str, Any]:
@@ -110,13 +137,13 @@ def claim_session(session_dir: Path, *, attempts: int = 20) -> Claim:
             except FileNotFoundError:
                 continue  # released in between: try to create it again
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _lock_soon(fd)
             locks = True
         except BlockingIOError:
             holder = _read(fd)
             os.close(fd)
             raise SessionClaimed(f"{session_dir} is being run by {_describe(holder)}; "
-                                 "wait for it to end (study status shows it) or stop that runner") from None
+                                 "wait for it to end (study status shows it) or stop that runner", holder) from None
         except OSError as exc:
             if exc.errno not in _NO_LOCKS:
                 os.close(fd)
@@ -130,7 +157,7 @@ def claim_session(session_dir: Path, *, attempts: int = 20) -> Claim:
             os.close(fd)
             if not runner_gone(holder):   # on another host it cannot be checked: it may still run
                 raise SessionClaimed(f"{session_dir} is claimed by {_describe(holder)} (this filesystem has no "
-                                     f"locks); if that runner is gone, remove {path} and run again")
+                                     f"locks); if that runner is gone, remove {path} and run again", holder)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)  # a dead runner's claim: remove it, then create ours with O_EXCL
             continue
@@ -142,3 +169,55 @@ def claim_session(session_dir: Path, *, attempts: int = 20) -> Claim:
         return Claim(session_dir, fd)
     raise SessionClaimed(f"{session_dir}: could not claim the folder after {attempts} attempts "
                          "(other runners keep claiming it); run one runner per session")
+
+
+def _lock_soon(fd: int) -> None:
+    """Lock ``fd`` exclusively, trying a few times: a ``study status`` looking at the lock holds
+    it for an instant (``lock_free``). BlockingIOError when another runner holds it."""
+    for attempt in range(_BUSY_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if attempt == _BUSY_TRIES - 1:
+                raise
+            time.sleep(_BUSY_PAUSE_S)
+
+
+def lock_free(session_dir: Path) -> bool | None:
+    """Whether no runner holds the folder's claim: True when there is no claim file or its lock
+    is free, False when a runner holds it, None when that cannot be told (a filesystem without
+    locks; a claim that is not a regular file, which no runner makes)."""
+    path = Path(session_dir) / CLAIM_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        except OSError as exc:
+            if exc.errno in _NO_LOCKS:
+                return None
+            raise
+        return True
+    finally:
+        os.close(fd)   # releases the shared lock at once
+
+
+def session_status(session_dir: Path, meta: SessionMeta | None) -> SessionStatus:
+    """The status to show for a session folder: meta.json's, except for a ``running`` one: where
+    locks work, ``unfinished`` when no runner holds its claim (its runner is gone, on whichever
+    host it ran) and ``running`` while one does; elsewhere ``effective_status`` (the recorded
+    runner's pid, on this host)."""
+    if meta is not None and meta.status == SessionStatus.RUNNING:
+        free = lock_free(session_dir)
+        if free is not None:   # the lock can tell: it decides, whatever the recorded identity says
+            return SessionStatus.UNFINISHED if free else SessionStatus.RUNNING
+    return effective_status(meta)

@@ -18,13 +18,16 @@ input is one line saying what to do, with exit code 2.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
 
-from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
-from study.cli_vocabulary import FAILED, INTERRUPTED, UsageError, examples, sessions_option
+from study.cli_legacy import legacy_folder_argument, old_spelling, sessions_or_legacy
+from study.cli_vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
 
+from study.errors import StudyError
+from study.paths import sessions_folder as resolve_sessions
 from study.session_io.folders import session_dir_for
 from study.session_io.meta import read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
@@ -41,9 +44,10 @@ from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
 from .status import format_not_started, format_table, scan
 from .summary import format_summary
-from .texts import TextError
 
-_SETUP_ERRORS = (ConditionError, ModelError, LimitsError, TextError, SessionExists, ValueError)  # WorkflowError is a ValueError
+#: Errors of the setup (a frozen file, the model, a held session): every error the package raises on
+#: purpose derives from StudyError; anything else is a bug and shows its traceback.
+_SETUP_ERRORS = (StudyError,)
 #: Errors of a bad input (an option, the environment, a frozen file's value): exit code 2.
 _INPUT_ERRORS = (PreflightError, ConditionError, ModelError, LimitsError)
 
@@ -74,11 +78,33 @@ def checked_manifest() -> str:
         raise click.ClickException(f"the preregistration check failed, nothing was started:\n{exc}") from None
 
 
+def refuse_without_history(checked: list[Checked], without_git_history: bool) -> None:
+    """A confirmatory session needs the project's git history, where the history of the freeze is
+    checked: a copy without ``.git`` (a STUDY_ROOT copy, an unpacked archive) can hold a freeze of
+    its own that nothing checks. Refused (exit 2) unless ``--without-git-history`` is given."""
+    from study.paths import project_root
+    from study.prereg.gitinfo import head_commit
+
+    if without_git_history or all(c.exploratory for c in checked):
+        return
+    root = project_root()
+    if head_commit(root) is None:
+        raise UsageError(f"{root} is not a git checkout (or has no commit), so the history of its freeze cannot be "
+                         "checked; run confirmatory sessions from the study's git checkout, or pass "
+                         "--without-git-history to run them anyway (the audit then has no history to check)")
+
+
 def _limits(values: tuple[str, ...]) -> dict[str, float]:
     try:
-        return dict(parse_override(v) for v in values)
+        pairs = [parse_override(v) for v in values]
     except LimitsError as exc:
         raise click.BadParameter(str(exc), param_hint="--limit") from None
+    names = [name for name, _ in pairs]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise click.BadParameter(f"{', '.join(twice)} is given more than once; give each limit once",
+                                 param_hint="--limit")
+    return dict(pairs)
 
 
 def split_list(text: str) -> list[str]:
@@ -109,13 +135,8 @@ _SESSIONS_HELP = "The sessions folder, writable, created if missing [default: se
 
 def sessions_folder(sessions: Path | None, old_out: Path | None) -> Path | None:
     """The sessions folder from ``--sessions`` or its old spelling ``--out`` (a hidden alias for one
-    release, which prints one note on stderr); both given and different: a usage error."""
-    if old_out is None:
-        return sessions
-    click.echo("note: --out is now --sessions for this command", err=True)
-    if sessions is not None and Path(sessions) != Path(old_out):
-        raise UsageError(f"--sessions {sessions} and --out {old_out} name two folders; give only --sessions DIR")
-    return Path(old_out)
+    release): the rule of ``cli_legacy.old_spelling``."""
+    return old_spelling(sessions, old_out, "note: --out is now --sessions for this command", "--out")
 
 
 _common = [
@@ -129,8 +150,11 @@ _common = [
                  help="Any Anthropic-compatible endpoint (a relay, a local server), http(s)://host[:port]; default: "
                       "the model's, or ANTHROPIC_BASE_URL. It must accept a TCP connection before anything starts."),
     sessions_option(help=_SESSIONS_HELP),
-    click.option("--out", "old_out", type=click.Path(path_type=Path), default=None, hidden=True,
+    click.option("--out", "old_out", type=FolderPath(path_type=Path), default=None, hidden=True,
                  help="Old spelling of --sessions (kept for one release)."),
+    click.option("--without-git-history", is_flag=True,
+                 help="Run confirmatory sessions from a project root that is not a git checkout (the history of its "
+                      "freeze is then not checked; see preregistration/README.md)."),
     click.option("--limit", "limit", multiple=True, metavar="NAME=VALUE",
                  help=f"Override a limit of limits.yaml by name ({', '.join(OVERRIDE_KEYS)}) with a finite number > 0, "
                       "e.g. no_decision_s=60 (the session is exploratory)."),
@@ -141,12 +165,6 @@ def _with_common(fn):
     for option in reversed(_common):
         fn = option(fn)
     return fn
-
-
-def _root(sessions: Path | None) -> Path:
-    from study.paths import sessions_dir
-
-    return Path(sessions) if sessions is not None else sessions_dir()
 
 
 @click.command(epilog=examples(
@@ -161,7 +179,7 @@ def _root(sessions: Path | None) -> Path:
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
 def run(condition: str, seed: int, model: str | None, task: str | None, accounts: int | None, base_url: str | None,
-        sessions: Path | None, old_out: Path | None, limit: tuple[str, ...]) -> None:
+        sessions: Path | None, old_out: Path | None, without_git_history: bool, limit: tuple[str, ...]) -> None:
     """Run one session: one real Claude Code process over one batch, to its end.
 
     While it runs, a live display shows decided/N with the rate and the time left, the spend as
@@ -170,22 +188,25 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
     its status), 1 when a failure voided it, 2 on a bad input (nothing is created), 3 when it was
     interrupted.
     """
-    sessions = sessions_folder(sessions, old_out)
+    sessions = resolve_sessions(sessions_folder(sessions, old_out))   # once, here: passed down from now on
     overrides = _limits(limit)
     manifest = checked_manifest()
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
                        manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides, task=task)
-    preflight([spec])
+    refuse_without_history(preflight([spec]), without_git_history)
     try:
         prepared = prepare(spec)
         on = f" / {prepared.task.name} (exploratory: not the project's task)" if prepared.other_task else ""
         click.echo(f"running {prepared.model.name} / {condition} / seed {seed}{on} -> {prepared.session_dir}")
-        with Watch(MatrixDisplay([prepared.session_dir], _root(sessions), title="study run")):
+        with Watch(MatrixDisplay([prepared.session_dir], sessions, title="study run",
+                                 ours=lambda: {os.getpid()})):
             folder = run_prepared(prepared)
     except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
         raise UsageError(str(exc)) from None
     except _SETUP_ERRORS as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:   # a full disk: the records could not be written (driver.RecordsUnwritable), one line
+        raise click.ClickException(str(exc).splitlines()[0]) from None
     meta = read_meta(folder, strict=True)   # the runner has just written it; anything else is a bug
     cost = cost_text(meta.cost_usd or 0.0, simulated=bool(meta.simulated), model_id=meta.model_id)
     click.echo(f"{meta.status}: {meta.decisions}/{meta.accounts} decided, {cost}, "
@@ -219,7 +240,7 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
 @_with_common
 def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
             task: str | None, accounts: int | None, base_url: str | None, sessions: Path | None, old_out: Path | None,
-            limit: tuple[str, ...]) -> None:
+            without_git_history: bool, limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
@@ -230,7 +251,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     session ended (whatever its status), 1 when a failure voided one or a worker failed, 2 on a bad
     input (nothing is created), 3 when interrupted.
     """
-    sessions = sessions_folder(sessions, old_out)
+    sessions = resolve_sessions(sessions_folder(sessions, old_out))   # once, here: passed down from now on
     try:
         chosen = parse_shard(shard) if shard is not None else None
     except ShardError as exc:
@@ -251,7 +272,8 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
         for m in model_list for c in condition_list for s in seed_list
     ]
     checked = preflight(specs)   # the whole matrix, so every shard refuses the same bad input
-    write_plan(_root(sessions), [session_dir_for(c.out_root, c.model.folder_name, s.condition, s.seed,
+    refuse_without_history(checked, without_git_history)
+    write_plan(sessions, [session_dir_for(c.out_root, c.model.folder_name, s.condition, s.seed,
                                                  exploratory=c.exploratory, accounts=s.accounts)
                                  for s, c in zip(specs, checked)])
     title = "study run-all"
@@ -269,11 +291,11 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     except _SETUP_ERRORS as exc:
         raise click.ClickException(f"{exc}\nnothing was started") from None
     except MatrixInterrupted as stopped:
-        click.echo(format_summary(stopped.result, _root(sessions)))
+        click.echo(format_summary(stopped.result, sessions))
         click.echo(f"Error: {stopped}: finished sessions are kept, interrupted ones are voided; the same command "
                    "continues (add --rerun-voided to redo the interrupted ones)", err=True)
         raise SystemExit(INTERRUPTED) from None
-    click.echo(format_summary(result, _root(sessions)))
+    click.echo(format_summary(result, sessions))
     if result.errors or any(status_voids(s) for _, s in result.ran):
         raise SystemExit(FAILED)
 
@@ -290,13 +312,19 @@ def status(sessions: Path | None, legacy_folder: Path | None, as_json: bool) -> 
     cost (a simulated session's priced as the model the simulator stands in for), time, size on
     disk and notes. Over a cluster's shared folder it shows every shard's sessions, and the sessions
     of a run-all matrix that no runner has started yet (recorded in DIR/.matrix/)."""
-    root = _root(sessions_or_legacy(sessions, legacy_folder))
+    given = sessions_or_legacy(sessions, legacy_folder)
+    root = resolve_sessions(given)
+    if given is not None and not root.is_dir():   # --sessions is checked by click; the old positional folder here
+        raise UsageError(f"{root} is not a folder; pass the sessions folder with --sessions DIR")
     rows = scan(root)
     if as_json:
         for row in rows:
             click.echo(json.dumps(row.as_dict()))
         return
     missing = not_started(root, [r.path for r in rows])
-    click.echo(format_table(rows) if rows or not missing else "no session started yet")
+    if not rows and not missing:
+        raise NothingToShow(f"no session under {root} (a session folder holds meta.json or events.jsonl); "
+                            "start one with study run, or pass the sessions folder with --sessions DIR")
+    click.echo(format_table(rows) if rows else "no session started yet")
     if missing:
         click.echo("\n" + format_not_started(missing))

@@ -19,15 +19,15 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from study.errors import StudyError
+from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 
 #: Values CLAUDE_CODE_TOTAL_TOKENS_REMINDER accepts (CLI 2.1.332), plus "default" (leave unset).
 TOKEN_REMINDER_VALUES = ("default", "off", "infinite", "fixed", "countdown", "padded-countdown")
 
 
-class ConditionError(ValueError):
+class ConditionError(StudyError, ValueError):
     """conditions.yaml is malformed, or a condition name is unknown."""
 
 
@@ -122,11 +122,11 @@ def load_conditions(path: Path | None = None) -> ConditionsFile:
     """Read and validate conditions.yaml (default: the preregistration's)."""
     path = Path(path) if path is not None else prereg_dir() / "conditions.yaml"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(read_yaml_text(path))
     except FileNotFoundError:
         raise ConditionError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
-    except yaml.YAMLError as exc:
-        raise ConditionError(f"{path} is not valid YAML: {exc}") from None
+    except YamlError as exc:
+        raise ConditionError(f"{path} is not valid YAML (line {exc.line}): {exc.message}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("conditions"), dict) or not raw["conditions"]:
         raise ConditionError(f"{path}: expected a mapping with a non-empty 'conditions' mapping")
     block = raw.get("exploratory_conditions") or {}

@@ -20,13 +20,14 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.vocabulary import SessionStatus, status_voids
 
 from .cost_text import simulated_note
@@ -34,6 +35,12 @@ from .progress import LogProgress, utc_now
 
 #: The display's label of a session no worker has started yet (not a session status).
 QUEUED = "queued"
+#: ... of a session this run left to another runner (``skip``).
+SKIPPED = "skipped"
+#: The live table's columns (name, justification).
+COLUMNS = (("session", "left"), ("status", "left"), ("decided", "right"), ("rate", "right"), ("ETA", "right"),
+           ("spend / cap", "right"), ("elapsed", "right"), ("resumes", "right"), ("blocks", "right"),
+           ("denied", "right"))
 #: All sessions are listed up to this many; above it the running ones and the latest finished.
 FULL_LIST = 20
 LATEST_FINISHED = 8
@@ -56,6 +63,12 @@ def _spend(p: LogProgress) -> str:
     return f"${p.cost_usd:.2f}{cap}"
 
 
+def _denied(p: LogProgress) -> str:
+    """Gate denials; with the exploratory ``gate_refusals`` limit, those since the last decision
+    beside it (``12 (7/50)``)."""
+    return f"{p.denied} ({p.refusals}/{p.refusal_cap})" if p.refusal_cap is not None else str(p.denied)
+
+
 def _style(status: str) -> str:
     if status == SessionStatus.COMPLETED:
         return "green"
@@ -75,7 +88,7 @@ class MatrixDisplay:
 
     def __init__(self, session_dirs: list[Path], root: Path, *, jobs: int = 1, stream: TextIO | None = None,
                  console: Console | None = None, title: str = "study run-all", quiet_s: float = 60.0,
-                 batch_sizes: dict[Path, int] | None = None):
+                 batch_sizes: dict[Path, int] | None = None, ours: Callable[[], set[int]] | None = None):
         self.dirs = list(session_dirs)
         self.root = Path(root)
         self.jobs = max(1, jobs)
@@ -87,6 +100,11 @@ class MatrixDisplay:
         self.done: dict[Path, str] = {}
         self.progress = {d: LogProgress(d) for d in self.dirs}
         self.batch_sizes = dict(batch_sizes or {})   # accounts of each session, known before it starts
+        #: The pids of this run's runners (run-all's workers); a log another runner writes (or an
+        #: earlier attempt's, before it is moved aside) is not shown as this run's session.
+        self.ours = ours
+        self.skipped: dict[Path, str] = {}
+        self._owned: dict[Path, bool] = {}
         self.started = time.monotonic()
         self._live: Live | None = None
         self._seen: dict[Path, tuple] = {}
@@ -102,20 +120,37 @@ class MatrixDisplay:
             return str(d)
 
     def status(self, d: Path) -> str:
-        """``queued``, ``running`` or the status it ended with."""
+        """``queued``, ``running``, the status it ended with, or ``skipped``."""
         p = self.progress[d]
+        if d in self.skipped:
+            return SKIPPED
         if d in self.done:
             return self.done[d]
-        if p.ended is not None:
-            return p.ended
-        return SessionStatus.RUNNING if p.started is not None else QUEUED
+        if p.started is None or not self._is_ours(d):
+            return QUEUED
+        return p.ended if p.ended is not None else SessionStatus.RUNNING
+
+    def _is_ours(self, d: Path) -> bool:
+        return True if self.ours is None else self._owned.get(d, False)
 
     def finished(self, session_dir: Path, status: str) -> None:
+        """The session has ended: from now on it shows what its meta.json says, as ``study status``."""
+        self.progress[session_dir].update()
+        self.progress[session_dir].settle(read_meta(session_dir))
         self.done[session_dir] = status
 
+    def skip(self, session_dir: Path, why: str) -> None:
+        """This run did not run the session (another runner holds it or has run it): it is left
+        out of the totals, and its line says why."""
+        self.skipped[session_dir] = why
+
     def _update(self) -> None:
-        for p in self.progress.values():
+        pids = self.ours() if self.ours is not None else None
+        for d, p in self.progress.items():
             p.update()
+            if pids is not None and p.started is not None and d not in self.done and not self._owned.get(d):
+                runner = (read_meta(d) or SessionMeta()).runner or {}   # whose log it is: meta.json says
+                self._owned[d] = runner.get("pid") in pids
 
     def matrix_eta_s(self) -> float | None:
         """Time left for the matrix: each running session's time left at its rate (before its first
@@ -129,7 +164,7 @@ class MatrixDisplay:
         if not running and not queued:
             return 0.0
         finished = [self.progress[d].elapsed_s(now) for d, s in statuses.items()
-                    if s not in (QUEUED, SessionStatus.RUNNING)]
+                    if s not in (QUEUED, SKIPPED, SessionStatus.RUNNING)]
         projected = [(p.elapsed_s(now) or 0) + eta for p in running if (eta := p.eta_s(now)) is not None]
         durations = [x for x in finished if x] or projected
         mean = sum(durations) / len(durations) if durations else None
@@ -156,30 +191,41 @@ class MatrixDisplay:
         return finished + running
 
     def table(self) -> Table:
-        """The live table (reads the logs first)."""
+        """The live table (reads the logs first). It is never wider than the console: every column
+        but the session's is as wide as its widest cell (headers whole), and the session's names
+        are cut at the front (``…FSM/seed-2``) to the width left (then a long status ends in "…")."""
         self._update()
         now = utc_now()
-        table = Table(title=self._title(), title_justify="left", caption=self.totals(), caption_justify="left",
-                      expand=False, pad_edge=False)
-        for name, justify in (("session", "left"), ("status", "left"), ("decided", "right"), ("rate", "right"),
-                              ("ETA", "right"), ("spend / cap", "right"), ("elapsed", "right"),
-                              ("resumes", "right"), ("blocks", "right"), ("denied", "right")):
-            # One line per session: a name too long for the terminal ends in "…" rather than wrapping.
-            table.add_column(name, justify=justify, no_wrap=True,
-                             overflow="ellipsis" if name == "session" else "fold")
+        rows = []
         for d in self._rows():
             p, status = self.progress[d], self.status(d)
+            if status in (QUEUED, SKIPPED):
+                rows.append((self.label(d), status, *("-",) * 5, "0", "0", "0"))
+                continue
             rate = p.rate_per_min(now)
             total = p.accounts if p.accounts is not None else "?"
             running = status == SessionStatus.RUNNING
-            table.add_row(
-                ("* " if p.simulated else "") + self.label(d), Text(status, style=_style(status)),
-                f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
-                clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
-                clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), str(p.denied))
-        hidden = len(self.dirs) - len(self._rows())
-        if hidden:
-            table.add_row(Text(f"... {hidden} more (queued or finished earlier)", style="dim"))
+            rows.append((("* " if p.simulated else "") + self.label(d), status,
+                         f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
+                         clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
+                         clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), _denied(p)))
+        widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, (name, _) in enumerate(COLUMNS)]
+        for column, floor in ((0, 24), (1, 14), (0, len("session")), (1, len("status"))):   # cut these first
+            excess = sum(widths) + 3 * len(COLUMNS) - 1 - self.console.width
+            if excess > 0:
+                widths[column] = max(widths[column] - excess, min(floor, widths[column]))
+        hidden = len(self.dirs) - len(rows)
+        more = f"... {hidden} more (queued or finished earlier)\n" if hidden else ""
+        table = Table(title=self._title(), title_justify="left", caption=more + self.totals(), caption_justify="left",
+                      expand=False, pad_edge=False)
+        for (name, justify), width in zip(COLUMNS, widths):
+            table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis", width=width)
+        for row in rows:
+            label = row[0]
+            if len(label) > widths[0]:   # keep the simulated mark, cut the front of the name
+                mark = "* " if label.startswith("* ") else ""
+                label = mark + "…" + label[len(label) - widths[0] + len(mark) + 1:]
+            table.add_row(label, Text(row[1], style=_style(row[1])), *row[2:])
         return table
 
     def _title(self) -> str:
@@ -188,17 +234,20 @@ class MatrixDisplay:
         return f"{self.title}: {len(self.dirs)} session(s), {self.jobs} worker(s)"
 
     def totals(self) -> str:
-        statuses = [self.status(d) for d in self.dirs]
+        by_dir = {d: self.status(d) for d in self.dirs}
+        statuses = [s for s in by_dir.values() if s != SKIPPED]      # a skipped session is not this run's
         running = statuses.count(SessionStatus.RUNNING)
         queued = statuses.count(QUEUED)
         done = len(statuses) - running - queued
-        decided = sum(p.decisions for p in self.progress.values())
-        accounts = sum(p.accounts if p.accounts is not None else self.batch_sizes.get(d, 0)
-                       for d, p in self.progress.items())
-        spend = sum(p.cost_usd for p in self.progress.values())
-        simulated = sorted({p.model_id or "" for p in self.progress.values() if p.simulated})
+        shown = [self.progress[d] for d, s in by_dir.items() if s not in (QUEUED, SKIPPED)]
+        decided = sum(p.decisions for p in shown)
+        accounts = sum(self.progress[d].accounts if s != QUEUED and self.progress[d].accounts is not None
+                       else self.batch_sizes.get(d, 0) for d, s in by_dir.items() if s != SKIPPED)
+        spend = sum(p.cost_usd for p in shown)
+        simulated = sorted({p.model_id or "" for p in shown if p.simulated})
         eta = self.matrix_eta_s()
-        line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued; decided {decided}"
+        skipped = f"; {len(self.skipped)} skipped" if self.skipped else ""
+        line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued{skipped}; decided {decided}"
                 + (f"/{accounts}" if accounts else "") + f"; spend ${spend:.2f}; elapsed "
                 + f"{clock(time.monotonic() - self.started)}; {'matrix ' if len(self.dirs) > 1 else ''}ETA "
                 + ("done" if not running and not queued else "~" + clock(eta) if eta is not None else "-"))
@@ -211,11 +260,17 @@ class MatrixDisplay:
     def _events(self, d: Path) -> list[str]:
         """The plain lines for what happened in session ``d`` since the last call."""
         p, status = self.progress[d], self.status(d)
-        if p.started is None and status == QUEUED:
+        if status == QUEUED:
             return []
+        if status == SKIPPED:
+            if self._seen.get(d) == SKIPPED:
+                return []
+            self._seen[d] = SKIPPED
+            return [f"{self.label(d)}: skipped: {self.skipped[d]}"]
         step = max(1, math.ceil((p.accounts or 10) / 10))
-        now = (True, p.decisions // step, p.resumes, p.blocks, p.compactions, status)
-        before = self._seen.get(d, (False, 0, 0, 0, 0, QUEUED))
+        half = (p.refusal_cap is not None and p.refusals * 2 >= p.refusal_cap)
+        now = (True, p.decisions // step, p.resumes, p.blocks, p.compactions, status, half)
+        before = self._seen.get(d, (False, 0, 0, 0, 0, QUEUED, False))
         self._seen[d] = now
         label, lines = self.label(d), []
         cost = (f"${p.cost_usd:.2f}" if p.priced or p.cost_usd else "no list price") + (
@@ -234,6 +289,9 @@ class MatrixDisplay:
             lines.append(f"{label}: stop blocked ({p.blocks} block(s) so far)")
         if now[4] > before[4]:
             lines.append(f"{label}: context compacted ({p.compactions} so far)")
+        if now[6] and not before[6]:
+            lines.append(f"{label}: the gate refused {p.refusals} call(s) without a new decision "
+                         f"(limit {p.refusal_cap}: then limit:gate_refusals)")
         if status not in (SessionStatus.RUNNING, QUEUED) and status != before[5]:
             lines.append(f"{label}: ended {status}: {where}")
         elif now[1] > before[1] and status == SessionStatus.RUNNING and not resumed:

@@ -9,8 +9,10 @@ agent, sends the first message and then drives ``query()`` calls until the sessi
   ``cli_options.py``; the -loop conditions and Gates-only are resumed (``query(resume=...)``)
   with the continuation message whenever a call ends with accounts left;
 - a watchdog ends the running call at once when the spending cap (priced from the stream as it
-  arrives, ``ledger.py``), the wall time or the time without a decision is reached, or when the
-  runner gets SIGINT or SIGTERM (``interrupt.py``): the CLI's process group is stopped first;
+  arrives, ``ledger.py``), the wall time or the time without a decision is reached (in the
+  exploratory conditions also ``gate_refusals``: calls the gate refused without a new
+  decision), or when the runner gets a signal (``interrupt.py``): the CLI's process group is
+  stopped first;
 - what happens after each call is decided by ``ending.after_call`` (every ending rule is there);
 - a ``usage`` event after each streamed model response records the cost so far, so a session
   whose runner was killed shows what it streamed; ``session_end`` and the final meta.json
@@ -49,16 +51,17 @@ from study.prereg import code_version
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.meta import SessionMeta, runner_identity, write_meta
-from study.session_io.vocabulary import EventKind, Limit, SessionStatus
+from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from study.session_io.writer import EventLog, utc_now
 
 from . import cli_options
 from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
-from .ending import CallEnd, End, SessionState, after_call, interrupted
+from .ending import CallEnd, End, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
 from .launcher import stop_process_group, write_launcher
 from .ledger import CostLedger
 from .sdk import CLITransport, bundled_cli_path, bundled_cli_version, sdk_version
+from .retries import retry_fields
 from .texts import continuation_message, first_message
 from .transcript import keep_one
 
@@ -67,6 +70,10 @@ if TYPE_CHECKING:
 
 #: Recorded as the manifest hash of sessions whose caller did not run the preregistration check.
 UNCHECKED = "unchecked"
+
+
+class RecordsUnwritable(OSError):
+    """Neither ``session_end`` nor the final meta.json could be written (a full disk)."""
 
 
 def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -98,12 +105,14 @@ class SessionDriver:
         self.ledger = CostLedger(prepared.model.prices_per_mtok)
         self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
         self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
+        self.refusals_reached = asyncio.Event()                   # set at the gate_refusals limit (exploratory)
         self.transport: CLITransport | None = None                # the running call's CLI
         self.cli_stop_s: float | None = None                      # how long stopping the CLI took
         self.turns = 0
         self.resumes = 0
         self.started_at = time.monotonic()
         self.meta = SessionMeta()                                 # written by run()
+        self.log: EventLog | None = None                          # events.jsonl, while run() runs
 
     # ----- set-up ------------------------------------------------------------------------------
 
@@ -135,6 +144,7 @@ class SessionDriver:
         )
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
+            self.log = log
             try:
                 bridge, env, servers, allowed = self._set_up(log, stack)
                 end = await self._drive(log, bridge, env, servers, allowed,
@@ -143,6 +153,8 @@ class SessionDriver:
             except Exception as exc:  # a crash of the runtime voids the session
                 end = End(SessionStatus.INFRASTRUCTURE_FAILURE,
                           f"runtime crash: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            if log.failed is not None and end.status != SessionStatus.INTERRUPTED:
+                end = unwritable(log.failed)   # whatever the failure to write made of the call
             self._finish(log, bridge, end)
         return self.dir
 
@@ -171,6 +183,8 @@ class SessionDriver:
         fsm = self._make_fsm(box.order)
         bridge = SessionBridge(log, box, self.prepared.condition, fsm=fsm, reminder=self.prepared.reminder,
                                stop_block_cap=self.prepared.limits.stop_blocks)
+        if self.prepared.limits.gate_refusals is not None:
+            bridge.on_refusal = self._on_refusal
         self.meta.cli_settings = cli_options.recorded_settings(env)
         log.emit(
             EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
@@ -223,7 +237,7 @@ class SessionDriver:
         idle_resumes = 0
         while True:
             if self.interruption.signal:
-                return interrupted(self.interruption.signal)
+                return interrupted(self.interruption.reason)
             decided_before = bridge.decisions
             options = cli_options.options(self.prepared, work=self.work, cli_path=self.cli_path, env=env,
                                           bridge=bridge, servers=servers, allowed=allowed, resume=resume_id)
@@ -232,7 +246,7 @@ class SessionDriver:
                 accounts_left=bridge.accounts_left, decided_in_call=bridge.decisions > decided_before,
                 stop_cap_reached=bridge.stop_cap_reached, resumable=self.prepared.condition.resume,
                 resumes=self.resumes, idle_resumes=idle_resumes, cost_usd=self.ledger.cost_usd,
-                has_session_id=self.session_id is not None, signal=self.interruption.signal,
+                has_session_id=self.session_id is not None, signal=self.interruption.reason,
             )
             decision = after_call(call, state, self.prepared.limits)
             if isinstance(decision, End):
@@ -267,14 +281,24 @@ class SessionDriver:
         keep_one(self.dir, self.home, self.session_id)
         # The call may report its result in the same breath as the response that reached the cap
         # (or as a signal arrives), before the watchdog runs: the ending is the same either way.
-        return self._signal_or_cap() or CallEnd(error=consumer.exception())
+        error = consumer.exception()
+        return self._signal_or_cap() or CallEnd(error=error)
+
+    def _on_refusal(self, refusals: int) -> None:
+        if refusals >= (self.prepared.limits.gate_refusals or 0):
+            self.refusals_reached.set()
 
     def _signal_or_cap(self) -> CallEnd | None:
-        """The ending of the running call once a signal has arrived or the spending cap is reached."""
+        """The ending of the running call once a signal has arrived, the spending cap is reached
+        or (exploratory conditions) the gate has refused ``gate_refusals`` calls without a decision."""
         if self.stop_requested.is_set():
-            return CallEnd(interrupted=self.interruption.signal or "a signal")
+            return CallEnd(interrupted=self.interruption.reason or "a signal")
         if self.cap_reached.is_set():
             return CallEnd(limit=Limit.SPENDING)
+        if self.refusals_reached.is_set():
+            return CallEnd(limit=Limit.GATE_REFUSALS)
+        if self.log is not None and self.log.failed is not None:   # a full disk: nothing is recorded any more
+            return CallEnd(error=self.log.failed)
         return None
 
     async def _stop_cli(self) -> None:
@@ -287,7 +311,8 @@ class SessionDriver:
         """Return how the call is to be ended once a signal arrives or a limit is reached during
         it: the spending cap (signalled by ``_on_stream_event``) or a time limit."""
         limits = self.prepared.limits
-        waiters = [asyncio.ensure_future(self.cap_reached.wait()), asyncio.ensure_future(self.stop_requested.wait())]
+        waiters = [asyncio.ensure_future(event.wait())
+                   for event in (self.cap_reached, self.stop_requested, self.refusals_reached)]
         try:
             while True:
                 now = time.monotonic()
@@ -316,7 +341,7 @@ class SessionDriver:
             elif isinstance(message, StreamEvent):
                 self._on_stream_event(bridge, message)
             elif isinstance(message, SystemMessage):
-                self._on_system(message)
+                self._on_system(bridge, message)
             elif isinstance(message, ResultMessage):
                 self._on_result(bridge, message)
 
@@ -342,8 +367,10 @@ class SessionDriver:
                         session_cost_usd=round(self.ledger.cost_usd, 6), priced_usd=_rounded(priced),
                         decisions=bridge.decisions, accounts_left=bridge.accounts_left)
 
-    def _on_system(self, message: SystemMessage) -> None:
+    def _on_system(self, bridge: SessionBridge, message: SystemMessage) -> None:
         data = message.data or {}
+        if message.subtype == "api_retry":   # a transient API error the CLI retries: logged, voids nothing
+            bridge.log.emit(EventKind.API_RETRY, **retry_fields(data, self.resumes))
         if message.subtype == "init":
             self.session_id = data.get("session_id") or self.session_id
             self.cli_version = data.get("claude_code_version") or self.cli_version
@@ -354,22 +381,37 @@ class SessionDriver:
     # ----- the end -----------------------------------------------------------------------------
 
     def _finish(self, log: EventLog, bridge: SessionBridge | None, end: End) -> None:
-        keep_one(self.dir, self.home, self.session_id)   # the CLI has been stopped or has exited
+        """``session_end`` and the final meta.json. When the log cannot take ``session_end`` (a
+        full disk), meta.json says ``unfinished`` (voided) with the reason; when meta.json cannot
+        be written either, ``RecordsUnwritable`` says so in one line (status then shows the
+        session unfinished: its claim is released)."""
+        with contextlib.suppress(OSError):
+            keep_one(self.dir, self.home, self.session_id)   # the CLI has been stopped or has exited
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)
         extra = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
-        log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,
-                 error=end.error, cost_complete=self.ledger.complete, cost_estimated_usd=estimated,
-                 resumes=self.resumes, decisions=bridge.decisions if bridge else None,
-                 accounts_left=bridge.accounts_left if bridge else None, **extra)
-        void_kind = end.void_kind
+        if end.after_last_decision:   # completed: stopped by a signal once every account was decided
+            extra["interrupted_after_last_decision"] = end.after_last_decision
+        status, void_kind, reason = end.status, end.void_kind, (end.error or str(end.void_kind)) if end.void_kind else None
+        try:
+            log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,
+                     error=end.error, cost_complete=self.ledger.complete, cost_estimated_usd=estimated,
+                     resumes=self.resumes, decisions=bridge.decisions if bridge else None,
+                     accounts_left=bridge.accounts_left if bridge else None, **extra)
+        except OSError as exc:
+            status, void_kind = SessionStatus.UNFINISHED, VoidReason.UNFINISHED
+            reason = f"session_end could not be written ({exc}); rerun from scratch. The session ended: {end.error or end.status}"
         self.meta = dataclasses.replace(
-            self.meta, status=end.status, voided=void_kind is not None,
-            void_reason=(end.error or str(void_kind)) if void_kind else None, void_kind=void_kind,
+            self.meta, status=status, voided=void_kind is not None, void_reason=reason, void_kind=void_kind,
             cost_usd=cost, cost_complete=self.ledger.complete, cost_estimated_usd=estimated, turns=self.turns,
             duration_s=duration, resumes=self.resumes,
             decisions=bridge.decisions if bridge else self.meta.decisions,
             cli_version=self.cli_version, ended=utc_now(), session_id=self.session_id, error=end.error,
         )
-        write_meta(self.dir, self.meta)
+        try:
+            write_meta(self.dir, self.meta)
+        except OSError as exc:
+            raise RecordsUnwritable(f"{self.dir}: neither session_end nor the final meta.json could be written "
+                                    f"({exc}); the session is unfinished, rerun it from scratch once there is room "
+                                    "(study run-all --rerun-voided)") from None

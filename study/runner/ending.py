@@ -7,9 +7,11 @@ cap, the counters and cost so far) and the limits. It decides, it does nothing: 
 here, in this order (the first that applies wins), so ``tests/runner/test_ending.py`` checks
 each one with a table instead of a real CLI session:
 
-1. the call was ended by a signal to the runner (SIGINT, SIGTERM): ``interrupted`` (voided);
+1. the call was ended by a signal to the runner (SIGINT, SIGTERM, SIGHUP, SIGQUIT):
+   ``interrupted`` (voided), unless every account was decided before it arrived: then
+   ``completed`` (the voiding rule of preregistration/plan.md section 7), recording the signal;
 2. the call was ended by a limit the runner enforces mid-call (spending, no decision, wall
-   time): ``limit:<name>``;
+   time; in the exploratory conditions also gate refusals without a decision): ``limit:<name>``;
 3. the call ended with an error: ``classify_error`` decides (``limit:turns``, a voiding
    ``infrastructure_failure``, or a model outcome: a context overflow, then rule 4 or
    ``ended_with_accounts_left`` with the overflow as the error);
@@ -75,6 +77,8 @@ class End:
 
     status: SessionStatus
     error: str | None = None
+    #: A ``completed`` session stopped by a signal after its last decision: the signal (rule 1).
+    after_last_decision: str | None = None
 
     @property
     def void_kind(self) -> VoidReason | None:
@@ -86,9 +90,17 @@ class End:
         return None
 
 
-def interrupted(signal_name: str) -> End:
-    """The ending of a session stopped by a signal to its runner."""
-    return End(SessionStatus.INTERRUPTED, f"interrupted by {signal_name} to the runner; rerun from scratch")
+def interrupted(signal: str) -> End:
+    """The ending of a session stopped by a signal to its runner: ``signal`` is the signal's name
+    (``SIGTERM``) or what ``Interruption.reason`` says (``SIGTERM: its run-all (pid 7) died``)."""
+    what = signal if " " in signal else f"{signal} to the runner"
+    return End(SessionStatus.INTERRUPTED, f"interrupted by {what}; rerun from scratch")
+
+
+def unwritable(failure: OSError) -> End:
+    """The ending of a session whose log could not be written (a full disk): voided, as a failure
+    of the infrastructure."""
+    return End(SessionStatus.INFRASTRUCTURE_FAILURE, f"events.jsonl could not be written: {failure}")
 
 
 def _by_accounts(accounts_left: int, error: str | None = None) -> End:
@@ -99,6 +111,8 @@ def _by_accounts(accounts_left: int, error: str | None = None) -> End:
 def after_call(call: CallEnd, state: SessionState, limits: Limits) -> Resume | End:
     """The ending rules (see the module docstring): resume, or end with a status."""
     if call.interrupted:
+        if state.accounts_left == 0:   # every account was decided before the signal: nothing is missing
+            return End(SessionStatus.COMPLETED, after_last_decision=call.interrupted)
         return interrupted(call.interrupted)
     if call.limit is not None:
         return End(call.limit.status)

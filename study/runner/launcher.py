@@ -55,14 +55,26 @@ def write_launcher(folder: Path, cli: Path, parent_pid: int | None = None) -> Pa
     return script
 
 
-def _die_with_parent(parent: int) -> None:
-    if sys.platform.startswith("linux"):
-        import ctypes
+def arm_parent_death_signal(sig: int) -> int | None:
+    """Ask the kernel to send ``sig`` to this process when its parent (the thread that started
+    it) dies (Linux ``prctl(PR_SET_PDEATHSIG)`` through ctypes). Returns None when armed (or not
+    on Linux, where there is nothing to arm), else the errno of the failed call. The caller then
+    checks ``os.getppid()``: the parent may have died before the signal was armed."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
-            sys.stderr.write(f"claude-launcher: prctl(PR_SET_PDEATHSIG) failed: errno {ctypes.get_errno()}\n")
-            os._exit(70)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
+        return ctypes.get_errno()
+    return None
+
+
+def _die_with_parent(parent: int) -> None:
+    failed = arm_parent_death_signal(signal.SIGKILL)
+    if failed is not None:
+        sys.stderr.write(f"claude-launcher: prctl(PR_SET_PDEATHSIG) failed: errno {failed}\n")
+        os._exit(70)
     if os.getppid() != parent:  # the runner died before the death signal was armed
         os._exit(71)
 

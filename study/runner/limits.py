@@ -7,6 +7,9 @@ Each limit ends the session with status ``limit:<name>``. The names come from on
 positive number (a whole number for the counted limits): ``nan`` would switch a cap off and ``0``
 or ``-1`` would end the session at once.
 
+``EXPLORATORY_ONLY`` limits (``exploratory_gate_refusals_without_decision``) apply to the
+exploratory conditions alone: a session of the nine preregistered conditions never has them.
+
 Tests and development runs pass overrides (tiny values) instead of editing the frozen file; the
 effective values are recorded in the session's ``session_start`` event, and a session with
 overrides is exploratory.
@@ -19,13 +22,13 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from study.errors import StudyError
+from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 from study.session_io.vocabulary import Limit
 
 
-class LimitsError(ValueError):
+class LimitsError(StudyError, ValueError):
     """limits.yaml is malformed, or an override names an unknown limit or a value that is not a
     finite positive number."""
 
@@ -41,9 +44,12 @@ class Limits:
     resumes: int                   # resumes per session
     resumes_without_decision: int  # consecutive resumes without a new decision
     wall_time_s: float             # wall time of the session
+    #: consecutive tool-gate refusals without a new decision (exploratory conditions only; None: no such limit)
+    gate_refusals: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The limits as recorded; a limit the session does not have (None) is left out."""
+        return {k: v for k, v in asdict(self).items() if v is not None or k not in _OPTIONAL}
 
 
 #: Override keys, for ``load_limits(overrides=...)`` and ``--limit name=value`` (the ``Limits`` fields).
@@ -52,7 +58,12 @@ OVERRIDE_KEYS = tuple(limit.field for limit in Limit)
 #: limits.yaml gives these in minutes or hours; ``Limits`` holds seconds.
 _SECONDS_PER_UNIT = {Limit.NO_DECISION: 60, Limit.WALL_TIME: 3600}
 #: Counted limits: whole numbers.
-_COUNTED = frozenset({Limit.TURNS, Limit.STOP_BLOCKS, Limit.RESUMES, Limit.RESUMES_WITHOUT_DECISION})
+_COUNTED = frozenset({Limit.TURNS, Limit.STOP_BLOCKS, Limit.RESUMES, Limit.RESUMES_WITHOUT_DECISION,
+                      Limit.GATE_REFUSALS})
+#: Limits of the exploratory conditions only: a preregistered condition never has them (unless
+#: overridden, which makes the session exploratory), and limits.yaml may leave them out.
+EXPLORATORY_ONLY = frozenset({Limit.GATE_REFUSALS})
+_OPTIONAL = frozenset(limit.field for limit in EXPLORATORY_ONLY)
 _BY_FIELD = {limit.field: limit for limit in Limit}
 
 
@@ -83,19 +94,22 @@ def _typed(limit: Limit, value: float) -> int | float:
     return int(value) if limit in _COUNTED else float(value)
 
 
-def load_limits(model: str, overrides: dict[str, float] | None = None, path: Path | None = None) -> Limits:
-    """The limits for ``model`` (an alias of models.yaml or ``sim:<policy>``), with overrides."""
+def load_limits(model: str, overrides: dict[str, float] | None = None, path: Path | None = None, *,
+                exploratory_condition: bool = False) -> Limits:
+    """The limits for ``model`` (an alias of models.yaml or ``sim:<policy>``), with overrides;
+    the ``EXPLORATORY_ONLY`` ones only for an exploratory condition (and only if limits.yaml has them)."""
     path = Path(path) if path is not None else prereg_dir() / "limits.yaml"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(read_yaml_text(path))
     except FileNotFoundError:
         raise LimitsError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
-    except yaml.YAMLError as exc:
-        raise LimitsError(f"{path} is not valid YAML ({str(exc).splitlines()[0]}); restore it from the repository") from None
+    except YamlError as exc:
+        raise LimitsError(f"{path} is not valid YAML (line {exc.line}: {exc.message}); restore it from the repository") from None
     if not isinstance(raw, dict):
         raise LimitsError(f"{path}: expected a mapping of limits")
     values = {limit.field: _typed(limit, _per_model(path, raw, limit, model) * _SECONDS_PER_UNIT.get(limit, 1))
-              for limit in Limit}
+              for limit in Limit if limit not in EXPLORATORY_ONLY
+              or (exploratory_condition and raw.get(limit.yaml_key) is not None)}
     for name, value in (overrides or {}).items():
         limit = _BY_FIELD.get(name)
         if limit is None:

@@ -10,9 +10,13 @@ HOME, tool state, FSM frames and (for ``sim:`` models) its own simulator on its 
 
 A session is planned once however often the specs name it (``--seeds 2,2`` runs seed 2 once),
 and a worker claims the session folder (``claim.py``) before it looks at it, moves a voided
-attempt aside or runs it, so no two workers or runners ever share a session. SIGINT or SIGTERM to
-``run-all`` starts nothing more and forwards SIGINT to the workers, whose running sessions end
-as ``interrupted`` (voided; ``--rerun-voided`` reruns them); then ``MatrixInterrupted`` is raised.
+attempt aside or runs it, so no two workers or runners ever share a session. SIGINT, SIGTERM,
+SIGHUP or SIGQUIT to ``run-all`` starts nothing more and passes it on to the workers (as SIGINT,
+which idle workers ignore), whose running sessions end as ``interrupted`` (voided, recording the
+signal run-all received;
+``--rerun-voided`` reruns them); then ``MatrixInterrupted`` is raised. The workers die with
+run-all (the parent-death signal, ``_init_worker``): a SIGKILLed run-all leaves no session
+running, each ends as ``interrupted`` saying its run-all died.
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ from study.session_io.folders import holds_session
 from study.session_io.meta import SessionMeta, effective_status, is_rerunnable, read_meta, write_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason
 
-from .claim import SessionExists, claim_session
-from .interrupt import Interruption
+from .claim import SessionClaimed, SessionExists, claim_session, session_status
+from .interrupt import SIGNALS, Interruption
+from .launcher import arm_parent_death_signal
 from .display import MatrixDisplay
 from .session import SessionSpec, prepare, run_claimed
 from .voiding import archive_attempt
@@ -82,7 +87,7 @@ def plan_matrix(specs: list[SessionSpec], *, rerun_voided: bool = False) -> list
         if not holds_session(session_dir):
             planned.append(Planned(spec, session_dir, None, "run"))
             continue
-        status = effective_status(read_meta(session_dir))
+        status = session_status(session_dir, read_meta(session_dir))
         if is_rerunnable(status):
             planned.append(Planned(spec, session_dir, status, "rerun" if rerun_voided else "skip"))
         else:
@@ -98,26 +103,50 @@ def _mark_unfinished(session_dir: Path) -> None:
     write_meta(session_dir, meta)
 
 
-_STOP: Any = None   # in a worker: the matrix's "start nothing more" event
+_STOP: Any = None            # in a worker: the number of the signal that stopped run-all (0: none yet)
+_PARENT: int | None = None   # in a worker: the pid of its run-all
 
 
-def _init_worker(stop: Any) -> None:
-    """Worker initializer: a Ctrl-C reaches every process of the terminal's group; an idle worker
-    ignores it (a running session handles it: ``interrupt.Interruption``). ``stop`` is set once
-    run-all was interrupted: the worker then starts no session it is handed."""
-    global _STOP
-    _STOP = stop
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _idle_signal(signum: int, frame: Any) -> None:
+    """A signal to an idle worker (no session running). SIGTERM ends it (as by default: the
+    pool's own shutdown of a broken pool sends it); Ctrl-C, a hang-up or Ctrl-\\ are run-all's
+    to handle, so they are ignored, unless run-all is gone: then the worker exits."""
+    if signum == signal.SIGTERM or (_PARENT is not None and os.getppid() != _PARENT):
+        os._exit(128 + signum)
+
+
+def _relayed() -> str | None:
+    """The signal run-all received, once it has passed it on to the workers (as SIGINT)."""
+    number = _STOP.value if _STOP is not None else 0
+    return signal.Signals(number).name if number else None
+
+
+def _init_worker(stop: Any, parent: int) -> None:
+    """Worker initializer. The worker dies with its run-all: the kernel sends it SIGTERM when
+    run-all dies, however it dies (``launcher.arm_parent_death_signal``; SIGKILL, a crash), and
+    a running session ends on it as ``interrupted`` with its CLI stopped, saying its run-all
+    died. Ctrl-C, a closed terminal's hang-up or Ctrl-\\ reach every process of the terminal's
+    group: an idle worker ignores them (``_idle_signal``), a running session handles them
+    (``interrupt.Interruption``). ``stop`` holds the signal that stopped run-all (0 until then):
+    the worker then starts no session it is handed, and a session ended by the SIGINT run-all
+    passes on records that signal."""
+    global _STOP, _PARENT
+    _STOP, _PARENT = stop, parent
+    for sig in SIGNALS:
+        signal.signal(sig, _idle_signal)
+    arm_parent_death_signal(signal.SIGTERM)
+    if os.getppid() != parent:   # run-all died before the death signal was armed
+        os._exit(1)
 
 
 def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
     """Worker: claim the session folder, move a voided or unfinished attempt aside (the claim
     holder decides, so two workers never both do), run the session. Status None: not started."""
     prepared = prepare(spec)
-    if _STOP is not None and _STOP.is_set():
+    if _STOP is not None and _STOP.value:
         return str(prepared.session_dir), None
     session_dir = prepared.session_dir
-    with Interruption() as interruption, claim_session(session_dir):
+    with Interruption(parent=_PARENT, relayed=_relayed) as interruption, claim_session(session_dir):
         if rerun and holds_session(session_dir):
             status = effective_status(read_meta(session_dir))
             if status == SessionStatus.RUNNING:
@@ -127,6 +156,11 @@ def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
                     _mark_unfinished(session_dir)
                 archive_attempt(session_dir)
         folder = run_claimed(prepared, interruption)
+    if interruption.orphaned or (interruption.signal == "SIGTERM" and not interruption.to_parent):
+        # run-all died, or this worker was sent SIGTERM itself (the pool sends it when another
+        # worker died): the session has ended and is recorded; the worker ends as SIGTERM says,
+        # instead of waiting for work that will never come (which would hang the pool's shutdown)
+        os._exit(128 + signal.SIGTERM)
     return str(folder), str((read_meta(folder) or SessionMeta()).get("status", SessionStatus.UNFINISHED))
 
 
@@ -150,22 +184,23 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
         return result
     root = Path(root) if root is not None else Path(todo[0].spec.out_root or sessions_dir())
     display = MatrixDisplay([p.session_dir for p in todo], root, jobs=jobs, stream=stream, console=console, title=title,
-                            batch_sizes={p.session_dir: p.spec.accounts or len(order_for_seed(p.spec.seed)) for p in todo})
+                            batch_sizes={p.session_dir: p.spec.accounts or len(order_for_seed(p.spec.seed)) for p in todo},
+                            ours=lambda: {child.pid for child in multiprocessing.active_children()})
     context = multiprocessing.get_context("spawn")
     forwarded = False
-    stop = context.Event()
+    stop = context.Value("i", 0)   # the signal that stopped run-all (_init_worker)
     with Interruption() as interruption, display, ProcessPoolExecutor(
-            max_workers=max(1, jobs), mp_context=context, initializer=_init_worker, initargs=(stop,)) as pool:
+            max_workers=max(1, jobs), mp_context=context, initializer=_init_worker, initargs=(stop, os.getpid())) as pool:
         futures: dict[Future, Planned] = {pool.submit(_run_one, p.spec, p.action == "rerun"): p for p in todo}
         pending = set(futures)
         while pending:
             if interruption.signal and not forwarded:
                 forwarded = True
-                stop.set()
+                stop.value = int(signal.Signals[interruption.signal])
                 for future in pending:
                     future.cancel()  # not started yet: never started
                 for child in multiprocessing.active_children():  # the workers: end their sessions
-                    with contextlib.suppress(OSError):
+                    with contextlib.suppress(OSError):   # (SIGINT: idle ones ignore it; the session records `stop`)
                         os.kill(child.pid, signal.SIGINT)
                 pending = {f for f in pending if not f.cancelled()}
             done, pending = wait(pending, timeout=refresh_s, return_when=FIRST_COMPLETED)
@@ -179,6 +214,8 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
                     result.ran.append((p.session_dir, status))
                 except SessionExists as exc:  # another runner holds it, or finished it meanwhile
                     result.skipped.append((p.session_dir, str(exc)))
+                    display.skip(p.session_dir, exc.held_by if isinstance(exc, SessionClaimed)
+                                 else "another runner has run it meanwhile")
                     continue
                 except Exception as exc:  # the worker itself died or refused: nothing finished is lost
                     status = SessionStatus.UNFINISHED

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from study.errors import StudyError
+from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 
 from .spending import PRICE_KEYS
@@ -26,7 +26,7 @@ from .spending import PRICE_KEYS
 SIM_PREFIX = "sim:"
 
 
-class ModelError(ValueError):
+class ModelError(StudyError, ValueError):
     """Unknown model alias, missing endpoint or missing API key."""
 
 
@@ -81,9 +81,11 @@ def _prices(path: Path, owner: str, raw: object, *, required: bool) -> dict[str,
 def load_models(path: Path | None = None) -> ModelsTable:
     path = Path(path) if path is not None else prereg_dir() / "models.yaml"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(read_yaml_text(path))
     except FileNotFoundError:
         raise ModelError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
+    except YamlError as exc:
+        raise ModelError(f"{path} is not valid YAML (line {exc.line}): {exc.message}") from None
     try:
         models = {
             alias: ModelEntry(

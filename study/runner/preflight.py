@@ -8,7 +8,8 @@ turns it into exit code 2.
 - ``validate_spec(spec)``: the seed (positive; a confirmatory session needs a seed whose order is
   frozen in ``preregistration/orders/``), the account count, the condition, the model with the
   form of its API key and base URL, the limits (finite, positive) and the output folder
-  (a writable folder, not a file). It has no side effects; ``session.prepare()`` calls it first.
+  (a folder one can be made in, not a file, not inside preregistration/). It leaves nothing
+  behind; ``session.prepare()`` calls it first.
 - ``validate_specs(specs)``: every spec, and no session twice.
 - ``probe_endpoints(specs)``: one TCP connection (seconds) to each distinct endpoint of a real
   model (through the proxy the CLI would use, if one is set), so that a dead endpoint is refused
@@ -21,7 +22,9 @@ turns it into exit code 2.
 from __future__ import annotations
 
 import os
+import re
 import socket
+import tempfile
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sopbench_tools.orders import describe_seeds, frozen_order, frozen_seeds, order_file_name
+
+from study.errors import StudyError
 
 from .conditions import CliSettings, Condition, load_conditions
 from .limits import Limits, load_limits
@@ -38,7 +43,7 @@ from .models import ResolvedModel, resolve_model
 PROBE_TIMEOUT_S = 5.0
 
 
-class PreflightError(ValueError):
+class PreflightError(StudyError, ValueError):
     """A bad input, found before anything was created; the message is one line saying what to do."""
 
 
@@ -72,27 +77,39 @@ def check_seed(seed: int, *, exploratory: bool) -> None:
             f"seed {seed} has no frozen order in preregistration/orders/ (planned seeds: "
             f"{describe_seeds(frozen_seeds())}), so it cannot make a confirmatory session: add a replacement "
             f"seed (numbered from 10 upward, plan section 7) by an amendment that freezes its order "
-            f"(study orders --seed {seed} > preregistration/orders/{order_file_name(seed)}, then study prereg amend "
-            f"preregistration/orders/{order_file_name(seed)} --reason \"...\"), or run it exploratory with --accounts N"
+            f"(study prereg add-seed {seed} --reason \"...\", which writes preregistration/orders/"
+            f"{order_file_name(seed)} and records the amendment), or run it exploratory with --accounts N"
         )
 
 
+#: The most seeds one command may name, and the largest seed (the plan's are 1-15; replacement
+#: seeds are numbered from 10 upward).
+MAX_SEEDS = 1000
+MAX_SEED = 1_000_000
+_SEED_PART = re.compile(r"([0-9]+)(?:-([0-9]+))?")
+
+
 def check_seeds(text: str) -> list[int]:
-    """``2,3,4`` or ``2-9`` (or both mixed) as a list of seeds; refuses an empty list, a reversed or
-    malformed range, a seed below 1 and a seed given twice."""
+    """``2,3,4`` or ``2-9`` (or both mixed) as a list of seeds, in ASCII digits; refuses an empty
+    list, a reversed or malformed range, a seed below 1 or above ``MAX_SEED``, more than
+    ``MAX_SEEDS`` seeds and a seed given twice."""
     seeds: list[int] = []
-    for part in (p.strip() for p in text.split(",")):
+    for part in (p.strip(" ") for p in text.split(",")):
         if not part:
             continue
-        lo, sep, hi = part.partition("-")
-        try:
-            first, last = (int(lo), int(hi)) if sep else (int(part), int(part))
-        except ValueError:
-            raise PreflightError(f"{part!r} is not a seed or a range: give seeds as 2,3,4 or 2-9") from None
+        match = _SEED_PART.fullmatch(part)
+        if match is None:
+            raise PreflightError(f"{part!r} is not a seed or a range: give seeds as 2,3,4 or 2-9 "
+                                 "(whole numbers from 1, ASCII digits)")
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) is not None else first
         if first < 1:
             raise PreflightError(f"{part!r}: seeds are whole numbers from 1 (give seeds as 2,3,4 or 2-9)")
         if last < first:
             raise PreflightError(f"{part!r} is an empty range: write the lower seed first ({last}-{first})")
+        if last > MAX_SEED or len(seeds) + last - first + 1 > MAX_SEEDS:
+            raise PreflightError(f"{text!r} names more seeds than one command runs (at most {MAX_SEEDS} seeds, each at "
+                                 f"most {MAX_SEED}); the plan's seeds are 1-15: give e.g. 2-9")
         seeds += range(first, last + 1)
     if not seeds:
         raise PreflightError(f"{text!r} names no seed: give seeds as 2,3,4 or 2-9")
@@ -121,7 +138,10 @@ def check_base_url(url: str, source: str = "--base-url") -> tuple[str, int]:
     hint = f"give an http:// or https:// URL with a host, e.g. https://api.anthropic.com or http://127.0.0.1:8080 ({source})"
     if not url or not url.strip() or any(c.isspace() or not c.isprintable() for c in url):
         raise PreflightError(f"base URL {url!r} is empty or contains whitespace: {hint}")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:   # e.g. "Invalid IPv6 URL" for http://[::1
+        raise PreflightError(f"base URL {url!r} is not a URL ({exc}): {hint}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise PreflightError(f"base URL {_shown(url)!r} is not a URL with scheme http or https and a host: {hint}")
     try:
@@ -177,9 +197,19 @@ def probe_endpoints(checked: list[Checked], timeout: float = PROBE_TIMEOUT_S) ->
 # ----- the output folder ---------------------------------------------------------------------------
 
 def check_out_root(root: Path, label: str = "--sessions") -> None:
-    """``root`` is a folder, or can be created as one: no file in the way, the nearest existing
-    folder writable (permissions, and not on a read-only filesystem). Creates nothing."""
+    """``root`` is a folder, or can be created as one: not empty, not inside ``preregistration/``
+    (every run would then find an added frozen file and refuse), no file in the way, and the
+    nearest existing folder one a folder can be made in (tried with a temporary folder, removed
+    at once: permissions, a read-only filesystem, /proc). Leaves nothing behind."""
+    from study.paths import prereg_dir
+
+    if not str(root).strip():
+        raise PreflightError(f"{label} is empty; give a folder with --sessions DIR")
     path = Path(root).absolute()
+    frozen = prereg_dir().resolve()
+    if path.resolve() == frozen or path.resolve().is_relative_to(frozen):
+        raise PreflightError(f"{label} {path} lies inside the preregistration ({frozen}), whose files are frozen; "
+                             "give a folder outside it with --sessions (default: sessions/ of the project)")
     existing = path
     while not existing.exists() and not existing.is_symlink() and existing != existing.parent:
         existing = existing.parent
@@ -190,6 +220,11 @@ def check_out_root(root: Path, label: str = "--sessions") -> None:
         raise PreflightError(f"{label} {path} {where}; give a folder with --sessions (it is created if missing)")
     if not os.access(existing, os.W_OK | os.X_OK) or os.statvfs(existing).f_flag & os.ST_RDONLY:
         raise PreflightError(f"{label} {path}: {existing} is not writable; give a folder you can write to with --sessions")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".study-write-check-", dir=existing))
+    except OSError as exc:
+        raise PreflightError(f"{label} {path}: no folder can be made in {existing} ({exc.strerror or exc}); "
+                             "give a folder you can write to with --sessions") from None
 
 
 # ----- the whole spec ------------------------------------------------------------------------------
@@ -219,7 +254,7 @@ def validate_spec(spec) -> Checked:
     else:
         check_api_key(model.api_key, model.api_key_env or "the API key")
         check_base_url(model.base_url or "", model.base_url_source or "--base-url")
-    limits = load_limits(model.name, spec.limit_overrides)
+    limits = load_limits(model.name, spec.limit_overrides, exploratory_condition=condition.exploratory)
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
     check_out_root(out_root, "--sessions" if spec.out_root is not None else "the default sessions folder")
     if other_task:  # another task's sessions than the project's: exploratory, in a folder of their own

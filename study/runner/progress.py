@@ -4,20 +4,22 @@
 a line being written is left for next time) and keeps what the live display (``display.py``)
 and ``study status`` show: decisions, the spend as streamed (the ``usage`` event the runner
 logs after each model response, then ``call_end`` and ``session_end``) beside the session's
-spending cap, when it started, resumes, stop-gate blocks, gate denials, compactions and how it
-ended. From these, the rate of decisions and the time left at that rate.
+spending cap, when it started, resumes, stop-gate blocks, gate denials (and those since the last
+new decision, beside the exploratory conditions' ``gate_refusals`` limit), compactions, API
+errors the CLI retried and how it ended. From these, the rate of decisions and the time left at that rate.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from sopbench_tools.tool_definitions import DECISION_TOOL
 from study.session_io.folders import EVENTS_NAME
-from study.session_io.vocabulary import EventKind
+from study.session_io.vocabulary import EventKind, SessionStatus
 
 #: The ``outcome`` of a ``stop`` event whose end of turn the stop gate blocked.
 BLOCKED = "blocked"
@@ -47,7 +49,12 @@ class LogProgress:
 
     def __init__(self, session_dir: Path):
         self.path = Path(session_dir) / EVENTS_NAME
+        self._reset()
+
+    def _reset(self) -> None:
         self._offset = 0
+        self._file: tuple[int, int] | None = None   # (device, inode) of the log read so far
+        self.final_decisions: int | None = None   # meta.json's count once the session ended (``settle``)
         self.decided: set[str] = set()
         self.cost_usd = 0.0
         self.accounts: int | None = None
@@ -62,13 +69,26 @@ class LogProgress:
         self.resumes = 0
         self.blocks = 0           # stop-gate blocks (the end of a turn refused)
         self.denied = 0           # tool calls the gate refused
+        self.refusals = 0         # ... since the last new decision
+        self.refusal_cap: int | None = None   # the gate_refusals limit (exploratory conditions), if any
         self.compactions = 0
+        self.api_retries = 0      # transient API errors the CLI retried (api_retry)
 
     def update(self) -> "LogProgress":
+        """Read what was added to the log. A log that was replaced (``--rerun-voided`` moved the
+        earlier attempt aside and a new one began) or cut shorter is read again from its start."""
         try:
             with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if self._file is not None and ((st.st_dev, st.st_ino) != self._file or st.st_size < self._offset):
+                    self._reset()
+                self._file = (st.st_dev, st.st_ino)
                 fh.seek(self._offset)
                 chunk = fh.read()
+        except FileNotFoundError:
+            if self._file is not None:   # moved aside: what was read is no longer this session's
+                self._reset()
+            return self
         except OSError:
             return self
         complete = chunk[: chunk.rfind(b"\n") + 1]  # leave a line being written for next time
@@ -91,9 +111,12 @@ class LogProgress:
             self._start(event)
         elif (kind == EventKind.TOOL_CALL and event.get("tool") == DECISION_TOOL and event.get("ok") is True
               and isinstance(event.get("account"), str)):
+            if event["account"] not in self.decided:
+                self.refusals = 0
             self.decided.add(event["account"])
         elif kind == EventKind.TOOL_CALL and event.get("allowed") is False:
             self.denied += 1
+            self.refusals += 1
         elif kind in (EventKind.CALL_END, EventKind.USAGE):
             cost = _number(event.get("session_cost_usd"))
             self.cost_usd = cost if cost is not None else self.cost_usd
@@ -103,6 +126,8 @@ class LogProgress:
             self.blocks += 1
         elif kind == EventKind.COMPACTION:
             self.compactions += 1
+        elif kind == EventKind.API_RETRY:
+            self.api_retries += 1
         elif kind == EventKind.SESSION_END:
             self.ended = event.get("status") if isinstance(event.get("status"), str) else None
             cost = _number(event.get("cost_usd"))
@@ -114,14 +139,27 @@ class LogProgress:
             self.accounts = len(event["order"])
         limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
         self.cap_usd = _number(limits.get("spending_usd"))
+        cap = _number(limits.get("gate_refusals"))
+        self.refusal_cap = int(cap) if cap is not None else None
         self.simulated = event.get("simulated") is True
         self.priced = event.get("prices_per_mtok", {}) is not None
         self.model_id = event.get("model_id") if isinstance(event.get("model_id"), str) else None
         self.started = _time(event.get("t"))
 
+    def settle(self, meta: Any) -> None:
+        """The session has ended: show what its meta.json says (the record ``study status``
+        reads): status, decisions and cost, over the counts read from the log."""
+        if meta is None or not isinstance(meta.status, SessionStatus) or not meta.status.final:
+            return
+        self.ended = str(meta.status)
+        if isinstance(meta.decisions, int):
+            self.final_decisions = meta.decisions
+        if _number(meta.cost_usd) is not None:
+            self.cost_usd = float(meta.cost_usd)
+
     @property
     def decisions(self) -> int:
-        return len(self.decided)
+        return self.final_decisions if self.final_decisions is not None else len(self.decided)
 
     def elapsed_s(self, now: datetime | None = None) -> float | None:
         """Seconds since the session started (its duration once it ended); None before it started."""

@@ -20,13 +20,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from study.errors import StudyError
+
 from .models import load_models
 from .session import SessionSpec
 
-_FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+#: K/N in ASCII digits, spaces allowed around them (no other whitespace: a trailing newline is refused).
+_FORM = re.compile(r" *([0-9]+) */ *([0-9]+) *")
 
 
-class ShardError(ValueError):
+class ShardError(StudyError, ValueError):
     """A ``--shard`` value that is not K/N with 1 <= K <= N."""
 
 
@@ -41,7 +44,7 @@ class Shard:
 
 def parse_shard(text: str) -> Shard:
     """``"2/8"`` -> Shard(2, 8); ShardError saying what to give otherwise."""
-    match = _FORM.match(text or "")
+    match = _FORM.fullmatch(text or "")
     if not match:
         raise ShardError(f"{text!r} is not K/N; give e.g. --shard 1/4 (shard K of N, K from 1 to N; "
                          "in a Slurm array: --shard ${SLURM_ARRAY_TASK_ID}/N with --array=1-N)")

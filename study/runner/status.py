@@ -3,7 +3,7 @@
 Sessions are found by the one rule of ``study.session_io.folders`` (earlier attempts kept in a
 session's ``attempt-<k>/`` subfolders are counted, not listed). The status is meta.json's, except
 that a session whose runner is gone while it was running is ``unfinished``
-(``study.session_io.meta.effective_status``). Decisions and cost of a running session are read
+(``claim.session_status``: the lock of its claim, wherever its runner ran). Decisions and cost of a running session are read
 from its log as it grows (the cost from its ``usage``/``call_end`` events).
 
 The records are read in reporting mode: a session whose meta.json or events.jsonl is broken
@@ -20,10 +20,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from study.session_io.folders import attempts, find_sessions
-from study.session_io.meta import effective_status
 from study.session_io.reader import read_session
 from study.session_io.vocabulary import SessionStatus
 
+from .claim import session_status
 from .cost_text import cost_text, simulated_note
 from .progress import LogProgress
 
@@ -45,6 +45,7 @@ class SessionRow:
     attempts: int        # earlier attempts kept in attempt-<k>/
     size_bytes: int = 0  # on disk: every regular file of the folder, attempts included, links not followed
     model_id: str | None = None   # the API model id (a simulated session is priced as this model)
+    api_retries: int = 0          # transient API errors the CLI retried (api_retry events; void nothing)
     problems: list[str] = field(default_factory=list)   # what is wrong with its records (never analysed)
 
     def as_dict(self) -> dict:
@@ -84,7 +85,7 @@ def session_row(root: Path, folder: Path) -> SessionRow:
     for event in session.log.events if session.log else ():
         progress.feed(event)
     start = session.log.start if session.log else {}
-    status = effective_status(meta)
+    status = session_status(folder, meta)
     if (meta is None or meta.status is None) and progress.ended in tuple(SessionStatus):
         status = SessionStatus(progress.ended)   # no status in meta.json: the log's session_end
     final = status.final
@@ -101,7 +102,7 @@ def session_row(root: Path, folder: Path) -> SessionRow:
         voided=bool(m("voided", False)), simulated=bool(m("simulated", False)),
         exploratory=bool(m("exploratory", False)),
         attempts=len(attempts(folder)), size_bytes=folder_size(folder),
-        model_id=m("model_id", start.get("model_id")),
+        model_id=m("model_id", start.get("model_id")), api_retries=progress.api_retries,
         problems=[i.describe(folder) for i in session.errors],
     )
 
@@ -149,6 +150,8 @@ def format_table(rows: list[SessionRow]) -> str:
             notes.append("exploratory")
         if r.attempts:
             notes.append(f"{r.attempts} earlier attempt(s) kept")
+        if r.api_retries:
+            notes.append(f"{r.api_retries} API error(s) retried by the CLI")
         decided = f"{r.decisions}/{r.accounts}" if r.accounts is not None else str(r.decisions)
         duration = "-" if r.duration_s is None else f"{r.duration_s / 60:.1f} min"
         lines.append((r.path, r.status, decided, f"{r.cost_usd:.2f}", duration, human_size(r.size_bytes),

@@ -82,6 +82,6 @@ def format_summary(result, root: Path | None = None) -> str:
         lines.append(f"{len(result.errors)} worker error(s) (the sessions show as unfinished; rerun with --rerun-voided):")
         lines += [f"  {_label(d, root)}: {e}\n      inspect: {_inspect(d)}" for d, e in result.errors]
     if result.skipped:
-        lines.append(f"skipped {len(result.skipped)} session(s) already present or not started:")
+        lines.append(f"skipped {len(result.skipped)} session(s) this run did not start (the reason follows each):")
         lines += [f"  {_label(d, root)}: {w}" for d, w in result.skipped]
     return "\n".join(lines)

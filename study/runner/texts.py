@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from sopbench_tools.dataset import load_task
+from study.errors import StudyError
 from study.paths import prereg_dir
 
 from .conditions import Condition
 
 
-class TextError(ValueError):
+class TextError(StudyError, ValueError):
     """A frozen text is missing or does not have the placeholders it must have."""
 
 

@@ -23,7 +23,7 @@ SCHEMA_VERSION = 2
 #: The schemas this package reads.
 READABLE_SCHEMAS = (1, 2)
 #: Kinds that a log of an earlier schema cannot hold: kind -> first schema with it.
-SINCE_SCHEMA = {EventKind.USAGE: 2}
+SINCE_SCHEMA = {EventKind.USAGE: 2, EventKind.API_RETRY: 2}
 
 
 class SessionStart(TypedDict):
@@ -116,6 +116,19 @@ class Proposal(TypedDict):
     reason: NotRequired[str]
 
 
+class ApiRetry(TypedDict):
+    """Schema 2 (since this kind was added): the CLI met a transient API error (HTTP 529
+    overloaded, 429 rate limit, 5xx) and retries the request after a wait. Logged from the
+    CLI's ``api_retry`` stream message; voids nothing (only an error that ends the call does)."""
+
+    call: int                             # the call's resume index n (0 = first call)
+    status: int | None                    # the HTTP status of the error
+    error: str | None                     # its type as the CLI names it (overloaded, rate_limit, ...)
+    attempt: int                          # 1, 2, ... of the CLI's retries of that request
+    max_retries: NotRequired[int | None]
+    wait_s: float | None                  # how long the CLI waits before the retry
+
+
 class SessionEnd(TypedDict):
     status: SessionStatus
     cost_usd: float | None
@@ -142,6 +155,7 @@ EVENT_TYPES: dict[EventKind, type] = {
     EventKind.CALL_END: CallEnd,
     EventKind.USAGE: Usage,
     EventKind.PROPOSAL: Proposal,
+    EventKind.API_RETRY: ApiRetry,
     EventKind.SESSION_END: SessionEnd,
 }
 assert set(EVENT_TYPES) == set(EventKind), "every EventKind needs a definition"

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from study.errors import StudyError
+
 
 class Rule(StrEnum):
     """The rule an issue breaks (docs/contracts.md, "Validation of a log")."""
@@ -58,7 +60,7 @@ class Issue:
         return f"{name}: {self.message} [rule {self.rule}]"
 
 
-class LogError(ValueError):
+class LogError(StudyError, ValueError):
     """A session's records that cannot be analysed; the message names the file, the line and the
     rule, and says what to do. ``issue`` is the first error found (None for a missing folder)."""
 

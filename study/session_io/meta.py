@@ -202,10 +202,9 @@ def runner_identity() -> dict[str, Any]:
 
 def runner_alive(runner: Mapping[str, Any]) -> bool:
     """The recorded runner (same host) is still alive: its pid exists with the same start time."""
-    try:
-        pid = int(runner.get("pid", -1))
-    except (TypeError, ValueError):
-        return False
+    pid = runner.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False   # 0, -1 or none: names no runner (os.kill would signal a group, or every process)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -22,6 +22,8 @@ class Limit(StrEnum):
     RESUMES = "resumes"
     RESUMES_WITHOUT_DECISION = "resumes_without_decision"
     WALL_TIME = "wall_time"
+    #: Exploratory conditions only: consecutive tool-gate refusals without a new decision.
+    GATE_REFUSALS = "gate_refusals"
 
     @property
     def yaml_key(self) -> str:
@@ -36,7 +38,8 @@ class Limit(StrEnum):
         return SessionStatus(f"limit:{self.value}")
 
 
-_YAML_KEYS = {Limit.NO_DECISION: "no_decision_minutes", Limit.WALL_TIME: "wall_time_hours"}
+_YAML_KEYS = {Limit.NO_DECISION: "no_decision_minutes", Limit.WALL_TIME: "wall_time_hours",
+              Limit.GATE_REFUSALS: "exploratory_gate_refusals_without_decision"}
 _FIELDS = {Limit.SPENDING: "spending_usd", Limit.NO_DECISION: "no_decision_s", Limit.WALL_TIME: "wall_time_s"}
 
 
@@ -61,6 +64,7 @@ class SessionStatus(StrEnum):
     LIMIT_RESUMES = "limit:resumes"
     LIMIT_RESUMES_WITHOUT_DECISION = "limit:resumes_without_decision"
     LIMIT_WALL_TIME = "limit:wall_time"
+    LIMIT_GATE_REFUSALS = "limit:gate_refusals"
 
     @property
     def limit(self) -> Limit | None:
@@ -108,4 +112,5 @@ class EventKind(StrEnum):
     CALL_END = "call_end"
     USAGE = "usage"           # schema 2: the running cost after each streamed model response
     PROPOSAL = "proposal"     # a workflow change the agent proposed (exploratory FSM-propose only)
+    API_RETRY = "api_retry"   # schema 2: a transient API error the CLI retried (HTTP 529, 429, 5xx)
     SESSION_END = "session_end"

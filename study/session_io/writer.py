@@ -4,7 +4,9 @@ Every event has ``seq`` (0, 1, 2, … in file order), ``t`` (UTC ISO 8601 with m
 ``kind``; its other fields are checked against the kind's typed definition in ``events`` before
 anything is written (``ValueError`` for an unknown kind, a missing field or a wrongly typed one),
 so the writer never writes a line the reader would reject. A crash loses at most the event being
-written; reopening a log continues its ``seq``.
+written; reopening a log continues its ``seq``. A write that fails (a full disk) is raised and
+kept in ``failed``, and the log takes no more events, so a line cut short stays its last line
+(which the reader tolerates) and the session's driver ends the session.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ class EventLog:
         self._seq = self._next_seq(self.path)
         self._fsync = fsync
         self._lock = threading.Lock()
-        self._fh = open(self.path, "a", encoding="utf-8")
+        #: The first write that failed (OSError: ENOSPC, EIO ...); the event was not written.
+        self.failed: OSError | None = None
+        self._fh = open(self.path, "ab", buffering=0)
 
     @staticmethod
     def _next_seq(path: Path) -> int:
@@ -57,17 +61,32 @@ class EventLog:
         kind = EventKind(kind)
         with self._lock:
             event = {"seq": self._seq, "t": utc_now(), "kind": kind.value, **fields}
-            self._fh.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
-            self._fh.flush()
-            if self._fsync:
-                os.fsync(self._fh.fileno())
+            try:
+                self._write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+            except OSError as exc:   # a full disk, a lost mount: the writer of the session must know
+                self.failed = self.failed or exc
+                raise
             self._seq += 1
         return event
 
+    def _write(self, line: str) -> None:
+        if self.failed is not None:   # after a failed write nothing more: a torn line stays the last one
+            raise self.failed
+        data = memoryview(line.encode("utf-8"))
+        while data:   # unbuffered: what the kernel did not take is never written later behind a newer line
+            data = data[self._fh.write(data):]
+        if self._fsync:
+            os.fsync(self._fh.fileno())
+
     def close(self) -> None:
+        """Close the file; a write that fails here (the rest of a line a full disk refused) is
+        kept in ``failed``, not raised."""
         with self._lock:
             if not self._fh.closed:
-                self._fh.close()
+                try:
+                    self._fh.close()
+                except OSError as exc:
+                    self.failed = self.failed or exc
 
     def __enter__(self) -> "EventLog":
         return self

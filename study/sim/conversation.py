@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Union
 
+from study.fsm.hooks import split_tool_name  # one split for the hooks and the simulator
+
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 #: How the CLI shows a PostToolUse hook's additional context: inside the tool's result (hooks of
 #: claude-agent-sdk), or as a message of role ``system`` right after the result (command hooks of
@@ -38,15 +40,6 @@ STOP_FEEDBACK = "Stop hook feedback:"
 CONTINUED_MARK = "This session is being continued from a previous conversation"
 #: Text of the CLI's compaction request (its last user message asks for this summary).
 COMPACTION_MARK = "create a detailed summary of the conversation"
-
-
-def split_tool_name(name: str) -> tuple[str | None, str]:
-    """``mcp__sopbench__list_batch`` -> (``sopbench``, ``list_batch``); other names -> (None, name)."""
-    if name.startswith("mcp__"):
-        parts = name.split("__", 2)
-        if len(parts) == 3:
-            return parts[1], parts[2]
-    return None, name
 
 
 def visible_text(text: str) -> str:

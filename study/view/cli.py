@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from study.cli_vocabulary import INTERRUPTED, NothingToShow, UsageError, examples, sessions_option
-from study.paths import sessions_dir
+from study.paths import sessions_folder
 
 from .paths import session_names
 
@@ -38,7 +38,7 @@ def view(sessions: Path | None, port: int, bundle: Path | None, no_transcripts: 
     """
     if no_transcripts and bundle is None:
         raise UsageError("--no-transcripts goes with --bundle OUT; the server reads transcripts only when asked.")
-    root = Path(sessions) if sessions is not None else sessions_dir()
+    root = sessions_folder(sessions)
     if not root.is_dir():
         raise UsageError(f"{root}: no such folder. Pass the sessions folder with --sessions DIR.")
     names = session_names(root)

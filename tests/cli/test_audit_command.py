@@ -60,6 +60,9 @@ def test_the_old_positional_folder_works_with_a_note(project, tmp_path):
     old = audit(str(tmp_path / "empty"))
     assert old.exit_code == 4
     assert old.stderr.startswith("note: the folder is now --sessions DIR for this command\n")
-    both = audit(str(tmp_path / "empty"), "--sessions", str(tmp_path / "empty"))
+    same = audit(str(tmp_path / "empty"), "--sessions", str(tmp_path / "empty"))   # one folder, twice: as run's --out
+    assert same.exit_code == 4
+    (tmp_path / "other").mkdir()
+    both = audit(str(tmp_path / "empty"), "--sessions", str(tmp_path / "other"))
     assert both.exit_code == 2 and "give it once, as --sessions DIR" in both.output
     assert "[DIRECTORY]" not in audit("--help").output and "--sessions DIR" in audit("--help").output

@@ -32,7 +32,7 @@ def frozen_root(tmp_path, frozen_project):
 
 @pytest.mark.e2e
 def test_doctor_passes_on_this_install(frozen_root):
-    done = _doctor({"STUDY_ROOT": str(frozen_root)})
+    done = _doctor({"STUDY_ROOT": str(frozen_root), "ANTHROPIC_API_KEY": "sk-test-not-a-real-key"})
     assert done.returncode == 0, done.stdout + done.stderr
     verdicts = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines() if line[:5].strip() in ("ok", "FAIL")}
     assert verdicts == {"lock": "ok", "frozen": "ok", "CLI": "ok", "hooks": "ok", "MCP": "ok", "resume": "ok",
@@ -82,14 +82,24 @@ def test_an_unfrozen_runtime_and_an_unwritable_sessions_folder(tmp_path, monkeyp
     assert doctor.check_sessions_folder().ok  # sessions/ does not exist yet; its parent is writable
     monkeypatch.setenv("STUDY_ROOT", "/proc")  # not writable, even for root
     check = doctor.check_sessions_folder()
-    assert not check.ok and "not writable" in check.detail and check.fix
+    assert not check.ok and "no folder can be made in /proc" in check.detail and check.fix
     # --sessions DIR: another folder (e.g. shared by a cluster's machines) is the one checked
     shared = tmp_path / "shared"
     shared.mkdir()
     check = doctor.check_sessions_folder(shared)
     assert check.ok and check.detail == f"{shared} is writable"
     check = doctor.check_sessions_folder(Path("/proc/sessions"))
-    assert not check.ok and check.detail.startswith("/proc/sessions is not writable")
+    assert not check.ok and check.detail.startswith("sessions folder /proc/sessions: no folder can be made in /proc")
+    # the check study run makes: a folder doctor passes is one run accepts, and the other way round
+    from study.runner.preflight import PreflightError, check_out_root
+
+    for folder in (shared, tmp_path / "new" / "sessions", Path("/proc/sessions"), Path("/proc/x/y")):
+        try:
+            check_out_root(folder)
+            accepted = True
+        except PreflightError:
+            accepted = False
+        assert doctor.check_sessions_folder(folder).ok == accepted, folder
 
 
 def test_help_has_an_example():
@@ -109,3 +119,24 @@ def test_a_runtime_other_than_the_frozen_one_names_both_and_the_amendment(tmp_pa
     check = doctor.check_frozen_runtime()
     assert not check.ok and "lock file sha256 differs" in check.detail
     assert "study prereg amend" in check.fix
+
+
+def test_ready_says_what_a_confirmatory_run_still_needs_without_an_api_key(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    ok = doctor.Check("x", True, "fine")
+    for name in ("check_lock", "check_frozen_runtime", "check_sessions_folder"):
+        monkeypatch.setattr(doctor, name, lambda *a, **k: ok)
+    monkeypatch.setattr(doctor, "check_cli", lambda: (ok, None))
+    monkeypatch.setattr(doctor, "session_checks", lambda path: [])
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    without = CliRunner().invoke(main, ["doctor"])
+    assert without.exit_code == 0, without.output
+    last = without.output.strip().splitlines()[-1]
+    assert "Ready for a confirmatory run" not in without.output
+    assert last.startswith("Ready for simulated sessions; a confirmatory run still needs: ANTHROPIC_API_KEY is not set")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+    with_key = CliRunner().invoke(main, ["doctor"])
+    assert with_key.output.strip().splitlines()[-1].startswith("Ready for a confirmatory run")

@@ -13,11 +13,23 @@ from pathlib import Path
 
 import pytest
 
+#: This checkout's preregistration: the test tree's limits come from it, so that an amendment of
+#: them loads as the study reads it.
+REAL_PREREG = Path(__file__).resolve().parents[2] / "preregistration"
+
+
+def limits_text(resumes: int = 50) -> str:
+    """This checkout's limits.yaml with the resume cap set to ``resumes``."""
+    text = (REAL_PREREG / "limits.yaml").read_text(encoding="utf-8")
+    assert "\nresumes: 50\n" in text
+    return text.replace("\nresumes: 50\n", f"\nresumes: {resumes}\n")
+
+
 TREE = {
     "preregistration/plan.md": "# Plan\n\nPrimary contrast: FC(FSM) - FC(Remind-loop).\n",
     "preregistration/README.md": "How to verify.\n",
     "preregistration/conditions.yaml": "FSM:\n  reminder: true\n  resume: false\n",
-    "preregistration/limits.yaml": "turns_per_call: 6000\nresumes: 50\n",
+    "preregistration/limits.yaml": limits_text(),
     "preregistration/predictions.yaml": "P4: strict accuracy of FSM >= Remind-loop\n",
     "preregistration/texts/first_message.md": "Process the accounts one at a time.\n",
     "preregistration/workflows/referral_abuse_per_account.yaml": "initial: S_investigate\n",
@@ -91,7 +103,8 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
                   status: str = "completed", voided: bool = False, void_reason: str | None = None,
                   meta_manifest: str | None = "same", exploratory: bool = False, with_start: bool = True,
                   with_end: bool = True, with_meta: bool = True) -> Path:
-    """A session folder as the runner writes it: events.jsonl (start and end) and meta.json.
+    """A session folder as the runner writes it: events.jsonl (start and end), meta.json and the
+    CLI's (empty) transcript.
     ``meta_manifest`` other than "same" makes meta.json record a different hash than the log."""
     folder.mkdir(parents=True)
     start = {"seq": 0, "t": started, "kind": "session_start", "schema": 1, "condition": "FSM", "seed": 2,
@@ -106,6 +119,7 @@ def write_session(folder: Path, *, started: str, manifest: str | None, code_vers
            "cost_usd": 0.0, "turns": 3, "duration_s": 60.0}
     events = ([start] if with_start else []) + ([end] if with_end else [])
     (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    (folder / "transcript.jsonl").write_text("", encoding="utf-8")   # the CLI's: no tool call, no response
     meta = {"model": start["model"], "condition": "FSM", "seed": 2, "simulated": simulated, "exploratory": exploratory,
             "status": status if with_end else "running", "voided": voided, "void_reason": void_reason,
             "started": started, "manifest_sha256": manifest if meta_manifest == "same" else meta_manifest,

@@ -15,6 +15,8 @@ from study.cli import main
 from study.prereg import PreregError, amend, check_before_run, read_amendments
 from study.prereg.files import sha256_file
 
+from .conftest import limits_text
+
 
 def hash_as_the_readme_says(record: dict) -> str:
     """A record's own hash, computed as preregistration/README.md tells a reviewer to."""
@@ -37,7 +39,7 @@ def test_entry_records_time_reason_old_and_new_hash_and_the_previous_record(froz
     assert first["sha256"] == hash_as_the_readme_says(first)
     assert first["time"].endswith("Z")
 
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     second = amend(["preregistration/limits.yaml"], "lower the cap", root=frozen)
     assert second["n"] == 2 and second["prev_sha256"] == first["sha256"]
     assert read_amendments(frozen) == [first, second]
@@ -45,20 +47,23 @@ def test_entry_records_time_reason_old_and_new_hash_and_the_previous_record(froz
 
 
 def test_one_amendment_covers_a_rename_an_addition_and_a_deletion(frozen):
+    from sopbench_tools.orders import computed_order
+
     orders = frozen / "preregistration/orders"
-    (orders / "seed-3.txt").rename(orders / "seed-10.txt")
+    (orders / "seed-3.txt").unlink()
+    (orders / "seed-10.txt").write_text("\n".join(computed_order(10)) + "\n", encoding="utf-8")
     (frozen / "analysis/stats/bootstrap.py").write_text("RESAMPLES = 10000\n", encoding="utf-8")
-    (frozen / "preregistration/predictions.yaml").unlink()
+    (frozen / "preregistration/README.md").unlink()
     entry = amend(
         ["preregistration/orders/seed-3.txt", "preregistration/orders/seed-10.txt",
-         "analysis/stats/bootstrap.py", "preregistration/predictions.yaml"],
-        "replacement seed 10; bootstrap module; predictions moved into plan.md", root=frozen,
+         "analysis/stats/bootstrap.py", "preregistration/README.md"],
+        "replacement seed 10; bootstrap module; README folded into plan.md", root=frozen,
     )
     changes = {change["path"]: change for change in entry["files"]}
     assert changes["preregistration/orders/seed-3.txt"]["new_sha256"] is None
     assert changes["preregistration/orders/seed-10.txt"]["old_sha256"] is None
     assert changes["analysis/stats/bootstrap.py"]["old_sha256"] is None
-    assert changes["preregistration/predictions.yaml"]["new_sha256"] is None
+    assert changes["preregistration/README.md"]["new_sha256"] is None
     check_before_run(frozen)
 
 
@@ -96,7 +101,7 @@ def test_amend_refuses_to_extend_a_broken_chain(frozen):
     amend(["preregistration/plan.md"], "v2", root=frozen)
     path = frozen / "preregistration/amendments.jsonl"
     path.write_text(path.read_text(encoding="utf-8").replace('"v2"', '"v2, edited"'), encoding="utf-8")
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 1\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(1), encoding="utf-8")
     with pytest.raises(PreregError, match="line 1 \\(amendment 1\\) was edited"):
         amend(["preregistration/limits.yaml"], "cap", root=frozen)
     assert len(path.read_text(encoding="utf-8").splitlines()) == 1
@@ -122,7 +127,7 @@ def test_amendments_show_under_the_tables(frozen):
     from analysis.tables import read_amendments as amendments_for_tables
 
     assert amendments_for_tables(frozen / "preregistration") == []
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     entry = amend(["preregistration/limits.yaml"], "lower the resume cap", root=frozen)
     assert amendments_for_tables(frozen / "preregistration") == [
         f"Amendment 1 ({entry['time']}): lower the resume cap [preregistration/limits.yaml]"

@@ -12,13 +12,15 @@ from study.cli import main
 from study.prereg import amend, verify
 from study.prereg.audit import audit_sessions
 
+from .conftest import limits_text
+
 
 @pytest.fixture
 def history(frozen, git, sessions):
     """The frozen tree with one amendment, committed; returns (root, freeze record, amendment, a
     time between the two). Sessions record the amendment's commit as their code version."""
     freeze_record = json.loads((frozen / "preregistration/freeze.json").read_text(encoding="utf-8"))
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     entry = amend(["preregistration/limits.yaml"], "lower the resume cap", root=frozen)
     sessions.freeze_commit = git(frozen, "rev-parse", "HEAD").strip()
     git(frozen, "commit", "-qam", "amend the resume cap")
@@ -124,3 +126,29 @@ def test_audit_refuses_when_the_chain_is_broken(history, sessions, study_root, t
     assert result.exit_code == 1
     assert "preregistration/amendments.jsonl line 1 (amendment 1) was edited" in result.output
     assert "cannot be audited" in result.output
+
+
+def test_a_confirmatory_sessions_batch_is_the_frozen_order_of_its_seed(frozen, sessions, git, tmp_path):
+    """An exploratory session's prefix relabelled confirmatory, or another seed's batch, fails."""
+    sessions.defaults["code_version"] = git(frozen, "rev-parse", "HEAD").strip()
+    record = json.loads((frozen / "preregistration/freeze.json").read_text(encoding="utf-8"))
+    started = sessions.later(record["frozen_at"], 5)
+    out = tmp_path / "sessions"
+
+    def session(name: str, order: list[str], seed: int = 2):
+        folder = sessions.write(out / name, started=started, manifest=record["sha256"])
+        events = [json.loads(line) for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+        events[0].update(order=order, seed=seed)
+        (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        (folder / "meta.json").write_text(json.dumps({**meta, "seed": seed}), encoding="utf-8")
+
+    session("FSM/seed-2", ["A1", "A2", "A3"])
+    session("Plain/seed-2", ["A1", "A2"])             # the first two accounts only
+    session("Sys/seed-2", ["A3", "A1", "A2"])         # seed 3's batch
+    session("Remind/seed-4", ["A1", "A2", "A3"], seed=4)
+    results = {r.path.relative_to(out).as_posix(): r for r in audit_sessions(out, verify(frozen))}
+    assert results["FSM/seed-2"].verdict == "ok", (results["FSM/seed-2"].problems, results["FSM/seed-2"].notes)
+    for name in ("Plain/seed-2", "Sys/seed-2"):
+        assert any("is not the frozen order of seed 2" in p for p in results[name].problems), results[name].problems
+    assert any("seed 4 had no frozen order" in p for p in results["Remind/seed-4"].problems)

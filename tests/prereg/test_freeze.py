@@ -13,6 +13,8 @@ from study.cli import main
 from study.prereg import NotFrozen, PreregError, PreregViolation, amend, check_before_run, freeze, verify
 from study.prereg.files import sha256_file
 
+from .conftest import limits_text
+
 FROZEN = [
     "analysis/__init__.py",
     "analysis/scoring.py",
@@ -110,14 +112,14 @@ def test_freeze_refuses_an_empty_preregistration(tmp_path):
 def test_second_freeze_is_refused_unless_refreeze_and_never_over_amendments(frozen, git):
     with pytest.raises(PreregError, match="already frozen"):
         freeze(frozen)
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 10\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(10), encoding="utf-8")
     record = freeze(frozen, refreeze=True, allow_dirty=True)
     with pytest.raises(PreregViolation, match="commit the new freeze"):
         check_before_run(frozen)
     git(frozen, "commit", "-qam", "new freeze")
     assert check_before_run(frozen) == record["sha256"]
 
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 20\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(20), encoding="utf-8")
     amend(["preregistration/limits.yaml"], "cap", root=frozen)
     with pytest.raises(PreregError, match="orphan"):
         freeze(frozen, refreeze=True, allow_dirty=True)

@@ -20,6 +20,8 @@ from study.prereg.chain import read_chain
 from study.prereg.files import hash_tree, sha256_file
 from study.prereg.records import seal
 
+from .conftest import limits_text
+
 MANIFEST = "preregistration/MANIFEST.sha256"
 FREEZE = "preregistration/freeze.json"
 AMENDMENTS = "preregistration/amendments.jsonl"
@@ -150,7 +152,7 @@ def test_rechaining_every_committed_amendment_is_caught(frozen, git):
     the history is not."""
     (frozen / PLAN).write_text("# Plan\n\nAmended.\n", encoding="utf-8")
     amend([PLAN], "clarify the plan", root=frozen)
-    (frozen / "preregistration/limits.yaml").write_text("resumes: 40\n", encoding="utf-8")
+    (frozen / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     amend(["preregistration/limits.yaml"], "lower the cap", root=frozen)
     commit_all(git, frozen, "amend twice")
     path = frozen / AMENDMENTS

@@ -14,6 +14,8 @@ from study.cli import main
 from study.prereg import PreregViolation, amend, check_before_run
 from study.prereg.files import sha256_file
 
+from .conftest import limits_text
+
 AMENDMENTS = "preregistration/amendments.jsonl"
 MANIFEST = "preregistration/MANIFEST.sha256"
 
@@ -22,7 +24,7 @@ def two_amendments(root: Path) -> None:
     """Two legitimate amendments: plan.md, then limits.yaml."""
     (root / "preregistration/plan.md").write_text("# Plan\n\nAmended once.\n", encoding="utf-8")
     amend(["preregistration/plan.md"], "clarify the plan", root=root)
-    (root / "preregistration/limits.yaml").write_text("turns_per_call: 6000\nresumes: 40\n", encoding="utf-8")
+    (root / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     amend(["preregistration/limits.yaml"], "lower the resume cap", root=root)
 
 

@@ -82,10 +82,14 @@ def test_run_all_skips_a_session_another_runner_holds(tmp_path):
     from study.runner.matrix import run_matrix
 
     spec = SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=tmp_path)
+    out = io.StringIO()
     with claim_session(prepare(spec).session_dir):   # "another runner": the worker cannot claim it
-        result = run_matrix([spec], stream=io.StringIO())
+        result = run_matrix([spec], stream=out)
     assert not result.ran and not result.errors
     assert "is being run by the runner pid" in result.skipped[0][1]
+    me = runner_identity()
+    assert f"seed-2-first-1: skipped: held by pid {me['pid']} on host {me['host']}" in out.getvalue()
+    assert "ended" not in out.getvalue() and "0/0 done, 0 running, 0 queued; 1 skipped" in out.getvalue()
 
 
 def test_study_run_refuses_a_claimed_or_finished_session_in_one_line_with_exit_2(tmp_path, monkeypatch):
@@ -159,3 +163,79 @@ def test_two_concurrent_runners_on_one_session_never_merge_their_logs(tmp_path):
         assert kinds_logged.count("session_start") == 1 and kinds_logged.count("session_end") == 1
         assert not (folder / CLAIM_NAME).exists()
     print(f"refused while running: {counts['claimed']}, found finished (serialised): {counts['exists']}")
+
+
+# ----- a running session whose runner is gone, on whichever host (issue 23, item 4) --------------
+
+def _running_session(root: Path, runner: dict) -> Path:
+    """A session folder as a runner left it when its node crashed: meta.json ``running`` with
+    the runner's identity, its claim file (whose lock died with the node)."""
+    from study.session_io.meta import write_meta
+
+    spec = SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=root)
+    folder = prepare(spec).session_dir
+    folder.mkdir(parents=True)
+    write_meta(folder, {"status": "running", "condition": "Plain", "seed": 2, "model": "sim:oracle",
+                        "runner": runner})
+    (folder / CLAIM_NAME).write_text(json.dumps({**runner, "claimed": "2026-01-01T00:00:00Z"}))
+    return folder
+
+
+ELSEWHERE = {"host": "node-17.cluster", "pid": 4242, "pid_start": "99"}
+
+
+@pytest.mark.parametrize("runner", [ELSEWHERE, {**ELSEWHERE, "pid": 0}, {**ELSEWHERE, "pid": -1},
+                                    {"host": "node-17.cluster"}, {**runner_identity(), "pid": 0},
+                                    {**runner_identity(), "pid": -1}, {"host": socket.gethostname()}],
+                         ids=["other-host", "other-host-pid-0", "other-host-pid--1", "other-host-no-pid",
+                              "here-pid-0", "here-pid--1", "here-no-pid"])
+def test_a_running_session_whose_claim_lock_is_free_is_unfinished_and_rerun(tmp_path, runner):
+    from study.runner.status import scan
+
+    folder = _running_session(tmp_path, runner)
+    spec = SessionSpec(condition="Plain", seed=2, model="sim:oracle", accounts=1, out_root=tmp_path)
+    (row,) = scan(tmp_path)
+    assert row.status == "unfinished"
+    assert [p.action for p in plan_matrix([spec], rerun_voided=True)] == ["rerun"]
+    with claim_session(folder):   # a live runner holds it (here, or on another node over NFS): running
+        (row,) = scan(tmp_path)
+        assert row.status == "running"
+        assert [p.action for p in plan_matrix([spec], rerun_voided=True)] == ["skip"]
+
+
+def test_without_locks_only_a_runner_on_this_host_can_be_known_gone(tmp_path, monkeypatch):
+    from study.runner.status import scan
+
+    def no_flock(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_flock)
+    here = _running_session(tmp_path / "a", {**runner_identity(), "pid": -1})
+    (row,) = scan(tmp_path / "a")
+    assert row.status == "unfinished"   # pid -1 names no runner: it is gone (os.kill(-1, 0) says "alive")
+    _running_session(tmp_path / "b", ELSEWHERE)
+    (row,) = scan(tmp_path / "b")
+    assert row.status == "running"      # cannot be told from here
+    with claim_session(here):           # and the claim of a runner known gone is taken over
+        pass
+
+
+def test_a_runner_claiming_while_status_looks_at_the_lock_is_not_refused(tmp_path, monkeypatch):
+    from study.runner import claim as claim_module
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / CLAIM_NAME).write_text("{}")
+    real = fcntl.flock
+    calls = []
+
+    def busy_once(fd, op):   # the first try meets the shared lock of a status looking at it
+        calls.append(op)
+        if len(calls) == 1:
+            raise BlockingIOError(errno.EWOULDBLOCK, "busy")
+        return real(fd, op)
+
+    monkeypatch.setattr(claim_module.fcntl, "flock", busy_once)
+    with claim_session(folder):
+        pass
+    assert len(calls) == 2

@@ -81,7 +81,7 @@ def test_status_of_a_missing_folder_or_two_folders_is_a_usage_error(tmp_path):
     both = CliRunner().invoke(main, ["status", "--sessions", str(tmp_path / "a"), str(tmp_path / "b")])
     assert both.exit_code == 2 and "give it once, as --sessions DIR" in both.output
     old = CliRunner().invoke(main, ["run-all", "--seeds", "2", "--sessions", str(tmp_path / "a"), "--out", str(tmp_path / "b")])
-    assert old.exit_code == 2 and "name two folders; give only --sessions DIR" in old.output
+    assert old.exit_code == 2 and "given twice, as --sessions" in old.output and "give it once, as --sessions DIR" in old.output
 
 
 def test_the_old_spellings_still_work_with_a_note_on_stderr(tmp_path, frozen, matrix_calls):

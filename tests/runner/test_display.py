@@ -237,3 +237,83 @@ def test_a_large_matrix_lists_the_running_and_the_latest_finished_sessions(tmp_p
     assert listed == [f"seed-{s}" for s in range(4, 14)]      # the last 8 finished, the 2 running
     assert "... 20 more (queued or finished earlier)" in text
     assert "10/30 done, 2 running, 18 queued" in " ".join(text.split())
+
+
+def test_the_live_table_fits_a_160_column_terminal_with_every_header_whole(tmp_path, monkeypatch):
+    """Issue 24: a long status and a long name made the table wider than the terminal, and rich
+    cut every column (headers "denie", "resume"). Now only the session's name (cut at the front,
+    keeping its simulated mark) and then a long status give way."""
+    long_name = tmp_path / "exploratory" / "sim-wrong-account" / "FSM-bound" / "seed-2-first-10-and-more-words"
+    write_events(long_name, [start(), (60, "session_end", {"status": "limit:resumes_without_decision",
+                                                           "cost_usd": 0.5, "duration_s": 60.0})])
+    frozen_now(monkeypatch, 120)
+    for width, name_shown in ((160, True), (110, False)):
+        console = Console(record=True, width=width, file=io.StringIO())
+        shown = MatrixDisplay([long_name, tmp_path / "queued"], tmp_path, console=console)
+        console.print(shown.table())
+        text = console.export_text()
+        assert max(len(line.rstrip()) for line in text.splitlines()) <= width, text
+        assert cells(text, "session") == ["session", "status", "decided", "rate", "ETA", "spend / cap", "elapsed",
+                                          "resumes", "blocks", "denied"]
+        row = cells(text, "more-words")
+        assert row[0].startswith("* …") and row[0].endswith("more-words")
+        assert (row[1] == "limit:resumes_without_decision") is name_shown
+        assert row[2:] == ["0/10", "-", "-", "$0.50 / $25.00", "1:00", "0", "0", "0"]
+
+
+def _meta(folder: Path, pid: int, **fields) -> None:
+    from study.session_io.meta import write_meta
+
+    write_meta(folder, {"runner": {"host": "here", "pid": pid}, **fields})
+
+
+def test_after_rerun_voided_the_display_shows_the_rerun_not_the_earlier_attempt(tmp_path, monkeypatch):
+    """Issue 24: the rerun's log first printed the earlier attempt's "ended interrupted: 17/40",
+    and a finished session's line could disagree with meta.json (39/40 against 40/40)."""
+    frozen_now(monkeypatch, 600)
+    folder = tmp_path / "sim-oracle" / "Plain" / "seed-2"
+    write_events(folder, [start(), *(decide(10 * (i + 1), a) for i, a in enumerate(ORDER[:7])),
+                          (100, "session_end", {"status": "interrupted", "cost_usd": 0.2, "duration_s": 100.0})])
+    _meta(folder, 111, status="interrupted")                   # the earlier attempt's runner
+    out = io.StringIO()
+    shown = MatrixDisplay([folder], tmp_path, stream=out, ours=lambda: {222})
+    shown.refresh(force=True)
+    assert shown.status(folder) == "queued" and "ended" not in out.getvalue() and "7/10" not in out.getvalue()
+    attempt = folder / "attempt-1"                             # the worker (pid 222) moves it aside, runs again
+    attempt.mkdir()
+    for name in ("events.jsonl", "meta.json"):
+        (folder / name).rename(attempt / name)
+    shown.refresh(force=True)
+    _meta(folder, 222, status="running")
+    write_events(folder, [start(), *(decide(300 + 10 * i, a) for i, a in enumerate(ORDER[:9]))])
+    shown.refresh(force=True)
+    assert shown.status(folder) == "running" and shown.progress[folder].decisions == 9
+    write_events(folder, [(500, "session_end", {"status": "completed", "cost_usd": 0.5, "duration_s": 200.0})],
+                 append=True)
+    _meta(folder, 222, status="completed", decisions=10, cost_usd=0.5)   # the record status reads
+    shown.finished(folder, "completed")
+    shown.refresh(force=True)
+    lines = out.getvalue().splitlines()
+    assert [line for line in lines if "ended" in line] == [
+        line for line in lines if "sim-oracle/Plain/seed-2: ended completed: 10/10 decided" in line]
+    assert len([line for line in lines if "ended" in line]) == 1
+    assert not any("interrupted" in line for line in lines)
+
+
+def test_a_session_held_by_another_runner_is_skipped_and_left_out_of_the_totals(tmp_path, monkeypatch):
+    frozen_now(monkeypatch, 120)
+    mine = tmp_path / "sim-oracle" / "Plain" / "seed-2"
+    theirs = tmp_path / "sim-oracle" / "Plain" / "seed-3"
+    for folder, pid in ((mine, 222), (theirs, 333)):
+        write_events(folder, [start(), *(decide(10 * (i + 1), a) for i, a in enumerate(ORDER[:4]))])
+        _meta(folder, pid, status="running")
+    out = io.StringIO()
+    shown = MatrixDisplay([mine, theirs], tmp_path, stream=out, ours=lambda: {222}, batch_sizes={theirs: 10})
+    shown.refresh(force=True)
+    assert "seed-3: started" not in out.getvalue()              # another runner's log is not this run's
+    shown.skip(theirs, "held by pid 333 on host node-2")
+    shown.refresh(force=True)
+    text = out.getvalue()
+    assert "sim-oracle/Plain/seed-3: skipped: held by pid 333 on host node-2" in text
+    assert "seed-3: ended" not in text
+    assert "0/1 done, 1 running, 0 queued; 1 skipped; decided 4/10;" in shown.totals()

@@ -35,10 +35,15 @@ ROWS = [
     ("a call that ends with accounts left is resumed", CallEnd(), {}, Resume(0)),
     ("1 a signal ended the call", CallEnd(interrupted="SIGTERM"), {}, S.INTERRUPTED),
     ("1 a signal beats a limit reached at the same time", CallEnd(limit=Limit.SPENDING, interrupted="SIGINT"), {}, S.INTERRUPTED),
-    ("1 even with no account left", CallEnd(interrupted="SIGINT"), {"accounts_left": 0}, S.INTERRUPTED),
+    ("1 a signal after the last decision: completed", CallEnd(interrupted="SIGINT"), {"accounts_left": 0},
+     S.COMPLETED),
+    ("1 ... even beside a limit", CallEnd(limit=Limit.SPENDING, interrupted="SIGTERM"), {"accounts_left": 0},
+     S.COMPLETED),
     ("2 the spending cap mid-call", CallEnd(limit=Limit.SPENDING), {}, S.LIMIT_SPENDING),
     ("2 no decision for too long", CallEnd(limit=Limit.NO_DECISION), {}, S.LIMIT_NO_DECISION),
     ("2 the wall time", CallEnd(limit=Limit.WALL_TIME), {"accounts_left": 0}, S.LIMIT_WALL_TIME),
+    ("2 the gate refused too many calls without a decision (exploratory conditions)",
+     CallEnd(limit=Limit.GATE_REFUSALS), {}, S.LIMIT_GATE_REFUSALS),
     ("3 an API error voids", CallEnd(error=API_500), {}, S.INFRASTRUCTURE_FAILURE),
     ("3 a crash of the CLI voids", CallEnd(error=ProcessError("Command failed", exit_code=137)), {}, S.INFRASTRUCTURE_FAILURE),
     ("3 a crash of the runtime voids", CallEnd(error=RuntimeError("frame store unreadable")), {}, S.INFRASTRUCTURE_FAILURE),
@@ -79,6 +84,8 @@ def test_ending_rule(rule, call, changes, expected):
 
 
 def test_what_an_ending_records():
+    done = after_call(CallEnd(interrupted="SIGTERM"), replace(BASE, accounts_left=0), LIMITS)
+    assert (done.status, done.error, done.void_kind, done.after_last_decision) == (S.COMPLETED, None, None, "SIGTERM")
     signal = after_call(CallEnd(interrupted="SIGTERM"), BASE, LIMITS)
     assert signal.void_kind == VoidReason.INTERRUPTED and "SIGTERM" in signal.error
     api = after_call(CallEnd(error=API_500), BASE, LIMITS)

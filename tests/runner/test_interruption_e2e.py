@@ -3,7 +3,7 @@
 A runner process runs one session; the test waits for events in the session's log (never for a
 time window), then signals the runner:
 
-- SIGINT, SIGTERM (to the runner alone, or to its process group): the CLI is stopped first
+- SIGINT, SIGTERM, SIGHUP (a closed terminal), SIGQUIT (to the runner alone, or to its process group): the CLI is stopped first
   (gone before the runner exits), then ``session_end`` with status ``interrupted`` and the cost
   priced so far, a final voided meta.json (void kind ``interrupted``), a log the validator
   accepts; ``--rerun-voided`` reruns such a session;
@@ -123,8 +123,9 @@ def _running_cli(runner: Runner) -> list[int]:
     return pids
 
 
-@pytest.mark.parametrize("sig,to_group", [(signal.SIGTERM, False), (signal.SIGINT, False), (signal.SIGTERM, True)],
-                         ids=["SIGTERM", "SIGINT", "SIGTERM-to-group"])
+@pytest.mark.parametrize("sig,to_group", [(signal.SIGTERM, False), (signal.SIGINT, False), (signal.SIGTERM, True),
+                                          (signal.SIGHUP, False), (signal.SIGQUIT, False), (signal.SIGHUP, True)],
+                         ids=["SIGTERM", "SIGINT", "SIGTERM-to-group", "SIGHUP", "SIGQUIT", "SIGHUP-to-group"])
 def test_a_signal_ends_the_session_properly_and_stops_the_cli_first(tmp_path, sig, to_group):
     runner = Runner(tmp_path)
     pids = _running_cli(runner)

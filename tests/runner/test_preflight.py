@@ -59,7 +59,7 @@ def test_an_unplanned_seed_cannot_make_a_confirmatory_session_and_the_error_says
     line = refused(tmp_path, *run_args(seed="99"))
     assert "seed 99 has no frozen order in preregistration/orders/" in line
     assert "planned seeds: 1-9, 13-15" in line
-    assert "study prereg amend preregistration/orders/seed-99.txt" in line and "--accounts" in line
+    assert 'study prereg add-seed 99 --reason "..."' in line and "--accounts" in line
     # the real model too (the seed is checked before the endpoint)
     assert "no frozen order" in refused(tmp_path, *run_args(seed="10", model="haiku-4.5"))
 

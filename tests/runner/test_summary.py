@@ -40,7 +40,7 @@ def test_the_summary_names_sessions_with_accounts_left_a_limit_or_voided_with_th
         "1 worker error(s) (the sessions show as unfinished; rerun with --rerun-voided):",
         "  sim-oracle/Stop-only/seed-2: BrokenProcessPool: gone",
         f"      inspect: study score {tmp_path / 'sim-oracle' / 'Stop-only' / 'seed-2'}",
-        "skipped 1 session(s) already present or not started:",
+        "skipped 1 session(s) this run did not start (the reason follows each):",
         "  sim-oracle/Gates-only/seed-2: completed",
     ]
 

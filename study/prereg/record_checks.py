@@ -1,0 +1,338 @@
+"""Cross-checks of a session's three records: ``meta.json``, ``events.jsonl`` and the CLI's
+``transcript.jsonl``, for ``study audit``.
+
+``study.session_io.reader`` already refuses a log that breaks its own rules and a meta.json whose
+identity or status disagrees with it. An edit made *consistently* (the same change in meta.json
+and in the log) passes those rules; what it cannot easily keep consistent is the other records
+of the same session, and the ranges of the values. ``check_records`` compares:
+
+- **meta.json with the log**: every summary field meta.json repeats (cost, turns, duration,
+  resumes, decisions, the cost's completeness and estimate, the runtime, code and identity
+  fields of ``session_start``, the account count);
+- **the log with itself**: the decisions and resumes it counts against ``session_end``'s, the
+  cost against the sum of its calls, every value in range (no negative cost, turns or duration);
+  the cost against the list price of the streamed usage (a cost below half of it is not the
+  CLI's figure for that usage);
+- **simulated**: a ``sim:`` model, the simulator's message and tool-call ids (``msg_sim…``,
+  ``toolu_sim…``, which a loopback simulator endpoint gives a session of any model name) or its
+  ``sim_truth.jsonl`` make a session simulated whatever its ``simulated`` flag says;
+- **the log with the transcript**: every logged tool call has its ``tool_use`` in the transcript
+  with the same name and arguments, every ``tool_use`` of the study's servers is logged, and the
+  logged ``usage`` events are the list price of the transcript's model responses, one by one.
+
+What a consistent forgery of all three files can still do, and what only an external anchor
+catches, is in docs/contracts.md ("What the audit's cross-checks catch").
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from study.session_io.folders import EVENTS_NAME
+from study.session_io.reader import read_log
+from study.session_io.safe_files import TRANSCRIPT_CAP, read_capped
+
+TRANSCRIPT = "transcript.jsonl"
+SIM_TRUTH = "sim_truth.jsonl"
+#: The servers whose tools the study logs (``tool_call.server``; absent means sopbench).
+LOGGED_SERVERS = ("sopbench", "fsm")
+#: Rounding slack: the runner rounds every logged dollar figure to 6 decimals.
+USD_SLACK = 2e-6
+#: A cost below this share of the streamed usage's list price is not the CLI's figure for it.
+MIN_COST_SHARE = 0.5
+#: meta.json fields that repeat ``session_end``'s (the reader compares ``status``).
+_SAME_AS_END = ("cost_usd", "turns", "duration_s", "resumes", "decisions", "cost_complete",
+                "cost_estimated_usd", "error")
+#: meta.json fields that repeat ``session_start``'s (the reader compares model, condition, seed,
+#: simulated and exploratory; the audit compares manifest_sha256).
+_SAME_AS_START = ("model_id", "code_version", "cli_version", "sdk_version", "lock_sha256",
+                  "token_reminder", "limits")
+
+
+@dataclass
+class RecordCheck:
+    """What the cross-checks found: ``problems`` fail the session, ``notes`` say what could not
+    be checked; ``simulated`` is the evidence that the session ran on the simulator (or None)."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    simulated: str | None = None
+
+
+def check_records(path: Path, meta: dict[str, Any]) -> RecordCheck:
+    """Cross-check the session folder ``path`` (its ``meta`` as the audit read it: a dict of
+    meta.json's well-typed fields)."""
+    found = RecordCheck()
+    log = read_log(path / EVENTS_NAME, strict=False)
+    events = [e for e in log.events if isinstance(e, dict)]
+    start = next((e for e in events if e.get("kind") == "session_start"), {})
+    end = next((e for e in reversed(events) if e.get("kind") == "session_end"), {})
+    _meta_against_log(meta, start, end, found.problems)
+    _log_against_itself(events, start, end, found.problems)
+    transcript = _read_transcript(path, found)
+    found.simulated = _simulated_evidence(path, start, events, transcript)
+    if found.simulated and (meta.get("simulated") is False or start.get("simulated") is False):
+        found.problems.append(f"recorded as not simulated, but {found.simulated}: it ran on the simulator")
+    if transcript is not None:
+        _log_against_transcript(events, start, transcript, found.problems)
+    return found
+
+
+# ----- meta.json and the log ---------------------------------------------------------------------
+
+def _meta_against_log(meta: dict, start: dict, end: dict, problems: list[str]) -> None:
+    for name, event, kind in [*((n, end, "session_end") for n in _SAME_AS_END),
+                              *((n, start, "session_start") for n in _SAME_AS_START)]:
+        if name in meta and name in event and not _same(meta[name], event[name]):
+            problems.append(f"meta.json says {name} {_short(meta[name])} but the log's {kind} says "
+                            f"{_short(event[name])}")
+    order = start.get("order")
+    if isinstance(meta.get("accounts"), int) and isinstance(order, list) and meta["accounts"] != len(order):
+        problems.append(f"meta.json says accounts {meta['accounts']} but the log's batch has {len(order)}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return math.isclose(a, b, rel_tol=0, abs_tol=USD_SLACK)
+    return a == b
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ----- the log with itself -----------------------------------------------------------------------
+
+def _log_against_itself(events: list[dict], start: dict, end: dict, problems: list[str]) -> None:
+    if not end:
+        return
+    for name in ("cost_usd", "cost_estimated_usd", "turns", "duration_s", "resumes", "decisions"):
+        value = end.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and (
+                not math.isfinite(value) or value < 0):
+            problems.append(f"session_end {name} is {value!r}: out of range (a finite number >= 0)")
+    calls = [e for e in events if e.get("kind") == "call_end"]
+    for call in calls:
+        if _number(call.get("cost_usd")) is not None and call["cost_usd"] < 0:
+            problems.append(f"call_end {call.get('n')} cost_usd is {call['cost_usd']!r}: a cost is never negative")
+    decided = {e.get("account") for e in events if e.get("kind") == "tool_call" and e.get("tool") == "submit_decision"
+               and e.get("ok") is True and e.get("allowed") is True and e.get("server", "sopbench") == "sopbench"}
+    if isinstance(end.get("decisions"), int) and end["decisions"] != len(decided):
+        problems.append(f"session_end says {end['decisions']} decisions but the log's tool calls decide "
+                        f"{len(decided)} accounts")
+    resumes = sum(e.get("kind") == "resume" for e in events)
+    if isinstance(end.get("resumes"), int) and end["resumes"] != resumes:
+        problems.append(f"session_end says {end['resumes']} resumes but the log has {resumes} resume events")
+    cost = _number(end.get("cost_usd"))
+    reported = [_number(c.get("cost_usd")) for c in calls]
+    if cost is not None and calls and None not in reported:
+        expected = sum(reported) + (_number(end.get("cost_estimated_usd")) or 0.0)
+        if abs(cost - expected) > USD_SLACK * (len(calls) + 2):
+            problems.append(f"session_end cost_usd {cost} is not the sum of its calls' costs and the estimate "
+                            f"({round(expected, 6)})")
+    priced = _streamed_price(events)
+    if cost is not None and priced is not None and cost < MIN_COST_SHARE * priced - USD_SLACK:
+        problems.append(f"session_end cost_usd {cost} is less than {MIN_COST_SHARE:.0%} of the list price of "
+                        f"the usage the log streamed ({round(priced, 6)}): not the CLI's cost of that usage")
+
+
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
+
+
+def _streamed_price(events: list[dict]) -> float | None:
+    """The list price of every streamed response: each call's last ``usage`` (None without prices)."""
+    last: dict[Any, float] = {}
+    for event in events:
+        if event.get("kind") == "usage":
+            price = _number(event.get("priced_usd"))
+            if price is None:
+                return None
+            last[event.get("call")] = price
+    return sum(last.values()) if last else None
+
+
+# ----- simulated ---------------------------------------------------------------------------------
+
+def _simulated_evidence(path: Path, start: dict, events: list[dict], transcript: list[dict] | None) -> str | None:
+    model = start.get("model")
+    if isinstance(model, str) and model.startswith("sim:"):
+        return f"its model is {model}"
+    if any(isinstance(e.get("call_id"), str) and e["call_id"].startswith("toolu_sim") for e in events):
+        return "its tool calls carry the simulator's ids (toolu_sim…)"
+    if any(str(_message(line).get("id", "")).startswith("msg_sim") for line in transcript or ()):
+        return "its transcript's responses carry the simulator's ids (msg_sim…)"
+    if os.path.lexists(path / SIM_TRUTH):
+        return f"its folder holds the simulator's {SIM_TRUTH}"
+    return None
+
+
+# ----- the transcript ----------------------------------------------------------------------------
+
+def _read_transcript(path: Path, found: RecordCheck) -> list[dict] | None:
+    """The transcript's JSON objects, or None (with a problem or a note) when it cannot be read."""
+    file = path / TRANSCRIPT
+    try:
+        info = os.lstat(file)
+    except FileNotFoundError:
+        found.problems.append(f"no {TRANSCRIPT}: the log's tool calls and usage cannot be checked against the "
+                              "CLI's transcript; restore it from the session archive")
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        found.problems.append(f"{TRANSCRIPT} is not a regular file (a link or special file); restore the "
+                              "session folder from its archive")
+        return None
+    try:   # opened without blocking, regular files only, capped (a swap since the lstat is caught)
+        data = read_capped(file, within=path, max_bytes=TRANSCRIPT_CAP)
+    except OSError as exc:
+        found.problems.append(f"{TRANSCRIPT} cannot be read ({exc.strerror or exc}); restore the session folder "
+                              "from its archive")
+        return None
+    lines = []
+    for raw in data.splitlines():
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue   # the CLI's own file: a torn line is not the study's record
+        if isinstance(obj, dict):
+            lines.append(obj)
+    return lines
+
+
+def _message(line: dict) -> dict:
+    message = line.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+def _responses(transcript: list[dict]) -> list[dict]:
+    """The main thread's model responses in order, one per message id (the CLI writes a line per
+    content block, each with the response's usage); the CLI's synthetic messages left out."""
+    seen: dict[str, dict] = {}
+    for line in transcript:
+        if line.get("type") != "assistant" or line.get("isSidechain") is True:
+            continue
+        message = _message(line)
+        if message.get("model") == "<synthetic>" or not isinstance(message.get("id"), str):
+            continue
+        entry = seen.setdefault(message["id"], {"usage": message.get("usage"), "tool_uses": []})
+        entry["usage"] = message.get("usage") or entry["usage"]
+        for block in message.get("content") or ():
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                entry["tool_uses"].append(block)
+    return list(seen.values())
+
+
+def _log_against_transcript(events: list[dict], start: dict, transcript: list[dict], problems: list[str]) -> None:
+    responses = _responses(transcript)
+    uses = {b.get("id"): b for r in responses for b in r["tool_uses"]}
+    calls = [e for e in events if e.get("kind") == "tool_call"]
+    missing, differ = [], []
+    for call in calls:
+        use = uses.get(call.get("call_id"))
+        if use is None:
+            missing.append(call)
+        elif use.get("name") != f"mcp__{call.get('server', 'sopbench')}__{call.get('tool')}" \
+                or use.get("input") != call.get("args"):
+            differ.append(call)
+    for what, listed in (("has no tool_use in the transcript", missing),
+                         ("differs from its tool_use in the transcript (name or arguments)", differ)):
+        if listed:
+            first = listed[0]
+            problems.append(f"{len(listed)} logged tool call(s) {what}, the first at seq {first.get('seq')} "
+                            f"({first.get('tool')} {_short(first.get('args'))})")
+    logged = {c.get("call_id") for c in calls}
+    prefixes = tuple(f"mcp__{server}__" for server in LOGGED_SERVERS)
+    unlogged = [u for u in uses.values() if str(u.get("name", "")).startswith(prefixes) and u.get("id") not in logged]
+    if unlogged and not _cut_at_the_end(unlogged, responses):
+        problems.append(f"{len(unlogged)} tool call(s) of the transcript are not in the log, the first "
+                        f"{unlogged[0].get('name')} {_short(unlogged[0].get('input'))}")
+    _usage_against_responses(events, start, responses, problems)
+
+
+def _cut_at_the_end(unlogged: list[dict], responses: list[dict]) -> bool:
+    """The only unlogged tool calls are those of the last response (a call ended as it asked)."""
+    last = {b.get("id") for b in responses[-1]["tool_uses"]} if responses else set()
+    return all(u.get("id") in last for u in unlogged)
+
+
+def _usage_against_responses(events: list[dict], start: dict, responses: list[dict], problems: list[str]) -> None:
+    """Each ``usage`` event is the call's running list price after one more response of the
+    transcript. A response the stream did not complete (the runner ended its call) has no usage
+    event: one such response is skipped at the end of each call; and the CLI, stopped by the
+    runner, may not have written the last streamed response."""
+    prices = start.get("prices_per_mtok")
+    usage = [e for e in events if e.get("kind") == "usage"]
+    if not usage or not isinstance(prices, dict):
+        return
+    from study.runner.spending import price_usage
+
+    try:
+        priced = [price_usage(r["usage"] if isinstance(r["usage"], dict) else {}, prices) for r in responses]
+    except (KeyError, TypeError, ValueError):
+        problems.append("session_start's prices_per_mtok cannot price the transcript's usage")
+        return
+    index, call, running = 0, None, 0.0
+    for event in usage:
+        if event.get("call") != call:
+            if call is not None and index < len(priced) and not _matches(event, priced[index]):
+                index += 1           # the previous call's last response, cut before it completed
+            call, running = event.get("call"), 0.0
+        if index >= len(priced):
+            if event is usage[-1]:   # the runner ended the call before the CLI wrote the response
+                return
+            problems.append(f"the log has {len(usage)} usage events but the transcript only {len(responses)} "
+                            f"model responses (usage at seq {event.get('seq')} has no response)")
+            return
+        running += priced[index]
+        expected = _number(event.get("priced_usd"))
+        if expected is None or abs(expected - round(running, 6)) > USD_SLACK:
+            problems.append(f"usage at seq {event.get('seq')} says the call cost {event.get('priced_usd')!r} so far, "
+                            f"but the transcript's responses price at {round(running, 6)}")
+            return
+        index += 1
+    if len(priced) - index > len({e.get('call') for e in usage}):
+        problems.append(f"the transcript has {len(priced) - index} model responses after the last logged usage")
+
+
+def _matches(event: dict, price: float) -> bool:
+    expected = _number(event.get("priced_usd"))
+    return expected is not None and abs(expected - round(price, 6)) <= USD_SLACK
+
+
+# ----- the batch against the frozen order ----------------------------------------------------------
+
+def check_order(root: Path, files: dict[str, str], start: dict, problems: list[str], notes: list[str]) -> None:
+    """A confirmatory session's batch is the frozen order of its seed in the manifest then in
+    effect (``files``: path -> sha256): an exploratory session's first N accounts relabelled as
+    confirmatory, or a batch of another seed, is not."""
+    from sopbench_tools.orders import order_file_name, read_order_file
+
+    from .files import sha256_file
+
+    seed, order = start.get("seed"), start.get("order")
+    if not isinstance(seed, int) or not isinstance(order, list):
+        return
+    rel = f"preregistration/orders/{order_file_name(seed)}"
+    if rel not in files:
+        problems.append(f"seed {seed} had no frozen order when the session started, so it cannot be a "
+                        "confirmatory session")
+        return
+    path = Path(root) / rel
+    if not path.is_file() or sha256_file(path) != files[rel]:
+        notes.append(f"{rel} as it was in effect is not on disk; the batch was not compared with it")
+        return
+    frozen = read_order_file(path)
+    if order != frozen:
+        problems.append(f"its batch ({len(order)} accounts) is not the frozen order of seed {seed} "
+                        f"({len(frozen)} accounts, {rel})")
+
