@@ -106,8 +106,8 @@ def _downsample(points: list[list[float]]) -> list[list[float]]:
 
 
 def _markers(session: Session) -> list[dict[str, Any]]:
-    """Stops (blocked or not), resumes, compactions, denials, FSM transitions and the first token
-    remark, each with its seq and seconds from the start."""
+    """Stops (blocked or not), resumes, compactions, denials, FSM transitions, workflow proposals,
+    retried API errors and the first token remark, each with its seq and seconds from the start."""
     remark = EVENT_ROUTES["first_token_remark"][1]
     out, remarked = [], False
     for e in session.events:
@@ -124,6 +124,11 @@ def _markers(session: Session) -> list[dict[str, Any]]:
         elif kind == EventKind.TRANSITION:
             kind = "transition" if e.get("ok") else "transition-refused"
             label = f"{e.get('from')} → {e.get('to')}{'' if e.get('ok') else ' refused'}: {(e.get('reason') or '')[:200]}"
+        elif kind == EventKind.PROPOSAL:
+            verdict = "passes the checks" if e.get("valid") else f"{e.get('problems')} problem(s)"
+            label = f"proposed workflow change {e.get('id')} ({verdict}): {(e.get('reason') or '')[:200]}"
+        elif kind == EventKind.API_RETRY:
+            label = f"API retry: HTTP {e.get('status')} {e.get('error') or ''}".rstrip()
         elif kind == EventKind.ASSISTANT_TEXT and not remarked and remark(e):
             remarked, kind = True, "token-remark"
             label = f"first remark on tokens: {(e.get('text') or '')[:200]}"

@@ -69,3 +69,24 @@ def test_a_long_account_span_lists_its_own_calls_and_the_breaking_call_and_count
     assert (doc["hidden"], doc["breaking_seq"]) == (449, 451)
     assert [e["seq"] for e in doc["events"]] == [1, 451, 452, 453, 454, 455, 456, 457]
     assert [e["other"] for e in doc["events"]] == [False, True] + [False] * 6
+
+
+def test_the_timeline_marks_workflow_proposals_and_retried_api_errors():
+    """The viewer shows FSM-propose's proposals (issue 25) and the CLI's retried API errors (issue 24)
+    on the session's timeline, each labelled from its event."""
+    from study.session_io.reader import LogRead
+    from study.view.load import Session
+
+    events = [{"seq": 0, "t": "2026-01-01T00:00:00Z", "kind": "session_start", "schema": 2, "condition": "FSM-propose",
+               "seed": 2, "model": "sim:proposer", "simulated": True, "manifest_sha256": None, "code_version": None,
+               "cli_version": None, "order": ["A0"], "limits": {}},
+              {"seq": 1, "t": "2026-01-01T00:00:02Z", "kind": "api_retry", "call": 0, "status": 529,
+               "error": "overloaded", "attempt": 1, "wait_s": 0.5},
+              {"seq": 2, "t": "2026-01-01T00:00:04Z", "kind": "proposal", "id": "p-1", "workflow": "w.yaml",
+               "state": "S_investigate", "valid": False, "problems": 2, "reason": "a state is missing"}]
+    log = LogRead(Path("/x/events.jsonl"), events)
+    session = Session("x", Path("/x"), None, log, None, None, False)
+    marks = {m["kind"]: m for m in documents._markers(session)}
+    assert marks["api_retry"]["label"] == "API retry: HTTP 529 overloaded" and marks["api_retry"]["s"] == 2.0
+    assert marks["proposal"]["label"] == "proposed workflow change p-1 (2 problem(s)): a state is missing"
+    assert marks["proposal"]["seq"] == 2

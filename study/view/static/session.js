@@ -5,9 +5,10 @@
 // A stop with no account left (the end of the batch) is grey; with accounts left, orange if the stop
 // gate blocked it, red if the turn ended.
 const LANES = [["stop", "stops"], ["resume", "resumes"], ["compaction", "compactions"], ["denial", "denials"],
-  ["transition", "transitions"], ["token-remark", "token remark"]];
+  ["transition", "transitions"], ["proposal", "proposals"], ["api_retry", "API retries"], ["token-remark", "token remark"]];
 const MARK_COLOUR = { "stop-blocked": "#ef6c00", "stop-ended": "#c62828", resume: "#1565c0", compaction: "#6a1b9a",
-  denial: "#c62828", transition: "#2e7d32", "transition-refused": "#c62828", "token-remark": "#f9a825" };
+  denial: "#c62828", transition: "#2e7d32", "transition-refused": "#c62828", "token-remark": "#f9a825",
+  proposal: "#00838f", api_retry: "#757575" };
 
 function timeline(doc) {
   const W = 1000, left = 110, lane = 18, H = LANES.length * lane + 24, span = Math.max(doc.duration_s || 1, 0.001);
