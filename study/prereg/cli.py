@@ -237,10 +237,13 @@ def anchor_line(report: Report) -> str:
     commit = report.history.freeze_commit
     if commit is None:
         raise UsageError(f"{FREEZE_RECORD} is not committed: commit the freeze, then print the anchor.")
+    # One name, one meaning: ``manifest_sha256`` is the manifest in effect (the chain's last record),
+    # exactly what every session records under that name; the bytes of MANIFEST.sha256 (freeze.json's
+    # own ``manifest_sha256``) are ``manifest_file_sha256`` here.
     return (f"sop-fidelity-study preregistration anchor: freeze_sha256={freeze.get('sha256')} "
-            f"manifest_sha256={freeze.get('manifest_sha256')} freeze_commit={commit} "
+            f"manifest_file_sha256={freeze.get('manifest_sha256')} freeze_commit={commit} "
             f"frozen_at={freeze.get('frozen_at')} amendments={len(report.amendments)} "
-            f"effective_sha256={report.effective_sha256}")
+            f"manifest_sha256={report.effective_sha256}")
 
 
 @click.command(epilog=examples(

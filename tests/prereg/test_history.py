@@ -124,8 +124,8 @@ def test_a_refreeze_through_the_tool_is_visible_only_in_the_anchor_and_the_sessi
     now = runner.invoke(main, ["prereg", "show", "--anchor"]).output
     assert now != registered.output
     fields = dict(item.split("=", 1) for item in registered.output.split(": ", 1)[1].split())
-    assert set(fields) == {"freeze_sha256", "manifest_sha256", "freeze_commit", "frozen_at", "amendments",
-                           "effective_sha256"}
+    assert set(fields) == {"freeze_sha256", "manifest_file_sha256", "freeze_commit", "frozen_at", "amendments",
+                           "manifest_sha256"}
     assert fields["freeze_sha256"] not in now and fields["freeze_commit"] not in now
 
 
@@ -207,8 +207,8 @@ def test_a_clean_history_holds_and_the_anchor_is_one_line(frozen, git, study_roo
     freeze_record = json.loads((frozen / FREEZE).read_text(encoding="utf-8"))
     assert shown.output == (
         f"sop-fidelity-study preregistration anchor: freeze_sha256={freeze_record['sha256']} "
-        f"manifest_sha256={freeze_record['manifest_sha256']} freeze_commit={report.history.freeze_commit} "
-        f"frozen_at={freeze_record['frozen_at']} amendments=1 effective_sha256={entry['sha256']}\n"
+        f"manifest_file_sha256={freeze_record['manifest_sha256']} freeze_commit={report.history.freeze_commit} "
+        f"frozen_at={freeze_record['frozen_at']} amendments=1 manifest_sha256={entry['sha256']}\n"
     )
 
 
