@@ -31,7 +31,7 @@ from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.vocabulary import SessionStatus, status_voids
 
 from .cost_text import simulated_note
-from .progress import LogProgress, utc_now
+from .progress import LogProgress, wall_clock
 
 #: The display's label of a session no worker has started yet (not a session status).
 QUEUED = "queued"
@@ -157,7 +157,7 @@ class MatrixDisplay:
         decision: the mean duration less its elapsed time), plus the queued sessions at the mean
         duration of the finished (else the projected running) ones, over the workers; never less
         than the longest running session's. 0 when nothing is left; None until an estimate exists."""
-        now = utc_now()
+        now = wall_clock()
         statuses = {d: self.status(d) for d in self.dirs}
         running = [self.progress[d] for d, s in statuses.items() if s == SessionStatus.RUNNING]
         queued = sum(1 for s in statuses.values() if s == QUEUED)
@@ -195,7 +195,7 @@ class MatrixDisplay:
         but the session's is as wide as its widest cell (headers whole), and the session's names
         are cut at the front (``…FSM/seed-2``) to the width left (then a long status ends in "…")."""
         self._update()
-        now = utc_now()
+        now = wall_clock()
         rows = []
         for d in self._rows():
             p, status = self.progress[d], self.status(d)
@@ -301,7 +301,7 @@ class MatrixDisplay:
 
     def _plain(self, force: bool) -> None:
         self._update()
-        stamp = utc_now().strftime("%H:%M:%S")
+        stamp = wall_clock().strftime("%H:%M:%S")
         lines = [line for d in self.dirs for line in self._events(d)]
         totals = self.totals().replace("\n", "; ")
         without_clock = re.sub(r"; elapsed [^;]*", "", totals)

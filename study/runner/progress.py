@@ -39,7 +39,9 @@ def _time(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
-def utc_now() -> datetime:
+def wall_clock() -> datetime:
+    """The display's clock, an aware ``datetime`` (the log's timestamps are the strings of
+    ``study.session_io.writer.utc_now``; this is the time to compare them with)."""
     return datetime.now(timezone.utc)
 
 
@@ -167,7 +169,7 @@ class LogProgress:
             return self.duration_s
         if self.started is None:
             return None
-        end = self.last_event if self.ended is not None and self.last_event else (now or utc_now())
+        end = self.last_event if self.ended is not None and self.last_event else (now or wall_clock())
         return max((end - self.started).total_seconds(), 0.0)
 
     def rate_per_min(self, now: datetime | None = None) -> float | None:

@@ -63,7 +63,7 @@ def matrix(root: Path) -> tuple[Path, Path, Path]:
 
 
 def frozen_now(monkeypatch, seconds: float) -> None:
-    monkeypatch.setattr(display_module, "utc_now", lambda: T0 + timedelta(seconds=seconds))
+    monkeypatch.setattr(display_module, "wall_clock", lambda: T0 + timedelta(seconds=seconds))
 
 
 def cells(text: str, name: str) -> list[str]:
