@@ -89,7 +89,7 @@ def score(session_dir: Path, as_json: bool) -> None:
                          "folder such as sessions/<model>/<condition>/seed-<n>.")
     found = score_or_reason(session_dir)
     if isinstance(found, tuple):
-        raise click.ClickException(f"{found[1].describe(session_dir)}")
+        raise click.ClickException(found[1].detail)
     s = found.score
     m = {**s.metrics(), "correct_sopbench": sopbench_correct_count(s), "turn_ends": found.turn_ends,
          **_proposal_counts(session_dir)}

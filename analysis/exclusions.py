@@ -20,13 +20,11 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from study.session_io.record import Exclusion
+
 if TYPE_CHECKING:
     from .tables import Analysis
 
-#: Categories of ``Corpus.excluded`` reasons, by how the reason starts (loading.py writes them).
-CATEGORIES = (("voided", "voided"), ("incomplete", "incomplete"), ("exploratory", "exploratory"),
-              ("development seed", "on the development seed"), ("invalid records", "with invalid records"),
-              ("no events.jsonl", "without a log"))
 NOT_TABULATED = "on a seed the plan does not analyse for its model"
 
 
@@ -65,23 +63,18 @@ def not_tabulated(a: "Analysis") -> list[tuple[str, str]]:
 
 def exclusion_list(a: "Analysis") -> list[tuple[str, str]]:
     """Every session left out of some table: (path below the sessions folder, reason)."""
-    return sorted(a.corpus.excluded + not_tabulated(a))
+    return sorted([(path, why.reason) for path, why in a.corpus.excluded] + not_tabulated(a))
 
 
-def _category(reason: str) -> str:
-    return next((name for start, name in CATEGORIES if reason.startswith(start)), "for another reason")
-
-
-def admitted_by_exploratory(excluded: list[tuple[str, str]]) -> int:
+def admitted_by_exploratory(excluded: list[tuple[str, Exclusion]]) -> int:
     """How many of ``Corpus.excluded`` ``--include-exploratory`` would add (exploratory, or on
     the development seed)."""
-    return sum(1 for _p, reason in excluded
-               if _category(reason) in ("exploratory", "on the development seed"))
+    return sum(1 for _p, why in excluded if why.kind.admitted_by_exploratory)
 
 
 def summary_note(a: "Analysis") -> str | None:
     """The one-line note under every table: how many sessions were left out, by kind."""
-    counts = Counter(_category(reason) for _p, reason in a.corpus.excluded)
+    counts = Counter(why.kind.counted_as for _p, why in a.corpus.excluded)
     outside = len(not_tabulated(a))
     counts.update({NOT_TABULATED: outside} if outside else {})
     if not counts:

@@ -5,10 +5,11 @@
 - ``sessions``: one row per included session (identity, metrics, FC per window, routes, the
   real turn ends beside the attempts, and the exploratory SOP-Bench-graded correct count);
 - ``accounts``: one row per decided account of those sessions (position, inv/rec/foc, …);
-- ``excluded``: (path, reason) of every session left out: a log or meta.json that breaks a
-  rule of ``study.session_io.reader`` (the reason names the file, the line and the rule), a
-  session folder without ``events.jsonl``, voided (``meta.json`` voided, or ``session_end``
-  status ``infrastructure_failure``), incomplete (no ``session_end``), or exploratory or on the
+- ``excluded``: (path, ``Exclusion``) of every session left out, by the one rule of
+  ``study.session_io.record.SessionRecord.exclusion`` (the audit's too): a session folder without
+  ``events.jsonl``, a log or meta.json that breaks a rule of ``study.session_io.reader`` (the
+  reason names the file, the line and the rule), voided (``meta.json`` voided, or a
+  ``session_end`` status that voids), incomplete (no ``session_end``), or exploratory or on the
   development seed 1 (unless ``include_exploratory``);
 - ``warnings``: torn last lines that were skipped.
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +41,9 @@ import polars as pl
 from sopbench_tools.orders import DEVELOPMENT_SEED
 from study.errors import StudyError
 from study.escape_routes import ROUTE_KEYS
-from study.session_io.folders import EVENTS_NAME, exploratory_by_location, find_sessions
-from study.session_io.issues import Issue, LogError, Rule
-from study.session_io.reader import read_log, read_session
+from study.session_io.folders import EVENTS_NAME, find_sessions
+from study.session_io.reader import read_log
+from study.session_io.record import Exclusion, SessionRecord, read_record
 
 from .scoring import EVENT_ROUTES, WINDOW, SessionScore, score_log
 from .sopbench_grader import sopbench_correct
@@ -70,7 +72,7 @@ class Corpus:
     scores: list[SessionScore]
     sessions: pl.DataFrame
     accounts: pl.DataFrame
-    excluded: list[tuple[str, str]] = field(default_factory=list)
+    excluded: list[tuple[str, Exclusion]] = field(default_factory=list)   # (path below root, why)
     warnings: list[str] = field(default_factory=list)
     simulated: bool = False
     exploratory: bool = False
@@ -85,14 +87,15 @@ def find_session_dirs(root: Path) -> list[Path]:
     return find_sessions(root)
 
 
-#: A session that cannot be scored: its folder and the reason (``Issue`` of the broken rule).
-Unscorable = tuple[str, Issue]
+#: A session that cannot be scored: its folder and its exclusion (no log, or a broken rule).
+Unscorable = tuple[str, Exclusion]
 
 
 @dataclass(frozen=True)
 class Scored:
-    """A scored session and what the tables show beside the scorer's metrics."""
+    """A scored session, its record and what the tables show beside the scorer's metrics."""
 
+    record: SessionRecord
     score: SessionScore
     turn_ends: int          # stop events with accounts left that ended the turn (not blocked)
 
@@ -109,32 +112,24 @@ def sopbench_correct_count(s: SessionScore) -> int:
     return sum(sopbench_correct(d.action, d.gold) for d in s.decisions)
 
 
-def score_or_reason(path: Path) -> Scored | Unscorable:
+def score_or_reason(path: Path, root: Path | None = None) -> Scored | Unscorable:
     """Score one session folder (reading its log once), or say why it cannot be scored (no
-    log, a broken rule)."""
-    path = Path(path)
-    if not os.path.lexists(path / EVENTS_NAME):
-        return str(path), Issue(Rule.NO_LOG, path / EVENTS_NAME, None,
-                                "no events.jsonl (meta.json only: the log was deleted, or the session never started)")
-    try:
-        session = read_session(path, strict=True)
-    except LogError as exc:
-        return str(path), exc.issue or Issue(Rule.NO_LOG, path / EVENTS_NAME, None, str(exc))
-    score = score_log(session.log, session.meta.to_dict() if session.meta else None)
-    return Scored(score, turn_ends(session.log.events))
+    log, a broken rule: ``SessionRecord.exclusion``). ``root``: the folder being analysed."""
+    record, session = read_record(Path(path), root)
+    if not record.scorable:
+        return str(path), record.exclusion()
+    score = score_log(session.log, session.meta)
+    return Scored(record, score, turn_ends(session.log.events))
 
 
-def score_dirs(dirs: list[Path], workers: int | None = None) -> list[Scored | Unscorable]:
+def score_dirs(dirs: list[Path], workers: int | None = None, root: Path | None = None) -> list[Scored | Unscorable]:
     """Score session folders, in worker processes when there are many; same order as ``dirs``."""
     workers = workers or min(os.cpu_count() or 1, 8)
+    score = partial(score_or_reason, root=root)
     if workers < 2 or len(dirs) < _PARALLEL_FROM:
-        return [score_or_reason(d) for d in dirs]
+        return [score(d) for d in dirs]
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(score_or_reason, dirs, chunksize=max(1, len(dirs) // (8 * workers))))
-
-
-def _is_exploratory(score: SessionScore, root: Path) -> bool:
-    return score.exploratory or exploratory_by_location(Path(score.path), root)
+        return list(pool.map(score, dirs, chunksize=max(1, len(dirs) // (8 * workers))))
 
 
 def _below(path: str, root: Path) -> str:
@@ -142,14 +137,7 @@ def _below(path: str, root: Path) -> str:
     return Path(path).relative_to(root).as_posix() or "."
 
 
-def _invalid(issue: Issue, session_dir: Path) -> str:
-    """The exclusion reason of a session whose records break a rule: file, line, rule, message."""
-    if issue.rule == Rule.NO_LOG:
-        return issue.message
-    return f"invalid records, never scored: {issue.describe(session_dir)}"
-
-
-def session_row(s: SessionScore, windows: int, ends: int | None = None) -> dict[str, Any]:
+def frame_row(s: SessionScore, windows: int, ends: int | None = None) -> dict[str, Any]:
     """One session's row of ``Corpus.sessions`` (``ends``: its real turn ends, if known)."""
     fcw = list(s.fc_windows) + [None] * (windows - len(s.fc_windows))
     return {
@@ -177,7 +165,7 @@ def sessions_frame(scores: list[SessionScore], ends: dict[str, int] | None = Non
         "turn_ends": pl.Int64, "correct_sopbench": pl.Int64,
     }
     ends = ends or {}
-    rows = [session_row(s, windows, ends.get(s.path)) for s in scores]
+    rows = [frame_row(s, windows, ends.get(s.path)) for s in scores]
     return pl.DataFrame(rows, schema=schema, orient="row").sort(["model", "condition", "seed", "path"])
 
 
@@ -205,30 +193,32 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
                 workers: int | None = None) -> Corpus:
     """Score every session under ``root``; see the module docstring for what is excluded."""
     root = Path(root).resolve()
-    scored = score_dirs(find_session_dirs(root), workers)
-    included: list[SessionScore] = []
-    excluded: list[tuple[str, str]] = []
+    scored = score_dirs(find_session_dirs(root), workers, root)
+    included: list[Scored] = []
+    excluded: list[tuple[str, Exclusion]] = []
     warnings: list[str] = []
-    ends: dict[str, int] = {}
     for found in scored:
         if isinstance(found, tuple):
-            excluded.append((_below(found[0], root), _invalid(found[1], Path(found[0]))))
+            excluded.append((_below(found[0], root), found[1]))
             continue
-        s = found.score
-        ends[s.path] = found.turn_ends
-        rel = _below(s.path, root)
-        warnings.extend(s.warnings)
-        if s.voided:
-            excluded.append((rel, f"voided: {s.void_reason}"))
-        elif not s.complete:
-            excluded.append((rel, "incomplete: no session_end (still running, or crashed)"))
-        elif _is_exploratory(s, root) and not include_exploratory:
-            excluded.append((rel, "exploratory (pass --include-exploratory to add it)"))
-        elif s.seed == DEVELOPMENT_SEED and not include_exploratory:
-            excluded.append((rel, f"development seed {DEVELOPMENT_SEED} "
-                                  "(pass --include-exploratory to add it)"))
+        warnings.extend(found.score.warnings)
+        exclusion = found.record.exclusion(include_exploratory=include_exploratory)
+        if exclusion is not None:
+            excluded.append((_below(found.score.path, root), exclusion))
         else:
-            included.append(s)
+            included.append(found)
+    ends = {f.score.path: f.turn_ends for f in included}
+    exploratory = include_exploratory and any(
+        f.record.exploratory or f.record.seed == DEVELOPMENT_SEED for f in included)
+    return corpus_of(root, [f.score for f in included], excluded=excluded, warnings=warnings, ends=ends,
+                     allow_simulated=allow_simulated, exploratory=exploratory)
+
+
+def corpus_of(root: Path, included: list[SessionScore], *, excluded: list[tuple[str, Exclusion]],
+              warnings: list[str], ends: dict[str, int], allow_simulated: bool, exploratory: bool) -> Corpus:
+    """The corpus of the analysed sessions ``included`` (found below ``root``): refuses mixed
+    simulated and real sessions (unless ``allow_simulated``) and duplicates, and tabulates a
+    smaller batch of a model as a model of its own."""
     simulated = [s for s in included if s.simulated]
     if simulated and len(simulated) < len(included) and not allow_simulated:
         real = len(included) - len(simulated)
@@ -241,10 +231,12 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
     included = separate_batch_sizes(separate_tasks(included))
     _refuse_duplicates(included, root)
     return Corpus(root=root, scores=included, sessions=sessions_frame(included, ends),
-                  accounts=accounts_frame(included), excluded=sorted(excluded),
-                  warnings=sorted(warnings), simulated=bool(simulated),
-                  exploratory=include_exploratory and any(
-                      _is_exploratory(s, root) or s.seed == DEVELOPMENT_SEED for s in included))
+                  accounts=accounts_frame(included), excluded=sorted(excluded, key=_by_reason),
+                  warnings=sorted(warnings), simulated=bool(simulated), exploratory=exploratory)
+
+
+def _by_reason(entry: tuple[str, Exclusion]) -> tuple[str, str]:
+    return entry[0], entry[1].reason
 
 
 def batch_model(model: str, accounts: int) -> str:

@@ -31,8 +31,9 @@ from typing import Any, NamedTuple
 
 from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
 from study.session_io.issues import LogError
+from study.session_io.meta import SessionMeta
 from study.session_io.reader import LogRead, read_session
-from study.session_io.vocabulary import status_voids
+from study.session_io.record import void_of
 # The task's required data tools, its record and its decision, as the tool server names them
 # (docs/contracts.md, "Tools the agent sees"; the session's task: session_start.task).
 from study.task_procedure import PREREGISTERED_TASK, Procedure, scoring_view
@@ -207,12 +208,12 @@ def _decide(event: dict[str, Any], account: str, seq: int, position: int, index:
     )
 
 
-def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: bool = False) -> SessionScore:
-    """Score the events of one session log (``meta`` supplies voiding and the exploratory flag).
+def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool = False) -> SessionScore:
+    """Score the events of one session log (``meta``, its meta.json, supplies voiding, the
+    exploratory flag and the cost when the log has none: ``study.session_io.record.void_of``).
 
     ``evidence``: also keep, per decision, what each clause was decided on (``SessionScore.evidence``,
     ``analysis.evidence.ClauseEvidence``): the same values the clauses were computed from."""
-    meta = meta or {}
     start = log.start
     task = start.get("task") or PREREGISTERED_TASK
     proc, gold = scoring_view(task)
@@ -282,17 +283,14 @@ def score_log(log: LogRead, meta: dict[str, Any] | None = None, *, evidence: boo
     end = log.end
     status = end.get("status") if end else None
     cost = end.get("cost_usd") if end else None
-    if cost is None:
-        cost = meta.get("cost_usd")
-    voided_by_end = status_voids(status)
-    voided = bool(meta.get("voided")) or voided_by_end
-    void_reason = meta.get("void_reason") or (
-        f"{status.replace('_', ' ')}: {end.get('error')}" if voided_by_end else None)
+    if cost is None and meta is not None:
+        cost = meta.cost_usd
+    voided, void_reason = void_of(meta, end)
     return SessionScore(
         path=str(log.path.parent), model=str(start["model"]), condition=str(start["condition"]),
-        seed=int(start["seed"]), simulated=bool(start["simulated"] or meta.get("simulated")),
-        exploratory=bool(meta.get("exploratory") or start.get("exploratory")), status=status, voided=voided,
-        void_reason=void_reason if voided else None, cost_usd=cost, resumes=resumes,
+        seed=int(start["seed"]), simulated=bool(start["simulated"] or (meta is not None and meta.simulated)),
+        exploratory=bool((meta is not None and meta.exploratory) or start.get("exploratory")), status=status,
+        voided=voided, void_reason=void_reason, cost_usd=cost, resumes=resumes,
         order=order, decisions=tuple(decisions), routes=routes, warnings=tuple(log.warnings),
         evidence=tuple(kept), task=task,
     )
@@ -310,4 +308,4 @@ def score_session_dir(path: Path, *, evidence: bool = False) -> SessionScore:
     a log or meta that breaks a rule raises ``LogError`` (``MetaError``) naming the file, the
     line and the rule, and is never scored."""
     session = read_session(Path(path), strict=True)
-    return score_log(session.log, session.meta.to_dict() if session.meta else None, evidence=evidence)
+    return score_log(session.log, session.meta, evidence=evidence)

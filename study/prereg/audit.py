@@ -6,9 +6,11 @@ of the chain record in effect at its start (the freeze, or the latest amendment 
 it started); its code version is recorded; and (``session_checks``) its CLI and SDK versions
 against the runtime then in effect, and its code version against the manifest then in effect
 (through git); its status; and (``record_checks``) its three records against each other:
-meta.json against the log, the log against itself and the CLI's transcript. Sessions the analysis leaves out
-(voided, incomplete, exploratory: the rules of ``analysis.loading``) are listed with the reason
-and not checked.
+meta.json against the log, the log against itself and the CLI's transcript. Sessions the
+analysis leaves out (without a log, voided, incomplete, exploratory, on the development seed:
+the one rule of ``study.session_io.record``, which the analysis uses too) are listed with the
+reason and not checked; a session whose records break a rule is excluded too, and fails the
+audit with its problems.
 """
 
 from __future__ import annotations
@@ -19,11 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from study.session_io import folders
-from study.session_io.folders import EVENTS_NAME
-from study.session_io.issues import Rule
-from study.session_io.meta import SessionMeta, read_meta
-from study.session_io.reader import read_log
-from study.session_io.vocabulary import status_voids
+from study.session_io.meta import SessionMeta
+from study.session_io.reader import SessionRead, read_session
+from study.session_io.record import Exclusion, ExclusionKind, SessionRecord
 
 from .record_checks import check_order, check_records
 from .session_checks import SessionChecks
@@ -34,14 +34,15 @@ from .verify import Link, Report
 class SessionAudit:
     """The audit of one session folder.
 
-    ``excluded`` says why the analysis leaves the session out (voided, incomplete,
-    exploratory; the same rules as ``analysis.loading``), or is None for an analysed session,
-    which passes when ``problems`` is empty.
+    ``exclusion`` says why the analysis leaves the session out, by the one rule both use
+    (``SessionRecord.exclusion``), or is None for an analysed session, which passes when
+    ``problems`` is empty. A session with invalid records is excluded and fails: its problems
+    are listed.
     """
 
     path: Path
     status: str
-    excluded: str | None = None
+    exclusion: Exclusion | None = None
     simulated: bool = False
     manifest: str | None = None
     problems: list[str] = field(default_factory=list)
@@ -49,10 +50,15 @@ class SessionAudit:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def excluded(self) -> str | None:
+        """The exclusion's reason, as the analysis' exclusion list gives it."""
+        return self.exclusion.reason if self.exclusion is not None else None
+
+    @property
     def verdict(self) -> str:
-        if self.excluded:
-            return self.excluded.split(":")[0]
-        return "FAIL" if self.problems else "ok"
+        if self.problems:
+            return "FAIL"
+        return self.exclusion.kind.value if self.exclusion is not None else "ok"
 
 
 def find_sessions(directory: Path) -> list[Path]:
@@ -76,16 +82,15 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None,
     ``directory`` is the folder being audited; a session below an ``exploratory`` folder of it
     is exploratory. With ``checks``, the runtime and the code version are checked too.
     """
-    problems: list[str] = []
-    read = read_meta(path)
-    meta = _meta_fields(path, read, problems)
-    start, end = _start_and_end(path, read, problems)
-    status = end.get("status") or meta.get("status") or "unfinished"
-    result = SessionAudit(path=path, status=str(status), simulated=bool(meta.get("simulated", start.get("simulated"))))
-    result.excluded = _exclusion(path, directory, meta, start, end)
-    if result.excluded:
-        return result
-    result.problems = problems
+    session = read_session(path, strict=False)
+    record = SessionRecord.of(session, directory)
+    result = SessionAudit(path=path, status=str(record.status), simulated=record.simulated,
+                          exclusion=record.exclusion())
+    if result.exclusion is not None and result.exclusion.kind != ExclusionKind.INVALID:
+        return result     # never scored for a reason other than its records: not checked
+    problems = result.problems
+    meta = _meta_fields(path, session.meta, problems)
+    start = _start(session, problems)
     recorded = {start.get("manifest_sha256"), meta.get("manifest_sha256")} - {None, ""}
     if len(recorded) > 1:
         problems.append("meta.json and the session_start event record different manifest hashes")
@@ -109,21 +114,6 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None,
     result.notes.extend(records.notes)
     result.simulated = result.simulated or records.simulated is not None
     return result
-
-
-def _exclusion(path: Path, directory: Path | None, meta: dict, start: dict, end: dict) -> str | None:
-    """Why the analysis leaves this session out, or None if it is analysed."""
-    if meta.get("voided"):
-        return f"voided: {meta.get('void_reason') or 'no reason recorded'}"
-    if status_voids(end.get("status")):
-        return f"voided: {end.get('status')} ({end.get('error') or 'no error text'})"
-    if not (path / EVENTS_NAME).exists():
-        return "incomplete: no events.jsonl (the log was deleted, or the session never started)"
-    if not end:
-        return "incomplete: no session_end (still running, or crashed)"
-    if meta.get("exploratory") or start.get("exploratory") or folders.exploratory_by_location(path, directory):
-        return "exploratory: not a preregistered run"
-    return None
 
 
 def _check_manifest(result: SessionAudit, started: datetime, links: list[Link]) -> Link | None:
@@ -159,26 +149,17 @@ def _meta_fields(path: Path, meta: SessionMeta | None, problems: list[str]) -> d
     return meta.to_dict()
 
 
-def _start_and_end(path: Path, meta: SessionMeta | None,
-                   problems: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The log's session_start and session_end (empty if absent); every rule of
-    ``study.session_io.reader`` the log or its consistency with ``meta`` (meta.json) breaks is a
-    problem."""
-    log_path = path / EVENTS_NAME
-    if not log_path.exists():
+def _start(session: SessionRead, problems: list[str]) -> dict[str, Any]:
+    """The log's session_start (empty if absent); every rule of ``study.session_io.reader`` the
+    log or its consistency with meta.json breaks is a problem."""
+    if session.log is None:
         problems.append("events.jsonl is missing")
-        return {}, {}
-    if meta is not None and any(p.rule == Rule.META_FILE for p in meta.problems):
-        meta = None
-    log = read_log(log_path, strict=False, meta=meta)
-    problems.extend(issue.describe(path) for issue in log.errors)
-    events = log.events
-    start = next((e for e in events if e.get("kind") == "session_start"), None)
-    end = next((e for e in reversed(events) if e.get("kind") == "session_end"), {})
+        return {}
+    problems.extend(issue.describe(session.path) for issue in session.log.errors)
+    start = next((e for e in session.log.events if e.get("kind") == "session_start"), None)
     if start is None:
         problems.append("events.jsonl has no session_start event")
-        start = {}
-    return start, end
+    return start or {}
 
 
 def _parse_time(text: Any) -> datetime | None:

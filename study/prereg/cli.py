@@ -10,6 +10,7 @@ import click
 from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli_vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
 from study.paths import project_root, sessions_folder
+from study.session_io.record import ExclusionKind
 
 from .amend import amend as record_amendment
 from .amend import shown
@@ -20,6 +21,9 @@ from .files import FREEZE_RECORD, MANIFEST, RUNTIME, format_manifest
 from .freeze import freeze as write_freeze
 from .runtime import REFUSING, current_runtime, parse_runtime, runtime_text, write_runtime
 from .verify import Report, imported_from, verify
+
+#: The kinds the audit's summary line always counts (the others when there are any).
+_ALWAYS_COUNTED = (ExclusionKind.EXPLORATORY, ExclusionKind.VOIDED, ExclusionKind.INCOMPLETE)
 
 
 def _verify_or_fail():
@@ -280,16 +284,18 @@ def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
     for result in results:
         name = result.path.relative_to(directory).as_posix() if result.path != directory else result.path.name
         tag = " [simulated]" if result.simulated else ""
-        why = f" ({result.excluded.partition(': ')[2]}; excluded)" if result.excluded else ""
+        why = f" ({result.exclusion.explained}; excluded)" if result.exclusion else ""
         click.echo(f"{result.verdict:12} {name}  {result.status}{tag}{why}")
         for problem in result.problems:
             click.echo(f"             - {problem}")
         for note in result.notes:
             click.echo(f"             note: {note}")
     verdicts = [r.verdict for r in results]
-    counts = {v: verdicts.count(v) for v in ("ok", "FAIL", "voided", "incomplete", "exploratory")}
+    counts = {v: verdicts.count(v) for v in ("ok", "FAIL", *ExclusionKind)}
+    others = "".join(f", {counts[k]} {k.counted_as}" for k in ExclusionKind
+                     if counts[k] and k not in _ALWAYS_COUNTED)
     excluded = (f"excluded from the analysis: {counts['voided']} voided, {counts['incomplete']} incomplete, "
-                f"{counts['exploratory']} exploratory.")
+                f"{counts['exploratory']} exploratory{others}.")
     analysed = counts["ok"] + counts["FAIL"]
     if analysed:
         click.echo(f"{len(results)} sessions: {counts['ok']} ok, {counts['FAIL']} failed; {excluded}")
@@ -303,7 +309,8 @@ def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
     if counts["FAIL"] or report.history.problems or report.sessions:
         sys.exit(FAILED)
     if not analysed:
-        why = ", ".join(f"{counts[k]} {k}" for k in ("exploratory", "voided", "incomplete") if counts[k])
+        kinds = sorted(ExclusionKind, key=lambda k: k not in _ALWAYS_COUNTED)   # those three first, as before
+        why = ", ".join(f"{counts[k]} {k.counted_as}" for k in kinds if counts[k])
         raise NothingToShow(f"nothing to audit: none of the {len(results)} sessions under {directory} is analysed "
                             f"({why}); the audit checks the finished preregistered runs the analysis counts "
                             "(exploratory ones, such as the demo's and --accounts runs, never are)")

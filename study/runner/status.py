@@ -14,13 +14,11 @@ reported as usual. Nothing here raises on bad records.
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from study.session_io.folders import attempts, find_sessions
-from study.session_io.reader import read_session
+from study.session_io.folders import find_sessions
+from study.session_io.record import folder_size, read_record
 from study.session_io.vocabulary import SessionStatus
 
 from .claim import session_status
@@ -52,21 +50,6 @@ class SessionRow:
         return asdict(self)
 
 
-def folder_size(folder: Path) -> int:
-    """Bytes of the regular files under ``folder`` (symbolic links are not followed, so the
-    transcript linked from the CLI's HOME counts once)."""
-    total = 0
-    for path, _dirs, files in os.walk(folder, onerror=lambda _: None):
-        for name in files:
-            try:
-                st = os.lstat(os.path.join(path, name))
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode):
-                total += st.st_size
-    return total
-
-
 def human_size(size: int) -> str:
     """1234567 -> '1.2 MB' (decimal units, as ``du --si``)."""
     value = float(size)
@@ -77,34 +60,33 @@ def human_size(size: int) -> str:
     return f"{value:.1f} GB"
 
 
-def session_row(root: Path, folder: Path) -> SessionRow:
-    """One session's row, from its meta.json and events.jsonl read in reporting mode."""
-    session = read_session(folder, strict=False)
-    meta = session.meta
+def status_row(root: Path, folder: Path) -> SessionRow:
+    """One session's row, from its record (``study.session_io.record``); a running session's
+    decisions and cost are read from its log as it grows."""
+    record, session = read_record(folder, root)
     progress = LogProgress(folder)
     for event in session.log.events if session.log else ():
         progress.feed(event)
-    start = session.log.start if session.log else {}
-    status = session_status(folder, meta)
-    if (meta is None or meta.status is None) and progress.ended in tuple(SessionStatus):
-        status = SessionStatus(progress.ended)   # no status in meta.json: the log's session_end
+    meta = session.meta
+    # a running session: the claim lock tells whether its runner is still there (claim.session_status)
+    status = session_status(folder, meta) if meta is not None and meta.status is not None else record.status
     final = status.final
-    m = meta.get if meta is not None else (lambda key, default=None: default)
     return SessionRow(
         path=str(folder.relative_to(root)) if folder != root else ".",
-        model=str(m("model", start.get("model", "?"))), condition=str(m("condition", start.get("condition", "?"))),
-        seed=m("seed", start.get("seed") if isinstance(start.get("seed"), int) else None),
+        model=record.model or "?", condition=record.condition or "?", seed=record.seed,
         status=status,
-        decisions=m("decisions", progress.decisions) if final else progress.decisions,
-        accounts=m("accounts", progress.accounts),
-        cost_usd=float(m("cost_usd", progress.cost_usd)) if final else progress.cost_usd,
-        duration_s=m("duration_s") if final else None,
-        voided=bool(m("voided", False)), simulated=bool(m("simulated", False)),
-        exploratory=bool(m("exploratory", False)),
-        attempts=len(attempts(folder)), size_bytes=folder_size(folder),
-        model_id=m("model_id", start.get("model_id")), api_retries=progress.api_retries,
-        problems=[i.describe(folder) for i in session.errors],
+        decisions=_either(record.decisions, progress.decisions) if final else progress.decisions,
+        accounts=record.accounts if record.accounts is not None else progress.accounts,
+        cost_usd=float(_either(record.cost_usd, progress.cost_usd)) if final else progress.cost_usd,
+        duration_s=record.duration_s if final else None,
+        voided=record.voided, simulated=record.simulated, exploratory=record.exploratory,
+        attempts=record.attempts, size_bytes=record.size_bytes, model_id=record.model_id,
+        api_retries=progress.api_retries, problems=[i.describe(folder) for i in record.issues],
     )
+
+
+def _either(recorded, progressed):
+    return progressed if recorded is None else recorded
 
 
 def _unreadable(root: Path, folder: Path, exc: Exception) -> SessionRow:
@@ -122,7 +104,7 @@ def scan(root: Path) -> list[SessionRow]:
     rows = []
     for folder in find_sessions(root):
         try:
-            rows.append(session_row(root, folder))
+            rows.append(status_row(root, folder))
         except Exception as exc:  # a defect this module did not foresee: report it, go on
             rows.append(_unreadable(root, folder, exc))
     return rows

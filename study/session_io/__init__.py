@@ -7,7 +7,10 @@
 - ``folders``: ``find_sessions`` (the one rule for ``attempt-*``, ``exploratory/``, the demo
   output), ``EVENTS_NAME``, ``META_NAME``, ``session_dir_for``;
 - ``reader``: ``read_log``/``read_session`` (strict for the analysis, reporting for status and
-  audit), ``validate_log``; ``issues``: ``Issue`` (rule, file, line), ``LogError``, ``MetaError``.
+  audit), ``validate_log``; ``issues``: ``Issue`` (rule, file, line), ``LogError``, ``MetaError``;
+- ``record``: ``SessionRecord``, what one session folder is (identity, status, voided,
+  exploratory, cost, sizes, attempts), and ``Exclusion``/``ExclusionKind``, the one rule by which
+  the analysis and the audit leave a session out.
 """
 
 from .events import READABLE_SCHEMAS, SCHEMA_VERSION
@@ -15,11 +18,13 @@ from .folders import EVENTS_NAME, META_NAME, exploratory_by_location, find_sessi
 from .issues import Issue, LogError, MetaError, Rule
 from .meta import SessionMeta, effective_status, read_meta, write_meta
 from .reader import LogRead, SessionRead, read_log, read_session, validate_log
+from .record import Exclusion, ExclusionKind, SessionRecord, read_record
 from .vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from .writer import EventLog, utc_now
 
 __all__ = [
-    "EVENTS_NAME", "META_NAME", "READABLE_SCHEMAS", "SCHEMA_VERSION", "EventKind", "EventLog", "Issue",
+    "EVENTS_NAME", "META_NAME", "READABLE_SCHEMAS", "SCHEMA_VERSION", "EventKind", "EventLog", "Exclusion",
+    "ExclusionKind", "Issue", "SessionRecord", "read_record",
     "Limit", "LogError", "LogRead", "MetaError", "Rule", "SessionMeta", "SessionRead", "SessionStatus",
     "VoidReason", "effective_status", "exploratory_by_location", "find_sessions", "read_log", "read_meta",
     "read_session", "session_dir_for", "utc_now", "validate_log", "write_meta",

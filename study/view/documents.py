@@ -65,15 +65,13 @@ def _cost(session: Session) -> tuple[float | None, str]:
 
 def matrix_row(session: Session) -> dict[str, Any]:
     """The session's row of the matrix page."""
-    s, start, meta = session.score, session.start, session.meta
+    s, start, record = session.score, session.start, session.record
     usd, cost = _cost(session)
     row = {
         "name": session.name, "simulated": session.simulated, "exploratory": session.exploratory,
-        "model": (s.model if s else start.get("model") or (meta and meta.model)),
-        "condition": (s.condition if s else start.get("condition") or (meta and meta.condition)),
-        "seed": (s.seed if s else start.get("seed") or (meta and meta.seed)),
-        "status": (s.status if s else None) or (meta.status.value if meta and meta.status else None) or "no session_end",
-        "voided": bool(s.voided if s else meta and meta.voided), "error": session.error,
+        "model": record.model, "condition": record.condition, "seed": record.seed,
+        "status": (s.status if s else None) or (record.status if record.has_meta else None) or "no session_end",
+        "voided": record.voided, "error": session.error,
         "accounts": len(session.order), "cost_usd": usd, "cost": cost,
         "decided": s.decided if s else None, "fc": s.fc if s else None,
         "compliance": s.compliance if s else None,

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from analysis.scoring import SessionScore, score_log
-from study.session_io.folders import EVENTS_NAME, META_NAME, attempts, exploratory_by_location
+from study.session_io.folders import EVENTS_NAME, META_NAME, attempts
 from study.session_io.issues import LogError, MetaError
 from study.session_io.meta import SessionMeta
-from study.session_io.reader import LogRead, read_session
+from study.session_io.reader import LogRead, SessionRead, read_session
+from study.session_io.record import SessionRecord
 from study.session_io.safe_files import LINE_CAP, TRANSCRIPT_CAP, UnsafeFile, read_capped
 
 from .conversation import turns
@@ -44,6 +45,12 @@ class Session:
     exploratory: bool
     #: Every rule the session's records break (``error`` is the first), each ``file:line: message``.
     problems: list[str] = field(default_factory=list)
+    #: What the session is (identity, status, voided): ``study.session_io.record``.
+    record: SessionRecord | None = None
+
+    def __post_init__(self) -> None:
+        if self.record is None:
+            self.record = SessionRecord.of(SessionRead(self.path, self.meta, self.log, []))
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -86,20 +93,22 @@ def _seconds(origin: Any, t: Any) -> float | None:
 def read(root: Path, name: str) -> Session:
     """Read and score session ``name`` of ``root`` (``paths.Refused`` outside it)."""
     path = session_dir(root, name)
-    exploratory = exploratory_by_location(path, Path(root).resolve())
+    root = Path(root).resolve()
     try:
         read_ = read_session(path, strict=True)
     except (LogError, MetaError) as exc:
         loose = read_session(path, strict=False)
-        return Session(name, path, loose.meta, loose.log, None, str(exc), exploratory,
-                       [issue.describe(path) for issue in loose.errors])
-    meta = read_.meta
+        record = SessionRecord.of(loose, root)
+        return Session(name, path, loose.meta, loose.log, None, str(exc), record.exploratory,
+                       [issue.describe(path) for issue in loose.errors], record)
+    record = SessionRecord.of(read_, root)
     try:
-        score = score_log(read_.log, meta.to_dict() if meta else None, evidence=True)
+        score = score_log(read_.log, read_.meta, evidence=True)
     except (KeyError, TypeError, ValueError, IndexError) as exc:   # a record the rules let through
-        return Session(name, path, meta, read_.log, None,
-                       f"the scorer cannot read this session ({type(exc).__name__}: {exc})", exploratory)
-    return Session(name, path, meta, read_.log, score, None, exploratory or score.exploratory)
+        return Session(name, path, read_.meta, read_.log, None,
+                       f"the scorer cannot read this session ({type(exc).__name__}: {exc})", record.exploratory,
+                       record=record)
+    return Session(name, path, read_.meta, read_.log, score, None, record.exploratory, record=record)
 
 
 def _stamp(path: Path) -> tuple[float, ...]:

@@ -53,7 +53,7 @@ def test_every_session_scores_as_built(corpus_dir):
 
 
 def test_excluded_sessions_are_listed_under_every_table(analysis):
-    excluded = dict(analysis.corpus.excluded)
+    excluded = {path: why.reason for path, why in analysis.corpus.excluded}
     assert excluded == {
         f"{HAIKU}/Remind/seed-5": "voided: infrastructure failure",
         f"{HAIKU}/FSM/seed-1": "development seed 1 (pass --include-exploratory to add it)",

@@ -73,6 +73,6 @@ def test_a_writer_killed_at_random_moments_leaves_a_log_that_validates_and_loads
         assert len(log.events) >= wanted + 1 and log.end is None
     corpus = load_corpus(root, workers=1, include_exploratory=True)
     assert corpus.sessions.height == 0
-    assert [reason for _, reason in corpus.excluded] == ["incomplete: no session_end (still running, or crashed)"] * 4
+    assert [why.reason for _, why in corpus.excluded] == ["incomplete: no session_end (still running, or crashed)"] * 4
     rows = scan(root)
     assert [(r.status, r.problems) for r in rows] == [(SessionStatus.UNFINISHED, [])] * 4

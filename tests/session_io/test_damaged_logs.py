@@ -55,7 +55,7 @@ def test_a_damaged_session_is_excluded_with_its_reason_and_the_others_are_scored
     corpus = load_corpus(root, workers=1)
     assert corpus.sessions["condition"].to_list() == ["Plain"]        # never a number for FSM
     assert set(corpus.accounts["condition"].to_list()) == {"Plain"}
-    reason = dict(corpus.excluded)[f"{MODEL}/FSM/seed-2"]
+    reason = dict(corpus.excluded)[f"{MODEL}/FSM/seed-2"].reason
     if rule == "no-log":
         assert reason.startswith("no events.jsonl")
     else:
