@@ -133,8 +133,11 @@ def score_dirs(dirs: list[Path], workers: int | None = None, root: Path | None =
 
 
 def _below(path: str, root: Path) -> str:
-    """A session folder's path below ``root`` (``.`` for ``root`` itself)."""
-    return Path(path).relative_to(root).as_posix() or "."
+    """A session folder's path below ``root`` (``.`` for ``root`` itself; as given if not below it)."""
+    try:
+        return Path(path).relative_to(root).as_posix() or "."
+    except ValueError:
+        return str(path)
 
 
 def frame_row(s: SessionScore, windows: int, ends: int | None = None) -> dict[str, Any]:
@@ -190,10 +193,12 @@ def accounts_frame(scores: list[SessionScore]) -> pl.DataFrame:
 
 
 def load_corpus(root: Path, *, allow_simulated: bool = False, include_exploratory: bool = False,
-                workers: int | None = None) -> Corpus:
-    """Score every session under ``root``; see the module docstring for what is excluded."""
+                workers: int | None = None, dirs: list[Path] | None = None) -> Corpus:
+    """Score every session under ``root`` (or only the session folders ``dirs`` below it); see
+    the module docstring for what is excluded."""
     root = Path(root).resolve()
-    scored = score_dirs(find_session_dirs(root), workers, root)
+    found = find_session_dirs(root) if dirs is None else sorted(Path(d).resolve() for d in dirs)
+    scored = score_dirs(found, workers, root)
     included: list[Scored] = []
     excluded: list[tuple[str, Exclusion]] = []
     warnings: list[str] = []

@@ -56,33 +56,20 @@ def demo_specs(out: Path, *, policy: str, conditions: tuple[str, ...], seeds: li
 def demo_analysis(root: Path, session_dirs: list[Path]):
     """The analysis of exactly ``session_dirs`` (the sessions this demo run asked for), not of
     everything under ``root``: earlier demo runs with other ``--accounts`` or conditions stay
-    out of this run's tables. Each session is loaded by ``load_corpus`` (its exclusion rules:
-    voided, incomplete, broken logs) and the parts are joined into one corpus."""
-    from analysis.loading import accounts_frame, load_corpus, sessions_frame
+    out of this run's tables. ``load_corpus`` loads exactly those sessions (its exclusion rule:
+    voided, incomplete, broken logs; its duplicate check)."""
+    from analysis.loading import load_corpus
     from analysis.plan import load_plan
     from analysis.tables import Analysis
+    from study.session_io.folders import find_sessions
 
     root = root.resolve()
-    parts = [(d.resolve(), load_corpus(d, allow_simulated=True, include_exploratory=True))
-             for d in session_dirs if d.is_dir()]
-    if not parts:
+    dirs = [found for d in session_dirs if d.is_dir() for found in find_sessions(d.resolve())]
+    if not dirs:
         return None
-    scores = [s for _, c in parts for s in c.scores]
-    # Turn ends come from the logs' events, which only load_corpus reads: carry each part's over.
-    ends = {path: n for _, c in parts for path, n in zip(c.sessions["path"], c.sessions["turn_ends"])}
-    excluded = sorted((_relative(d, root), reason) for d, c in parts for _, reason in c.excluded)
-    corpus = dataclasses.replace(
-        parts[0][1], root=root, scores=scores, sessions=sessions_frame(scores, ends), accounts=accounts_frame(scores),
-        excluded=excluded, warnings=sorted(w for _, c in parts for w in c.warnings), simulated=True,
-        exploratory=True)
+    corpus = load_corpus(root, allow_simulated=True, include_exploratory=True, dirs=dirs)
+    corpus = dataclasses.replace(corpus, simulated=True, exploratory=True)
     return Analysis.build(corpus, load_plan(None), prereg_dir())
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def shown(path: Path) -> str:

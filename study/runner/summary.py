@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from study.session_io.meta import read_meta
+from study.session_io.record import read_record
 from study.session_io.vocabulary import SessionStatus, status_voids
 
 from .cost_text import cost_text
@@ -47,12 +47,15 @@ def _why(status: str) -> str | None:
     return None
 
 
+def _known(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
 def format_summary(result, root: Path | None = None) -> str:
     """The summary of a ``matrix.MatrixResult`` (paths shown relative to ``root``)."""
     lines = []
-    metas = {d: read_meta(d) for d, _ in result.ran}
-    costs = [(float(m.get("cost_usd", 0.0) or 0.0), bool(m.get("simulated", False)), m.get("model_id"))
-             for m in metas.values() if m is not None]
+    records = {d: read_record(d)[0] for d, _ in result.ran}
+    costs = [(float(r.cost_usd or 0.0), r.simulated, r.model_id) for r in records.values() if r.has_meta]
     counts = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses().items())) or "none"
     real = sum(c for c, sim, _ in costs if not sim)
     simulated = [(c, mid) for c, sim, mid in costs if sim]
@@ -68,9 +71,10 @@ def format_summary(result, root: Path | None = None) -> str:
         why = _why(status)
         if why is None:
             continue
-        meta = metas.get(folder)
-        decided = f"{meta.get('decisions', '?')}/{meta.get('accounts', '?')} decided" if meta else "no meta.json"
-        reason = (meta.get("void_reason") or "").splitlines()[0] if meta and meta.get("void_reason") else ""
+        record = records[folder]
+        decided = (f"{_known(record.decisions)}/{_known(record.accounts)} decided" if record.has_meta
+                   else "no meta.json")
+        reason = record.void_reason.splitlines()[0] if record.void_reason else ""
         detail = f"{status}, {decided}" + (f", {reason}" if reason else "")
         groups.setdefault(why, []).append(f"  {_label(folder, root)}  ({detail})\n      inspect: {_inspect(folder)}")
     for why, entries in groups.items():

@@ -170,6 +170,7 @@ class SessionRecord:
     decisions: int | None         # meta.json's
     duration_s: float | None      # meta.json's
     attempts: int                 # earlier attempts kept in attempt-<k>/
+    has_meta: bool
     has_log: bool
     issues: tuple[Issue, ...]
     warnings: tuple[str, ...]
@@ -200,7 +201,7 @@ class SessionRecord:
             simulated=bool(start.get("simulated") or (meta is not None and meta.simulated)),
             cost_usd=cost if cost is not None else (meta.cost_usd if meta else None),
             decisions=meta.decisions if meta else None, duration_s=meta.duration_s if meta else None,
-            attempts=len(attempts(session.path)), has_log=log is not None,
+            attempts=len(attempts(session.path)), has_meta=meta is not None, has_log=log is not None,
             issues=tuple(session.errors), warnings=tuple(log.warnings) if log is not None else (),
         )
 
