@@ -35,7 +35,7 @@ def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
     no analysable session: exit 4, saying why."""
     try:
         a = load_analysis(sessions, plan=plan, allow_simulated=allow_simulated,
-                          include_exploratory=include_exploratory)
+                          include_exploratory=include_exploratory, cache=True)
     except (NoSuchFolder, MixedSessions, PlanError) as exc:   # bad input: exit 2, nothing written
         raise UsageError(str(exc)) from None
     except (LogError, CorpusError, ConditionError) as exc:

@@ -45,6 +45,7 @@ from study.session_io.folders import EVENTS_NAME, find_sessions
 from study.session_io.reader import read_log
 from study.session_io.record import Exclusion, SessionRecord, read_record
 
+from .score_cache import ScoreCache
 from .scoring import EVENT_ROUTES, WINDOW, SessionScore, score_log
 from .sopbench_grader import sopbench_correct
 
@@ -122,8 +123,22 @@ def score_or_reason(path: Path, root: Path | None = None) -> Scored | Unscorable
     return Scored(record, score, turn_ends(session.log.events))
 
 
-def score_dirs(dirs: list[Path], workers: int | None = None, root: Path | None = None) -> list[Scored | Unscorable]:
-    """Score session folders, in worker processes when there are many; same order as ``dirs``."""
+def score_dirs(dirs: list[Path], workers: int | None = None, root: Path | None = None,
+               cache: ScoreCache | None = None) -> list[Scored | Unscorable]:
+    """Score session folders, in worker processes when there are many; same order as ``dirs``.
+    With ``cache``, a session whose log, meta.json and scoring code are unchanged since it was
+    last scored is taken from it (``analysis.score_cache``), and the others are stored there."""
+    if cache is None:
+        return _score_all(dirs, workers, root)
+    found, keys = cache.lookup(dirs, root)
+    missing = [i for i, value in enumerate(found) if value is None]
+    for i, value in zip(missing, _score_all([dirs[i] for i in missing], workers, root)):
+        found[i] = value
+        cache.put(keys[i], value)
+    return found
+
+
+def _score_all(dirs: list[Path], workers: int | None, root: Path | None) -> list[Scored | Unscorable]:
     workers = workers or min(os.cpu_count() or 1, 8)
     score = partial(score_or_reason, root=root)
     if workers < 2 or len(dirs) < _PARALLEL_FROM:
@@ -193,12 +208,14 @@ def accounts_frame(scores: list[SessionScore]) -> pl.DataFrame:
 
 
 def load_corpus(root: Path, *, allow_simulated: bool = False, include_exploratory: bool = False,
-                workers: int | None = None, dirs: list[Path] | None = None) -> Corpus:
+                workers: int | None = None, dirs: list[Path] | None = None,
+                cache: ScoreCache | None = None) -> Corpus:
     """Score every session under ``root`` (or only the session folders ``dirs`` below it); see
-    the module docstring for what is excluded."""
+    the module docstring for what is excluded. ``cache``: reuse the scores of unchanged sessions
+    (``analysis.score_cache``; the numbers are the same without it)."""
     root = Path(root).resolve()
     found = find_session_dirs(root) if dirs is None else sorted(Path(d).resolve() for d in dirs)
-    scored = score_dirs(found, workers, root)
+    scored = score_dirs(found, workers, root, cache)
     included: list[Scored] = []
     excluded: list[tuple[str, Exclusion]] = []
     warnings: list[str] = []

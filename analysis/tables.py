@@ -35,6 +35,7 @@ from .loading import Corpus, load_corpus
 from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
+from .score_cache import ScoreCache
 from .table_notes import (GRADER_NOTE, NO_COST_NOTE, empty, no_rows, not_evaluable_note, present, seeds_note,
                           windows_note)
 from .scoring import WINDOW
@@ -154,10 +155,11 @@ class Analysis:
 
 def load_analysis(sessions: Path | None = None, *, plan: Path | None = None,
                   prereg: Path | None = None, allow_simulated: bool = False,
-                  include_exploratory: bool = False) -> Analysis:
-    """Score a sessions folder (default: the project's) and evaluate the plan on it."""
+                  include_exploratory: bool = False, cache: bool = False) -> Analysis:
+    """Score a sessions folder (default: the project's) and evaluate the plan on it (``cache``:
+    through the score cache, ``analysis.score_cache``)."""
     corpus = load_corpus(sessions_folder(sessions), allow_simulated=allow_simulated,
-                         include_exploratory=include_exploratory)
+                         include_exploratory=include_exploratory, cache=ScoreCache() if cache else None)
     return Analysis.build(corpus, load_plan(plan), prereg or prereg_dir())
 
 

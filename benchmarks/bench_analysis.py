@@ -1,8 +1,11 @@
 """Benchmark of the analysis: all tables from 1,000 sessions x 200 accounts, scaling, bootstrap.
 
-Targets (issue 6): every table from 1,000 sessions x 200 accounts in at most 10 s on the
-study's 2-core machine; 1,000 vs 100 sessions close to 10x (linear); the bootstrap for all
-contrasts within 1 s. The corpora are written by analysis.corpus (simulated, not timed).
+Targets (issue 6, issue 21): every table from 1,000 sessions x 200 accounts cold in at most 3 s
+wall on the study's 2-core machine (about 2x the JSON-parse floor, measured here: orjson over
+every log, in as many processes as the analysis uses), and a warm rerun through the score cache
+(analysis.score_cache) in at most 0.5 s; 1,000 vs 100 sessions close to 10x (linear); the
+bootstrap for all contrasts within 1 s. The corpora are written by analysis.corpus (simulated,
+not timed). Wall times depend on what else the machine runs; the CPU times less so.
 
     python benchmarks/bench_analysis.py [--workdir DIR] [--keep]
 """
@@ -15,14 +18,17 @@ import resource
 import shutil
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from analysis.comparisons import compute_comparisons
 from analysis.corpus import generate_corpus
 from analysis.loading import load_corpus
 from analysis.plan import load_plan
+from analysis.score_cache import ScoreCache
 from analysis.render import FORMATS, render
 from analysis.statistics import paired_many
 from analysis.tables import Analysis, build_tables
@@ -43,15 +49,34 @@ def _cpu() -> float:
     return time.process_time() + resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
 
 
-def all_tables(root: Path, prereg: Path) -> tuple[float, float, Analysis]:
+def all_tables(root: Path, prereg: Path, cache: ScoreCache | None = None) -> tuple[float, float, Analysis]:
     """Wall and CPU seconds to load, score, compare, evaluate and render every table in every
     format (CPU time does not depend on what else the machine is doing)."""
     start, cpu = time.perf_counter(), _cpu()
-    a = Analysis.build(load_corpus(root), load_plan(), prereg)
+    a = Analysis.build(load_corpus(root, cache=cache), load_plan(), prereg)
     for table in build_tables(a):
         for fmt in FORMATS:
             render(table, fmt)
     return time.perf_counter() - start, _cpu() - cpu, a
+
+
+def _parse_one(path: Path) -> int:
+    data = path.read_bytes()
+    return len(orjson.loads(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]"))
+
+
+def parse_floor(root: Path) -> tuple[float, float]:
+    """Wall and CPU seconds to read and parse every log under ``root`` with orjson (no validation,
+    no scoring), in as many worker processes as the analysis uses: the floor of a cold analysis."""
+    logs = sorted(root.rglob("events.jsonl"))
+    start, cpu = time.perf_counter(), _cpu()
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2:
+        sum(map(_parse_one, logs))
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            sum(pool.map(_parse_one, logs, chunksize=max(1, len(logs) // (8 * workers))))
+    return time.perf_counter() - start, _cpu() - cpu
 
 
 def main() -> None:
@@ -78,6 +103,16 @@ def main() -> None:
               f"({events:,} events)  target <= 10 s: {'OK' if t_large <= 10 else 'MISSED'}")
         print(f"ratio {large}/{small} sessions: {t_large / t_small:.1f} wall, "
               f"{c_large / c_small:.1f} CPU (linear: 10)")
+        floor, c_floor = parse_floor(work / "s1000")
+        print(f"JSON-parse floor, {large} logs: {floor:6.2f} s wall, {c_floor:6.2f} s CPU; cold all tables "
+              f"= {t_large / floor:.1f}x the floor (wall), {c_large / c_floor:.1f}x (CPU)  target ~2x")
+        cache = ScoreCache(work / "cache")
+        shutil.rmtree(cache.folder, ignore_errors=True)
+        t_fill, _, _ = all_tables(work / "s1000", prereg, cache)
+        t_warm, c_warm, _ = all_tables(work / "s1000", prereg, ScoreCache(cache.folder))
+        print(f"through the score cache: cold {t_fill:6.2f} s wall (scores and stores), warm rerun "
+              f"{t_warm:6.2f} s wall, {c_warm:6.2f} s CPU  target <= 0.5 s: "
+              f"{'OK' if t_warm <= 0.5 else 'MISSED'}")
         print(f"load average after: {os.getloadavg()[0]:.1f}")
 
         comparisons = compute_comparisons(a.corpus.sessions, a.plan)

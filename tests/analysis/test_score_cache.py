@@ -1,0 +1,81 @@
+"""The score cache (``analysis.score_cache``): a rerun takes unchanged sessions from it, a changed
+log is scored again, and the tables are byte-identical with it, without it and after deleting it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tarfile
+from pathlib import Path
+
+from analysis.corpus import write_session
+from analysis.loading import load_corpus
+from analysis.plan import load_plan
+from analysis.render import FORMATS, render
+from analysis.score_cache import ScoreCache
+from analysis.tables import Analysis, build_tables
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
+
+def _rendered(root: Path, prereg: Path, cache: ScoreCache | None) -> list[str]:
+    a = Analysis.build(load_corpus(root, workers=1, cache=cache), load_plan(), prereg)
+    return [render(table, fmt) for table in build_tables(a) for fmt in FORMATS]
+
+
+def test_tables_are_byte_identical_with_and_without_the_cache(tmp_path):
+    with tarfile.open(GOLDEN / "corpus_logs.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    root, prereg = tmp_path / "sessions", tmp_path / "no-prereg"
+    prereg.mkdir()
+    plain = _rendered(root, prereg, None)
+    cache = ScoreCache(tmp_path / "cache")
+    cold = _rendered(root, prereg, cache)
+    assert (cache.hits, cache.misses > 0) == (0, True)
+    warm_cache = ScoreCache(tmp_path / "cache")
+    warm = _rendered(root, prereg, warm_cache)
+    assert (warm_cache.hits, warm_cache.misses) == (cache.misses, 0)     # every session from the cache
+    shutil.rmtree(tmp_path / "cache")
+    deleted = _rendered(root, prereg, ScoreCache(tmp_path / "cache"))
+    assert plain == cold == warm == deleted
+
+
+def test_a_changed_log_is_scored_again_even_with_its_size_and_mtime_kept(tmp_path):
+    root = tmp_path / "sessions"
+    folder = root / "m" / "FSM" / "seed-2"
+    write_session(folder, model="m", condition="FSM", seed=2, episodes=["fc"] * 10, accounts=10, noise=False)
+    cache = ScoreCache(tmp_path / "cache")
+    before = load_corpus(root, workers=1, cache=cache).scores[0]
+    assert before.fc == 10
+
+    log = folder / "events.jsonl"
+    st = log.stat()
+    text = log.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, line in enumerate(lines) if '"record_analysis"' in line)
+    action = next(a for a in ("No Action", "Warning Issued", "Account Closure", "Inconclusive",
+                              "Temporary Suspension", "Manual Review Required",
+                              "Permanent Account Closure") if f'"{a}"' in lines[i])
+    lines[i] = lines[i].replace(f'"{action}"', f'"{action.upper()}"', 1)    # same size, another action
+    log.write_text("".join(lines), encoding="utf-8")
+    os.utime(log, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (log.stat().st_size, log.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+
+    again = ScoreCache(tmp_path / "cache")
+    after = load_corpus(root, workers=1, cache=again).scores[0]
+    assert (again.hits, again.misses) == (0, 1)
+    assert after.fc == 9 and after == load_corpus(root, workers=1).scores[0]
+    third = ScoreCache(tmp_path / "cache")
+    assert load_corpus(root, workers=1, cache=third).scores[0] == after and third.hits == 1
+
+
+def test_a_broken_cache_entry_is_a_miss_never_an_error(tmp_path):
+    root = tmp_path / "sessions"
+    write_session(root / "m" / "FSM" / "seed-2", model="m", condition="FSM", seed=2, episodes=["fc"] * 4,
+                  accounts=4)
+    cache = ScoreCache(tmp_path / "cache")
+    want = load_corpus(root, workers=1, cache=cache).scores
+    for entry in (tmp_path / "cache").rglob("*.pickle"):
+        entry.write_bytes(b"not a pickle")
+    again = ScoreCache(tmp_path / "cache")
+    assert load_corpus(root, workers=1, cache=again).scores == want and again.misses == 1
