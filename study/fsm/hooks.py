@@ -117,14 +117,15 @@ def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None
     tool, args = _tool_and_args(hook_input)
     if is_fsm_tool(tool, fsm_server):
         return {}
-    moved = rt.observe(workflow_tool_name(tool, tool_prefix), args, tool_call_ok(hook_input) if ok is None else ok)
+    moved, text = rt.observe_and_tell(workflow_tool_name(tool, tool_prefix), args,
+                                      tool_call_ok(hook_input) if ok is None else ok)
     if not moved:
         return {}
     if on_transition is not None:
         for result in moved:
             on_transition(result)
     event = hook_input.get("hook_event_name") or ("PostToolUseFailure" if ok is False else "PostToolUse")
-    return add_context(str(event), rt.arrival_text(moved))
+    return add_context(str(event), text)
 
 
 def stop(rt: FsmRuntime, hook_input: dict[str, Any], *, reason: Callable[[Decision], str] | None = None) -> dict[str, Any]:

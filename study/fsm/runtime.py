@@ -237,14 +237,20 @@ class FsmRuntime:
         transitions it makes hold (see :mod:`study.fsm.automatic`), in one write of the frame.
         Returns those transitions (empty: the state did not change; always empty for a workflow
         without automatic transitions, and with no workflow active)."""
+        return self.observe_and_tell(tool, args, ok)[0]
+
+    def observe_and_tell(self, tool: str, args: Any, ok: bool) -> tuple[list[TransitionResult], str]:
+        """:meth:`observe`, and what the agent is told of its moves (:meth:`arrival_text`), in one
+        critical section: another process sharing the frames cannot move the state in between,
+        so the text names the state this call moved to."""
         with self._sync():
             if not self._stack:
-                return []
+                return [], ""
             live = self._stack[-1]
             live.append({"kind": "call", "tool": tool, "args": args if isinstance(args, dict) else {"_raw": args}, "ok": bool(ok)})
             moved = advance(live, self.reviewer, self.shell_cwd)
             self._save()
-            return moved
+            return moved, arrival_text(self._stack[-1], moved) if moved else ""
 
     def arrival_text(self, moved: list[TransitionResult]) -> str:
         """What the agent is told after automatic transitions: the guards' notes, the state it is

@@ -120,6 +120,26 @@ def test_the_hook_tells_the_agent_once_only_when_the_state_changes(lean):
     assert post("list_batch", {}) == {} and [(s.from_state, s.to_state) for s in seen] == [("S_investigate", "S_decide")]
 
 
+def test_the_hook_names_the_state_its_call_moved_to_even_if_another_process_moves_it_next(tmp_path):
+    """The arrival text is made in the critical section of the call's move (issue 21): a second
+    runtime on the same frames (another hook process) moving the state right after cannot change it."""
+    wf = Workflow.load(LEAN)
+    rt = FsmRuntime(tmp_path / "frames", {wf.name: wf}, {"batch": BATCH}, shared=True)
+    rt.enter(wf.name)
+    other = FsmRuntime(tmp_path / "frames", {wf.name: wf}, shared=True)
+    _observe_all(rt, investigate("A1"))
+
+    def other_process_decides(_moved) -> None:      # runs after the move, before the hook returns
+        other.observe("submit_decision", {"account_id": "A1", "action": "No Action"}, True)
+
+    out = fsm_hooks.post_tool_use(rt, {"hook_event_name": "PostToolUse", "tool_name": "record_analysis",
+                                       "tool_input": record("A1")[1]}, on_transition=other_process_decides)
+    assert out["hookSpecificOutput"]["additionalContext"] == (
+        "Account A1 is fully investigated and recorded; submit its decision. Now in workflow state S_decide. "
+        "Call submit_decision for it with the action of your STEP 4.")
+    assert rt.state == "S_investigate"               # the other process did move it on
+
+
 def test_denials_and_the_stop_gate_in_an_automatic_state_say_the_one_next_thing(lean):
     assert lean.gate("submit_decision", {"account_id": "A1", "action": "No Action"}).reason == (
         "submit_decision is not permitted in this state (workflow state S_investigate). Next: No record_analysis yet: "
