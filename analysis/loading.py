@@ -45,7 +45,7 @@ from study.session_io.folders import EVENTS_NAME, find_sessions
 from study.session_io.reader import read_log
 from study.session_io.record import Exclusion, SessionRecord, read_record
 
-from .score_cache import ScoreCache
+from .score_cache import ScoreCache, without_gc
 from .scoring import EVENT_ROUTES, WINDOW, SessionScore, score_log
 from .sopbench_grader import sopbench_correct
 
@@ -99,6 +99,7 @@ class Scored:
     record: SessionRecord
     score: SessionScore
     turn_ends: int          # stop events with accounts left that ended the turn (not blocked)
+    correct_sopbench: int   # decisions SOP-Bench's own grader counts as correct
 
 
 def turn_ends(events: list[dict[str, Any]]) -> int:
@@ -116,11 +117,13 @@ def sopbench_correct_count(s: SessionScore) -> int:
 def score_or_reason(path: Path, root: Path | None = None) -> Scored | Unscorable:
     """Score one session folder (reading its log once), or say why it cannot be scored (no
     log, a broken rule: ``SessionRecord.exclusion``). ``root``: the folder being analysed."""
-    record, session = read_record(Path(path), root)
-    if not record.scorable:
-        return str(path), record.exclusion()
-    score = score_log(session.log, session.meta)
-    return Scored(record, score, turn_ends(session.log.events))
+    with without_gc():
+        record, session = read_record(Path(path), root)
+        if not record.scorable:
+            return str(path), record.exclusion()
+        score = score_log(session.log, session.meta)
+        _ = score.correct, score.compliant, score.fc, score.fc_windows    # computed here, handed over with it
+        return Scored(record, score, turn_ends(session.log.events), sopbench_correct_count(score))
 
 
 def score_dirs(dirs: list[Path], workers: int | None = None, root: Path | None = None,
@@ -155,8 +158,10 @@ def _below(path: str, root: Path) -> str:
         return str(path)
 
 
-def frame_row(s: SessionScore, windows: int, ends: int | None = None) -> dict[str, Any]:
-    """One session's row of ``Corpus.sessions`` (``ends``: its real turn ends, if known)."""
+def frame_row(s: SessionScore, windows: int, ends: int | None = None,
+              correct_sopbench: int | None = None) -> dict[str, Any]:
+    """One session's row of ``Corpus.sessions`` (``ends``: its real turn ends, if known;
+    ``correct_sopbench``: the grader's count, if already known)."""
     fcw = list(s.fc_windows) + [None] * (windows - len(s.fc_windows))
     return {
         "path": s.path, "model": s.model, "condition": s.condition, "seed": s.seed,
@@ -166,12 +171,15 @@ def frame_row(s: SessionScore, windows: int, ends: int | None = None) -> dict[st
         **{f"fc_w{i + 1}": v for i, v in enumerate(fcw)},
         "cost_usd": s.cost_usd, "resumes": s.resumes,
         **{k: s.routes[k] for k in ROUTE_KEYS},
-        "turn_ends": ends, "correct_sopbench": sopbench_correct_count(s),
+        "turn_ends": ends,
+        "correct_sopbench": sopbench_correct_count(s) if correct_sopbench is None else correct_sopbench,
     }
 
 
-def sessions_frame(scores: list[SessionScore], ends: dict[str, int] | None = None) -> pl.DataFrame:
-    """Per-session metrics, one row per score, sorted by model, condition and seed."""
+def sessions_frame(scores: list[SessionScore], ends: dict[str, int] | None = None,
+                   graded: dict[str, int] | None = None) -> pl.DataFrame:
+    """Per-session metrics, one row per score, sorted by model, condition and seed (``ends``,
+    ``graded``: each session's real turn ends and SOP-Bench-graded correct count, by path)."""
     windows = max((-(-len(s.order) // WINDOW) for s in scores), default=200 // WINDOW)
     schema = {
         "path": pl.Utf8, "model": pl.Utf8, "condition": pl.Utf8, "seed": pl.Int64,
@@ -182,8 +190,8 @@ def sessions_frame(scores: list[SessionScore], ends: dict[str, int] | None = Non
         "cost_usd": pl.Float64, "resumes": pl.Int64, **{k: pl.Int64 for k in ROUTE_KEYS},
         "turn_ends": pl.Int64, "correct_sopbench": pl.Int64,
     }
-    ends = ends or {}
-    rows = [frame_row(s, windows, ends.get(s.path)) for s in scores]
+    ends, graded = ends or {}, graded or {}
+    rows = [frame_row(s, windows, ends.get(s.path), graded.get(s.path)) for s in scores]
     return pl.DataFrame(rows, schema=schema, orient="row").sort(["model", "condition", "seed", "path"])
 
 
@@ -200,11 +208,23 @@ ACCOUNT_SCHEMA = {
 def accounts_frame(scores: list[SessionScore]) -> pl.DataFrame:
     """Per decided account: the session's identity and the account's scored decision
     (``window`` counts from 1)."""
-    rows = [(s.path, s.model, s.condition, s.seed, d.account, d.position, d.window + 1,
-             d.decision_index, d.decision_seq, d.action, d.gold, d.data_tools, d.inv, d.rec, d.foc,
-             d.compliant, d.correct, d.compliant and d.correct)
-            for s in scores for d in s.decisions]
-    return pl.DataFrame(rows, schema=ACCOUNT_SCHEMA, orient="row")
+    columns: dict[str, list[Any]] = {name: [] for name in ACCOUNT_SCHEMA}
+    for s in scores:
+        if not s.decisions:
+            continue
+        n = len(s.decisions)
+        account, position, seq, index, action, gold, data_tools, inv, rec, foc = zip(*s.decisions)
+        compliant = [a and b and c for a, b, c in zip(inv, rec, foc)]
+        correct = [a == g for a, g in zip(action, gold)]
+        for name, values in (("path", [s.path] * n), ("model", [s.model] * n), ("condition", [s.condition] * n),
+                             ("seed", [s.seed] * n), ("account", account), ("position", position),
+                             ("window", [p // WINDOW + 1 for p in position]), ("decision_index", index),
+                             ("decision_seq", seq), ("action", action), ("gold", gold),
+                             ("data_tools", data_tools), ("inv", inv), ("rec", rec), ("foc", foc),
+                             ("compliant", compliant), ("correct", correct),
+                             ("fc", [a and b for a, b in zip(compliant, correct)])):
+            columns[name].extend(values)
+    return pl.DataFrame(columns, schema=ACCOUNT_SCHEMA)
 
 
 def load_corpus(root: Path, *, allow_simulated: bool = False, include_exploratory: bool = False,
@@ -230,14 +250,16 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
         else:
             included.append(found)
     ends = {f.score.path: f.turn_ends for f in included}
+    graded = {f.score.path: f.correct_sopbench for f in included}
     exploratory = include_exploratory and any(
         f.record.exploratory or f.record.seed == DEVELOPMENT_SEED for f in included)
     return corpus_of(root, [f.score for f in included], excluded=excluded, warnings=warnings, ends=ends,
-                     allow_simulated=allow_simulated, exploratory=exploratory)
+                     graded=graded, allow_simulated=allow_simulated, exploratory=exploratory)
 
 
 def corpus_of(root: Path, included: list[SessionScore], *, excluded: list[tuple[str, Exclusion]],
-              warnings: list[str], ends: dict[str, int], allow_simulated: bool, exploratory: bool) -> Corpus:
+              warnings: list[str], ends: dict[str, int], graded: dict[str, int] | None = None,
+              allow_simulated: bool, exploratory: bool) -> Corpus:
     """The corpus of the analysed sessions ``included`` (found below ``root``): refuses mixed
     simulated and real sessions (unless ``allow_simulated``) and duplicates, and tabulates a
     smaller batch of a model as a model of its own."""
@@ -252,7 +274,7 @@ def corpus_of(root: Path, included: list[SessionScore], *, excluded: list[tuple[
         )
     included = separate_batch_sizes(separate_tasks(included))
     _refuse_duplicates(included, root)
-    return Corpus(root=root, scores=included, sessions=sessions_frame(included, ends),
+    return Corpus(root=root, scores=included, sessions=sessions_frame(included, ends, graded),
                   accounts=accounts_frame(included), excluded=sorted(excluded, key=_by_reason),
                   warnings=sorted(warnings), simulated=bool(simulated), exploratory=exploratory)
 

@@ -16,11 +16,14 @@ package's own types, written atomically; a broken or foreign entry is a miss, ne
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import pickle
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -117,11 +120,25 @@ class ScoreCache:
         """The cached value of each folder (None where it is a miss) and each folder's key now."""
         with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:   # sha256 releases the GIL
             keys = list(pool.map(lambda d: self.key(d, root), dirs))
-        values = [_fresh(self.get(k), d) for k, d in zip(keys, dirs)]
+        with without_gc():
+            values = [_fresh(self.get(k), d) for k, d in zip(keys, dirs)]
         found = sum(v is not None for v in values)
         self.hits += found
         self.misses += len(values) - found
         return values, keys
+
+
+@contextmanager
+def without_gc() -> Iterator[None]:
+    """No cyclic garbage collection inside: reading a log or an entry makes thousands of objects,
+    none of them in a cycle, and the collector's passes over them cost time for nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _fresh(value: Any, session: Path) -> Any:
