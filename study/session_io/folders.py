@@ -78,5 +78,14 @@ def relative_parts(folder: Path, root: Path | None) -> tuple[str, ...]:
 def exploratory_by_location(folder: Path, root: Path | None) -> bool:
     """The session at ``folder`` is exploratory because of where it is below ``root``: inside an
     ``exploratory/`` folder, or inside the demo output ``demo/`` at the top of ``root``."""
+    return exploratory_location(folder, root) is not None
+
+
+def exploratory_location(folder: Path, root: Path | None) -> str | None:
+    """Why the session at ``folder`` is exploratory by where it is below ``root`` (None: it is not)."""
     parts = relative_parts(folder, root)
-    return EXPLORATORY_FOLDER in parts or (len(parts) > 1 and parts[0] == DEMO_FOLDER)
+    if EXPLORATORY_FOLDER in parts:
+        return f"below an {EXPLORATORY_FOLDER}/ folder"
+    if len(parts) > 1 and parts[0] == DEMO_FOLDER:
+        return "in the demo's output"
+    return None

@@ -24,7 +24,7 @@ from typing import Any
 from sopbench_tools.dataset import TASK_DIR
 from sopbench_tools.orders import DEVELOPMENT_SEED
 
-from .folders import DEMO_FOLDER, EVENTS_NAME, EXPLORATORY_FOLDER, attempts, relative_parts
+from .folders import EVENTS_NAME, attempts, exploratory_location
 from .issues import Issue, Rule
 from .meta import SessionMeta, effective_status
 from .reader import LogRead, SessionRead, read_session
@@ -124,12 +124,7 @@ def exploratory_of(meta: SessionMeta | None, start: dict[str, Any], folder: Path
         return "meta.json says exploratory"
     if start.get("exploratory"):
         return "its session_start says exploratory"
-    parts = relative_parts(folder, root)
-    if EXPLORATORY_FOLDER in parts:
-        return f"below an {EXPLORATORY_FOLDER}/ folder"
-    if len(parts) > 1 and parts[0] == DEMO_FOLDER:
-        return "in the demo's output"
-    return None
+    return exploratory_location(folder, root)
 
 
 def folder_size(folder: Path) -> int:
