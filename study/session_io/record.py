@@ -1,11 +1,12 @@
 """``SessionRecord``: what one session folder is, worked out once from its meta.json and its log.
 
-Every reader that asks "what is this session?" — ``study status``, the audit, the analysis'
-loading, the viewer, the demo — reads it here: identity (model, condition, seed, batch size,
-task), status, voided and why, exploratory and why, cost, runtime, size on disk, earlier
-attempts, and the issues of its records. ``SessionRecord.exclusion()`` is the one rule by which
-the analysis leaves a session out and the audit lists it as excluded (docs/contracts.md,
-"Exclusions"); its words are rendered from ``ExclusionKind``, never read back from a text.
+Every reader that asks "what is this session?" — ``study status``, the run summary, the audit,
+the analysis' loading, the viewer, the demo — reads it here: identity (model, condition, seed,
+batch size, task), status, voided and why, exploratory and why, cost, how long it ran and on
+which CLI and SDK, size on disk, earlier attempts, and the issues of its records.
+``SessionRecord.exclusion()`` is the one rule by which the analysis leaves a session out and the
+audit lists it as excluded (docs/contracts.md, "Exclusions"); its words are rendered from
+``ExclusionKind``, never read back from a text.
 
 The record is built from a reporting read (``reader.read_session(strict=False)``): it never
 raises on bad records; a session whose records break a rule is excluded as ``INVALID`` with the
@@ -163,7 +164,9 @@ class SessionRecord:
     simulated: bool
     cost_usd: float | None        # session_end's, else meta.json's
     decisions: int | None         # meta.json's
-    duration_s: float | None      # meta.json's
+    duration_s: float | None      # meta.json's: how long it ran
+    cli_version: str | None       # the runtime it ran on: session_start's, else meta.json's
+    sdk_version: str | None
     attempts: int                 # earlier attempts kept in attempt-<k>/
     has_meta: bool
     has_log: bool
@@ -196,6 +199,8 @@ class SessionRecord:
             simulated=bool(start.get("simulated") or (meta is not None and meta.simulated)),
             cost_usd=cost if cost is not None else (meta.cost_usd if meta else None),
             decisions=meta.decisions if meta else None, duration_s=meta.duration_s if meta else None,
+            cli_version=_text(start.get("cli_version"), meta and meta.cli_version),
+            sdk_version=_text(start.get("sdk_version"), meta and meta.sdk_version),
             attempts=len(attempts(session.path)), has_meta=meta is not None, has_log=log is not None,
             issues=tuple(session.errors), warnings=tuple(log.warnings) if log is not None else (),
         )
