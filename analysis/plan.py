@@ -8,9 +8,10 @@ silent "not evaluable" later.
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from study.errors import StudyError
 from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
@@ -73,6 +74,14 @@ class Plan:
     ablation_rows: tuple[tuple[str, bool, bool], ...]   # condition, gates, stop gate
     comparisons: tuple[ComparisonSpec, ...]
     predictions: tuple[dict[str, Any], ...]
+
+    def prediction_runs(self) -> Iterator[PredictionRun]:
+        """Each prediction, in the plan's order, once per model it names (once with no model when
+        it names none): the one walk over a prediction's models that the tables and power use."""
+        for p in self.predictions:
+            for key in prediction_models(p) or (None,):
+                yield PredictionRun(p, key, self.models[key].name if key else None,
+                                    self.models[key].label if "models" in p else None)
 
     def model_by_name(self, name: str) -> ModelSpec | None:
         return next((m for m in self.models.values() if m.name == name), None)
@@ -148,6 +157,22 @@ def _check_clause(clause: dict, where: str, ids: set[str]) -> None:
         raise PlanError(f"{where}: a clause is seeds_where, contrast or contrast_pair")
 
 
+def prediction_models(p: Mapping[str, Any]) -> tuple[str, ...]:
+    """The model keys a prediction names (``model: k`` or ``models: [k, …]``); () for none."""
+    if "model" in p:
+        return (p["model"],)
+    return tuple(p.get("models") or ())
+
+
+class PredictionRun(NamedTuple):
+    """One evaluation of a prediction: for one model it names, or for none."""
+
+    prediction: dict[str, Any]
+    key: str | None              # the model's key in the plan
+    model: str | None            # its name (``session_start.model``)
+    label: str | None            # the row label of a multi-model entry (None for a single-model one)
+
+
 def load_plan(path: Path | None = None) -> Plan:
     """Read and check the plan (default: ``preregistration/predictions.yaml``)."""
     path = Path(path) if path else prereg_dir() / PLAN_FILE
@@ -182,7 +207,7 @@ def load_plan(path: Path | None = None) -> Plan:
         w = f"{where}: prediction {p.get('id', '?')}"
         if p.get("kind") not in KINDS:
             raise PlanError(f"{w}: kind must be one of {KINDS}")
-        for key in ([p["model"]] if "model" in p else p.get("models", [])):
+        for key in prediction_models(p):
             if key not in models:
                 raise PlanError(f"{w}: model {key!r} is not one of {sorted(models)}")
         if p["kind"] == "catch_up":

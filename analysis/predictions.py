@@ -181,12 +181,8 @@ def evaluate(plan: Plan, sessions: pl.DataFrame, comparisons: list[Comparison]) 
     """Every prediction of the plan, in the plan's order (one row per model of a multi-model entry)."""
     src = ObservedSource(plan, session_values(sessions), comparisons)
     out = []
-    for p in plan.predictions:
-        keys = [p["model"]] if "model" in p else p.get("models") or [None]
-        for key in keys:
-            model = plan.models[key].name if key else None
-            verdict = VERDICTS[p["kind"]][int(vr.verdict_index(p, model, src)[0])]
-            out.append(Outcome(id=p["id"], section=p.get("section", ""), text=p["text"],
-                               model=plan.models[key].label if "models" in p else None,
-                               observed=_observed(src, p, model), verdict=verdict))
+    for p, _key, model, label in plan.prediction_runs():
+        verdict = VERDICTS[p["kind"]][int(vr.verdict_index(p, model, src)[0])]
+        out.append(Outcome(id=p["id"], section=p.get("section", ""), text=p["text"], model=label,
+                           observed=_observed(src, p, model), verdict=verdict))
     return out

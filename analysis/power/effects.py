@@ -40,7 +40,7 @@ import polars as pl
 from study.errors import StudyError
 from study.fsm.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
-from ..plan import METRICS, Plan
+from ..plan import METRICS, Plan, prediction_models
 from ..scoring import WINDOW
 
 COUNTS = ("decided", "correct", "compliant", "fc")
@@ -258,7 +258,7 @@ def requirements(plan: Plan, model_name: str) -> dict[tuple[str, str, str], str]
         if spec.in_table:
             comparison(spec.id, f"comparison {spec.id}")
     for p in plan.predictions:
-        if key not in ([p["model"]] if "model" in p else p.get("models", [])):
+        if key not in prediction_models(p):
             if p["kind"] == "catch_up":
                 comparison(p["contrast"], p["id"])
             continue

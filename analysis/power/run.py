@@ -68,19 +68,15 @@ def run_power(effects: EffectModel, plan: Plan, seeds: list[int], *, draws: int 
     sim = Draws(effects, plan, draws=draws, max_seeds=max(seeds), rng_seed=rng_seed)
     sources = [sim.source(n) for n in seeds]
     out = PowerResult(effects, tuple(seeds), draws, rng_seed, alpha)
-    for p in plan.predictions:
-        keys = [p["model"]] if "model" in p else p.get("models") or [None]
-        for key in keys:
-            model = plan.models[key].name if key else None
-            counts = [np.bincount(vr.verdict_index(p, model, src), minlength=len(vr.VERDICTS[p["kind"]]))
-                      for src in sources]
-            for i, verdict in enumerate(vr.VERDICTS[p["kind"]]):
-                probs = tuple(float(c[i]) / draws for c in counts)
-                if verdict == vr.NOT_EVALUABLE and not any(probs):
-                    continue
-                label = plan.models[key].label if key else None
-                out.verdicts.append(VerdictRow(p["id"], label if "models" in p else None,
-                                               p["text"], verdict, probs, owner=label))
+    for p, key, model, label in plan.prediction_runs():
+        owner = plan.models[key].label if key else None     # the model the row belongs to
+        counts = [np.bincount(vr.verdict_index(p, model, src), minlength=len(vr.VERDICTS[p["kind"]]))
+                  for src in sources]
+        for i, verdict in enumerate(vr.VERDICTS[p["kind"]]):
+            probs = tuple(float(c[i]) / draws for c in counts)
+            if verdict == vr.NOT_EVALUABLE and not any(probs):
+                continue
+            out.verdicts.append(VerdictRow(p["id"], label, p["text"], verdict, probs, owner=owner))
     jobs = [(plan.label(m), spec, m) for m in plan.model_order(list(effects.models))
             for spec in plan.comparisons if tests and spec.in_table and not spec.cross_model]
     jobs += [("Cross-model", spec, None) for spec in plan.comparisons
