@@ -65,7 +65,7 @@ def _cost(session: Session) -> tuple[float | None, str]:
 
 def matrix_row(session: Session) -> dict[str, Any]:
     """The session's row of the matrix page."""
-    s, start, record = session.score, session.start, session.record
+    s, record = session.score, session.record
     usd, cost = _cost(session)
     row = {
         "name": session.name, "simulated": session.simulated, "exploratory": session.exploratory,
