@@ -20,6 +20,7 @@ import gc
 import hashlib
 import os
 import pickle
+import stat
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -61,12 +62,24 @@ def default_dir() -> Path:
     return Path(env) if env else project_root() / ".cache" / "scores"
 
 
-def _sha256(path: Path) -> str | None:
+def _regular(path: Path) -> tuple[os.stat_result, str] | None:
+    """The stat and sha256 of ``path`` if it is a regular file (the sessions folder is untrusted:
+    a FIFO, a device or a link is never opened here, so it cannot block or lead elsewhere; the
+    reader then says what is wrong with it). None otherwise."""
     try:
-        with open(path, "rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return st, hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class ScoreCache:
@@ -78,16 +91,15 @@ class ScoreCache:
 
     def key(self, session: Path, root: Path | None) -> tuple[Any, ...] | None:
         """The key of a session folder now (None: not cacheable, e.g. no log)."""
-        log = Path(session) / EVENTS_NAME
-        try:
-            st = log.stat()
-        except OSError:
+        log = _regular(Path(session) / EVENTS_NAME)
+        if log is None:
+            return None     # no log, or not a regular file: scored every time (the reader refuses it)
+        meta_path = Path(session) / META_NAME
+        meta = _regular(meta_path) if os.path.lexists(meta_path) else (None, None)
+        if meta is None:
             return None
-        sha = _sha256(log)
-        if sha is None:
-            return None
-        meta = _sha256(Path(session) / META_NAME) if (Path(session) / META_NAME).exists() else None
-        return (FORMAT, code_fingerprint(), str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta)
+        st, sha = log
+        return (FORMAT, code_fingerprint(), str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
 
     def _file(self, key: tuple[Any, ...]) -> Path:
         name = hashlib.sha256(f"{key[2]}\0{key[3]}".encode()).hexdigest()[:40]

@@ -79,3 +79,19 @@ def test_a_broken_cache_entry_is_a_miss_never_an_error(tmp_path):
         entry.write_bytes(b"not a pickle")
     again = ScoreCache(tmp_path / "cache")
     assert load_corpus(root, workers=1, cache=again).scores == want and again.misses == 1
+
+
+def test_a_log_that_is_not_a_regular_file_is_never_opened_by_the_cache(tmp_path):
+    """The sessions folder is untrusted: a FIFO (which would block an open) or a link is not
+    cacheable, and the reader says what is wrong with it."""
+    folder = tmp_path / "sessions" / "m" / "FSM" / "seed-2"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "events.jsonl")
+    other = tmp_path / "sessions" / "m" / "FSM" / "seed-3"
+    write_session(other, model="m", condition="FSM", seed=3, episodes=["fc"] * 4, accounts=4)
+    (other / "meta.json").rename(tmp_path / "elsewhere.json")
+    (other / "meta.json").symlink_to(tmp_path / "elsewhere.json")
+    cache = ScoreCache(tmp_path / "cache")
+    assert cache.key(folder, tmp_path) is None and cache.key(other, tmp_path) is None
+    corpus = load_corpus(tmp_path / "sessions", workers=1, cache=cache)
+    assert sorted(why.kind for _p, why in corpus.excluded) == ["invalid", "invalid"]
