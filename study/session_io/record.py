@@ -22,8 +22,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sopbench_tools.dataset import TASK_DIR
 from sopbench_tools.orders import DEVELOPMENT_SEED
+from sopbench_tools.tasks import PREREGISTERED_TASK
 
 from .folders import EVENTS_NAME, attempts, exploratory_location
 from .issues import Issue, Rule
@@ -31,8 +31,9 @@ from .meta import SessionMeta, effective_status
 from .reader import LogRead, SessionRead, read_session
 from .vocabulary import SessionStatus, status_voids
 
-#: The preregistered task every session ran until a session records another (``task``).
-DEFAULT_TASK = TASK_DIR.name
+#: The task of a session that records none (``task``): every session before tasks were added ran
+#: the preregistered referral task.
+DEFAULT_TASK = PREREGISTERED_TASK
 
 #: What a missing log's exclusion says when the folder has no events.jsonl at all.
 NO_LOG_DETAIL = "no events.jsonl (meta.json only: the log was deleted, or the session never started)"
