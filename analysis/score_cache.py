@@ -43,7 +43,7 @@ _MODULES = ("analysis.scoring", "analysis.loading", "analysis.sopbench_grader", 
             "study.session_io.meta", "study.session_io.record", "study.session_io.issues",
             "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.folders",
             "sopbench_tools.dataset", "sopbench_tools.tool_definitions", "sopbench_tools.orders",
-            "sopbench_tools.tasks",
+            "sopbench_tools.tasks", "study.task_procedure",
             "analysis.score_cache")
 
 
