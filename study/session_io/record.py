@@ -171,6 +171,7 @@ class SessionRecord:
     attempts: int                 # earlier attempts kept in attempt-<k>/
     has_meta: bool
     has_log: bool
+    has_start: bool               # the log holds its session_start (a log cut inside its first line does not)
     issues: tuple[Issue, ...]
     warnings: tuple[str, ...]
 
@@ -203,13 +204,15 @@ class SessionRecord:
             cli_version=_text(start.get("cli_version"), meta and meta.cli_version),
             sdk_version=_text(start.get("sdk_version"), meta and meta.sdk_version),
             attempts=len(attempts(session.path)), has_meta=meta is not None, has_log=log is not None,
+            has_start=bool(start),
             issues=tuple(session.errors), warnings=tuple(log.warnings) if log is not None else (),
         )
 
     @property
     def scorable(self) -> bool:
-        """Its log exists and no record breaks a rule: the scorer may read it."""
-        return self.has_log and not self.issues
+        """Its log exists, holds its session_start and no record breaks a rule: the scorer may
+        read it."""
+        return self.has_log and self.has_start and not self.issues
 
     @property
     def size_bytes(self) -> int:
@@ -227,6 +230,8 @@ class SessionRecord:
             return Exclusion(ExclusionKind.INVALID, self.issues[0].describe(self.path))
         if self.voided:
             return Exclusion(ExclusionKind.VOIDED, self.void_reason or "no reason recorded")
+        if not self.has_start:
+            return Exclusion(ExclusionKind.INCOMPLETE, "the log holds no session_start (cut inside its first line)")
         if self.ended is None:
             return Exclusion(ExclusionKind.INCOMPLETE, "no session_end (still running, or crashed)")
         if self.exploratory and not include_exploratory:

@@ -102,3 +102,23 @@ def test_a_record_says_what_the_session_is(tmp_path):
 def test_the_words_of_an_exclusion_are_rendered_from_its_kind(kind, reason, counted_as):
     why = Exclusion(kind, "quota exhausted")
     assert (why.reason, why.kind.counted_as) == (reason, counted_as)
+
+
+def test_a_log_cut_inside_its_first_line_is_excluded_as_incomplete_not_scored(tmp_path):
+    """A crash in the first write leaves a log whose only line is torn: the reader holds it valid
+    with no event (the log contract), and the analysis excludes it, never crashing on the missing
+    session_start (``study tables`` raised KeyError: 'order')."""
+    root = tmp_path / "sessions"
+    write_valid(root / MODEL / "Plain/seed-2", condition="Plain")
+    write_valid(root / MODEL / "FSM/seed-2")
+    torn = root / MODEL / "FSM/seed-2/events.jsonl"
+    torn.write_bytes(torn.read_bytes()[:30])
+    record, _ = read_record(torn.parent, root)
+    assert not record.scorable and record.issues == ()
+    corpus = load_corpus(root, workers=1)
+    excluded = dict(corpus.excluded)
+    assert excluded[f"{MODEL}/FSM/seed-2"] == Exclusion(
+        ExclusionKind.INCOMPLETE, "the log holds no session_start (cut inside its first line)")
+    assert corpus.sessions["path"].to_list() == [str(root / MODEL / "Plain/seed-2")]
+    audit = audit_session(torn.parent, [], root)
+    assert audit.exclusion == excluded[f"{MODEL}/FSM/seed-2"]
