@@ -83,7 +83,8 @@ def test_run_all_then_status(tmp_path, frozen):
         ("Stop-only", 2, "completed", 1), ("Stop-only", 3, "completed", 1)]
     again = CliRunner().invoke(main, ["run-all", "--models", "sim:oracle", "--conditions", "Plain,Stop-only",
                                       "--seeds", "2-3", "--accounts", "1", "--sessions", str(tmp_path)])
-    assert "skipped 4 session(s) already present" in again.output
+    assert "skipped 4 session(s) this run did not start (the reason follows each):" in again.output
+    assert again.output.count(": completed\n") == 4          # each skipped session says why: it is complete
 
 
 def test_a_bad_account_count_is_refused_before_anything_starts(tmp_path, frozen):
