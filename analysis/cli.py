@@ -18,7 +18,7 @@ import click
 from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import LogError
-from study.runner.conditions import ConditionError
+from study.protocol.conditions import ConditionError
 
 from . import exclusions
 from .loading import CorpusError, MixedSessions, NoSuchFolder, score_or_reason, sopbench_correct_count
@@ -63,7 +63,7 @@ def corpus_options(f):
 
 def _priced_as(session_dir: Path) -> str | None:
     """The model id a simulated session's cost is priced as (its meta, else models.yaml's)."""
-    from study.runner.models import load_models
+    from study.protocol.models import load_models
     from study.session_io.meta import read_meta
 
     meta = read_meta(session_dir, strict=False)
@@ -82,7 +82,7 @@ def _priced_as(session_dir: Path) -> str | None:
 def score(session_dir: Path, as_json: bool) -> None:
     """Score one session: FC, compliance, decided, correct (also as SOP-Bench grades it), FC per
     window, escape routes and real turn ends."""
-    from study.runner.cost_text import cost_text
+    from study.protocol.cost_text import cost_text
 
     if not (session_dir / EVENTS_NAME).is_file():
         raise UsageError(f"{session_dir}: no session log here (no {EVENTS_NAME}); pass a session "

@@ -27,7 +27,7 @@ import polars as pl
 
 from study.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
 from study.paths import prereg_dir, sessions_folder
-from study.runner.conditions import load_conditions
+from study.protocol.conditions import load_conditions
 
 from . import exclusions
 from .comparisons import Comparison, compute_comparisons

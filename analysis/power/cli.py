@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option
-from study.runner.conditions import ConditionError, condition_names
+from study.protocol.conditions import ConditionError, condition_names
 
 from ..loading import CorpusError
 from ..plan import PlanError, load_plan

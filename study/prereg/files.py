@@ -27,7 +27,7 @@ from .errors import PreregError
 PREREG_DIR = "preregistration"
 ANALYSIS_DIR = "analysis"
 #: Folders whose Python sources are frozen (root-relative, POSIX).
-FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/runner", "study/session_io", "sopbench_tools")
+FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/protocol", "study/runner", "study/session_io", "sopbench_tools")
 #: Single Python files outside those folders that are frozen too.
 FROZEN_CODE_FILES = ("study/escape_routes.py", "study/task_procedure.py", "study/task_texts.py")
 #: The task manifests (``sopbench_tools/tasks/manifests/*.yaml``): data that defines the tools a

@@ -4,11 +4,11 @@
 ``study run``, ``study run-all`` and ``study status``.
 
 Module map:
-    conditions  the conditions of conditions.yaml (preregistered, exploratory) and the shared CLI settings
+    conditions  re-exports study.protocol.conditions (conditions.yaml)
     texts       first message, Sys copy, reminder and the continuation message
-    limits      limits.yaml, with overrides for tests
+    limits      re-exports study.protocol.limits (limits.yaml)
     spending    the spending cap: list price of the streamed usage (the model never sees it)
-    models      models.yaml: aliases, endpoints, prices, API keys; ``sim:<policy>``
+    models      re-exports study.protocol.models (models.yaml)
     bridge      the per-session glue between the CLI's hooks, the tools, the FSM and the log
     session     SessionSpec, prepare and run_session: one real Claude Code session
     claim       one runner per session folder (O_EXCL file + flock, stale claims of dead runners)
@@ -29,7 +29,7 @@ Module map:
     progress    what a session has done so far, read from its growing events.jsonl
     display     the live display of run and run-all
     summary     the end-of-run summary of run-all
-    cost_text   how a cost is printed (a simulated one says so)
+    cost_text   re-exports study.protocol.cost_text (how a cost is printed)
     cli         the click commands
 
 meta.json, events.jsonl and the session folder layout are ``study.session_io``'s.

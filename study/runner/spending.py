@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The list prices a model needs (USD per million tokens) for the cap to be applied mid-call.
-PRICE_KEYS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+from study.protocol.models import PRICE_KEYS
 
 
 def price_usage(usage: dict[str, Any], prices: dict[str, float]) -> float:

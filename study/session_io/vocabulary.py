@@ -13,7 +13,7 @@ from enum import StrEnum
 class Limit(StrEnum):
     """The external limits of ``preregistration/limits.yaml``, by the name a status carries
     (``limit:<name>``). ``yaml_key`` is the key in limits.yaml, ``field`` the attribute of
-    ``study.runner.limits.Limits`` (and the ``--limit NAME=VALUE`` override key)."""
+    ``study.protocol.limits.Limits`` (and the ``--limit NAME=VALUE`` override key)."""
 
     SPENDING = "spending"
     TURNS = "turns"

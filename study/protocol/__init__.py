@@ -1,0 +1,9 @@
+"""The readers of the preregistration's files, typed: what the runner, the analysis and power
+all read, so none of them imports another to learn what the plan says.
+
+Module map:
+    conditions  conditions.yaml: the preregistered and exploratory conditions, the shared CLI settings
+    limits      limits.yaml: a session's external limits, with overrides for tests
+    models      models.yaml: aliases, endpoints, list prices, API keys; ``sim:<policy>``
+    cost_text   how a cost is printed (a simulated one says what it is priced as)
+"""
