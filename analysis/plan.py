@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from study.errors import StudyError
-from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
+from study.protocol.yaml_file import read_yaml_file
 
 PLAN_FILE = "predictions.yaml"
 
@@ -176,12 +176,8 @@ class PredictionRun(NamedTuple):
 def load_plan(path: Path | None = None) -> Plan:
     """Read and check the plan (default: ``preregistration/predictions.yaml``)."""
     path = Path(path) if path else prereg_dir() / PLAN_FILE
-    try:
-        raw = load_yaml(read_yaml_text(path))
-    except FileNotFoundError:
-        raise PlanError(f"{path}: no prediction plan here; pass --plan FILE.") from None
-    except YamlError as exc:
-        raise PlanError(f"{path}: not valid YAML (line {exc.line}): {exc.message}") from None
+    raw = read_yaml_file(path, PlanError, missing="{path}: no prediction plan here; pass --plan FILE.",
+                         invalid="{path}: not valid YAML (line {line}): {message}")
     where = str(path)
     models = {k: ModelSpec(k, str(_need(v, "name", f"{where}: models.{k}")), v.get("label", k),
                            tuple(_need(v, "seeds", f"{where}: models.{k}")))

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from study.errors import StudyError
-from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
+
+from .yaml_file import read_yaml_file
 
 #: Values CLAUDE_CODE_TOTAL_TOKENS_REMINDER accepts (CLI 2.1.332), plus "default" (leave unset).
 TOKEN_REMINDER_VALUES = ("default", "off", "infinite", "fixed", "countdown", "padded-countdown")
@@ -121,12 +122,7 @@ def _check_condition(path: Path, name: str, raw: Any, *, exploratory: bool = Fal
 def load_conditions(path: Path | None = None) -> ConditionsFile:
     """Read and validate conditions.yaml (default: the preregistration's)."""
     path = Path(path) if path is not None else prereg_dir() / "conditions.yaml"
-    try:
-        raw = load_yaml(read_yaml_text(path))
-    except FileNotFoundError:
-        raise ConditionError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
-    except YamlError as exc:
-        raise ConditionError(f"{path} is not valid YAML (line {exc.line}): {exc.message}") from None
+    raw = read_yaml_file(path, ConditionError)
     if not isinstance(raw, dict) or not isinstance(raw.get("conditions"), dict) or not raw["conditions"]:
         raise ConditionError(f"{path}: expected a mapping with a non-empty 'conditions' mapping")
     block = raw.get("exploratory_conditions") or {}

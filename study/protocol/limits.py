@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from study.errors import StudyError
-from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
 from study.session_io.vocabulary import Limit
+
+from .yaml_file import read_yaml_file
 
 
 class LimitsError(StudyError, ValueError):
@@ -99,12 +100,8 @@ def load_limits(model: str, overrides: dict[str, float] | None = None, path: Pat
     """The limits for ``model`` (an alias of models.yaml or ``sim:<policy>``), with overrides;
     the ``EXPLORATORY_ONLY`` ones only for an exploratory condition (and only if limits.yaml has them)."""
     path = Path(path) if path is not None else prereg_dir() / "limits.yaml"
-    try:
-        raw = load_yaml(read_yaml_text(path))
-    except FileNotFoundError:
-        raise LimitsError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
-    except YamlError as exc:
-        raise LimitsError(f"{path} is not valid YAML (line {exc.line}: {exc.message}); restore it from the repository") from None
+    raw = read_yaml_file(path, LimitsError,
+                         invalid="{path} is not valid YAML (line {line}: {message}); restore it from the repository")
     if not isinstance(raw, dict):
         raise LimitsError(f"{path}: expected a mapping of limits")
     values = {limit.field: _typed(limit, _per_model(path, raw, limit, model) * _SECONDS_PER_UNIT.get(limit, 1))

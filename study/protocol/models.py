@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study.errors import StudyError
-from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
 from study.paths import prereg_dir
+
+from .yaml_file import read_yaml_file
 
 SIM_PREFIX = "sim:"
 #: The list prices a model needs (USD per million tokens) for the runner's spending cap to be applied mid-call.
@@ -80,12 +81,7 @@ def _prices(path: Path, owner: str, raw: object, *, required: bool) -> dict[str,
 
 def load_models(path: Path | None = None) -> ModelsTable:
     path = Path(path) if path is not None else prereg_dir() / "models.yaml"
-    try:
-        raw = load_yaml(read_yaml_text(path))
-    except FileNotFoundError:
-        raise ModelError(f"{path} is missing; restore it from the repository (git checkout -- {path})") from None
-    except YamlError as exc:
-        raise ModelError(f"{path} is not valid YAML (line {exc.line}): {exc.message}") from None
+    raw = read_yaml_file(path, ModelError)
     try:
         models = {
             alias: ModelEntry(
