@@ -18,6 +18,7 @@ import click
 from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import LogError
+from study.protocol.amendments import AmendmentError
 from study.protocol.conditions import ConditionError
 
 from . import exclusions
@@ -38,7 +39,7 @@ def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
                           include_exploratory=include_exploratory, cache=True)
     except (NoSuchFolder, MixedSessions, PlanError) as exc:   # bad input: exit 2, nothing written
         raise UsageError(str(exc)) from None
-    except (LogError, CorpusError, ConditionError) as exc:
+    except (LogError, CorpusError, ConditionError, AmendmentError) as exc:
         raise click.ClickException(str(exc)) from None
     for warning in a.corpus.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -19,7 +19,6 @@ note "Seeds: ..." says. FC windows are headed by the accounts they cover in the 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import polars as pl
 
 from study.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
 from study.paths import prereg_dir, sessions_folder
+from study.protocol.amendments import Amendment, read_amendments_file
 from study.protocol.conditions import load_conditions
 
 from . import exclusions
@@ -51,25 +51,6 @@ def condition_order(path: Path | None = None) -> tuple[str, ...]:
     return (*loaded.conditions, *loaded.exploratory)
 
 
-def read_amendments(prereg: Path) -> list[str]:
-    """One line per recorded amendment of ``prereg/amendments.jsonl`` (none if it is absent)."""
-    path = Path(prereg) / "amendments.jsonl"
-    if not path.exists():
-        return []
-    lines = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            entry = json.loads(raw)
-        except json.JSONDecodeError:
-            raise ValueError(f"{path}:{number}: not a JSON object; run `study prereg verify`.") from None
-        files = sorted(f["path"] if isinstance(f, dict) else str(f) for f in entry.get("files", []))
-        lines.append(f"Amendment {entry.get('n', number)} ({entry.get('time')}): "
-                     f"{entry.get('reason')} [{', '.join(files)}]")
-    return lines
-
-
 @dataclass
 class Analysis:
     """Everything the tables and figures are made from."""
@@ -78,7 +59,7 @@ class Analysis:
     plan: Plan
     comparisons: list[Comparison]
     outcomes: list[Outcome]
-    amendments: list[str]
+    amendments: list[Amendment]     # the recorded amendments of the preregistration, in order
     conditions: tuple[str, ...]      # the order of rows (condition_order())
 
     @classmethod
@@ -87,7 +68,8 @@ class Analysis:
         """``conditions``: the row order (default: :func:`condition_order` of the project)."""
         comparisons = compute_comparisons(corpus.sessions, plan)
         return cls(corpus, plan, comparisons, evaluate(plan, corpus.sessions, comparisons),
-                   read_amendments(prereg), condition_order() if conditions is None else tuple(conditions))
+                   read_amendments_file(Path(prereg) / "amendments.jsonl"),
+                   condition_order() if conditions is None else tuple(conditions))
 
     def condition_key(self, condition: str) -> tuple[int, str]:
         """Sort key: the position in ``conditions``, then (for the others) the name."""
@@ -129,7 +111,7 @@ class Analysis:
         notes = [] if self.corpus.scores else [no_rows(self.nothing_here())]
         summary = exclusions.summary_note(self)
         notes += [summary] if summary else []
-        return notes + (self.amendments or ["Amendments: none recorded."])
+        return notes + ([entry.summary() for entry in self.amendments] or ["Amendments: none recorded."])
 
     def seeds_note(self, frames: dict[str, pl.DataFrame]) -> str | None:
         """``Seeds: <label> 2-9; ...`` for the models (and their rows) of a table."""

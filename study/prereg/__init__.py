@@ -3,7 +3,7 @@
 ``check_before_run(root=None) -> str`` is what ``study run`` and ``study run-all`` call before
 anything starts: it returns the effective manifest hash to record in each session, or raises
 ``PreregViolation`` naming every changed, missing or added file (``NotFrozen`` before any
-freeze). ``read_amendments()`` lists the amendments for the tables. ``code_version(root=None)`` is the
+freeze). ``read_amendments()`` returns the recorded amendments as typed records (``study.protocol.amendments``). ``code_version(root=None)`` is the
 code version every session records: the git commit, ``+dirty`` whenever a frozen file that runs
 (the imported code included) differs from it.
 """

@@ -8,11 +8,11 @@ manifest. Entries are appended, never edited.
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 from typing import Any, Iterable
 
 from study.paths import project_root
+from study.protocol.amendments import unsafe
 from study.session_io.writer import utc_now
 
 from .amend_checks import check_amended_file
@@ -83,7 +83,7 @@ def check_reason(reason: str | None) -> str:
     reason = (reason or "").strip()
     if not reason:
         raise PreregError('An amendment needs a reason: --reason "what changed and why".')
-    odd = sorted({c for c in reason if _unsafe(c)})
+    odd = sorted({c for c in reason if unsafe(c)})
     if odd:
         shown = ", ".join(f"U+{ord(c):04X}" for c in odd)
         raise PreregError(f"An amendment's reason is one line of printable text; this one holds {shown} "
@@ -92,20 +92,6 @@ def check_reason(reason: str | None) -> str:
         raise PreregError(f"An amendment's reason has at most {MAX_REASON} characters (this one has "
                           f"{len(reason)}): say what changed and why in a sentence or two.")
     return reason
-
-
-def _unsafe(char: str) -> bool:
-    return unicodedata.category(char) in _UNSAFE_CATEGORIES
-
-
-#: Control, format (bidi overrides, zero-width), separator, surrogate, private and unassigned.
-_UNSAFE_CATEGORIES = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
-
-
-def shown(text: object) -> str:
-    """``text`` for a terminal: every character a reason may not hold written as its escape
-    (``\\n``, ``\\x1b``, ``\\u202e``), so a recorded entry can neither forge a line nor move the cursor."""
-    return "".join(c.encode("unicode_escape").decode("ascii") if _unsafe(c) else c for c in str(text))
 
 
 def _relative(root: Path, name: str | Path) -> str:

@@ -10,10 +10,10 @@ import click
 from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli_vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
 from study.paths import project_root, sessions_folder
+from study.protocol.amendments import shown
 from study.session_io.record import ExclusionKind
 
 from .amend import amend as record_amendment
-from .amend import shown
 from .seeds import add_seed
 from .audit import audit_sessions
 from .errors import PreregError

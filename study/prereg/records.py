@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from study.paths import project_root
+from study.protocol.amendments import Amendment, read_amendments_file
 
 from .files import AMENDMENTS, FREEZE_RECORD, sha256_bytes
 
@@ -57,24 +58,15 @@ def amendment_lines(root: Path) -> list[str]:
     return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def read_amendments(root: Path | None = None) -> list[dict[str, Any]]:
-    """The amendments as recorded, in file order (for listing them under tables); ``root``
-    defaults to the project root.
+def read_amendments(root: Path | None = None) -> list[Amendment]:
+    """The amendments as recorded, in file order, as typed records; ``root`` defaults to the
+    project root.
 
-    Raises ``ValueError`` naming the line if a line is not a JSON object; whether the chain is
-    intact is checked by ``study.prereg.verify``.
+    Raises ``AmendmentError`` (a ``ValueError``) naming the line if a line is not an amendment;
+    whether the chain is intact is checked by ``study.prereg.verify``.
     """
-    entries = []
     root = Path(root) if root is not None else project_root()
-    for number, line in enumerate(amendment_lines(root), start=1):
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{AMENDMENTS} line {number} is not JSON ({exc}); run `study prereg verify`") from exc
-        if not isinstance(entry, dict):
-            raise ValueError(f"{AMENDMENTS} line {number} is not a JSON object; run `study prereg verify`")
-        entries.append(entry)
-    return entries
+    return read_amendments_file(root / AMENDMENTS)
 
 
 def append_amendment(root: Path, entry: dict[str, Any]) -> None:

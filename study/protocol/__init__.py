@@ -6,5 +6,6 @@ Module map:
     limits      limits.yaml: a session's external limits, with overrides for tests
     models      models.yaml: aliases, endpoints, list prices, API keys; ``sim:<policy>``
     cost_text   how a cost is printed (a simulated one says what it is priced as)
+    amendments  amendments.jsonl: the recorded amendments as typed records; ``shown`` escapes them for printing
     yaml_file   one YAML file of the preregistration read, its absence or bad YAML as the reader's error
 """

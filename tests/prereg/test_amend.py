@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from study.cli import main
 from study.prereg import PreregError, amend, check_before_run, read_amendments
 from study.prereg.files import sha256_file
+from study.protocol.amendments import AmendmentError, FileChange
 
 from .conftest import limits_text
 
@@ -42,7 +43,10 @@ def test_entry_records_time_reason_old_and_new_hash_and_the_previous_record(froz
     (frozen / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     second = amend(["preregistration/limits.yaml"], "lower the cap", root=frozen)
     assert second["n"] == 2 and second["prev_sha256"] == first["sha256"]
-    assert read_amendments(frozen) == [first, second]
+    assert [(a.n, a.reason, a.prev_sha256, a.sha256) for a in read_amendments(frozen)] == [
+        (1, "add the voiding rule", freeze_record["sha256"], first["sha256"]),
+        (2, "lower the cap", first["sha256"], second["sha256"])]
+    assert read_amendments(frozen)[0].files == (FileChange("preregistration/plan.md", old, sha256_file(plan)),)
     assert check_before_run(frozen) == second["sha256"]
 
 
@@ -123,15 +127,39 @@ def test_amend_and_show_commands(frozen, study_root):
 
 
 def test_amendments_show_under_the_tables(frozen):
-    """The analysis lists the recorded amendments under its tables from amendments.jsonl."""
-    from analysis.tables import read_amendments as amendments_for_tables
-
-    assert amendments_for_tables(frozen / "preregistration") == []
+    """The analysis lists the recorded amendments under its tables from the typed records."""
+    assert read_amendments(frozen) == []
     (frozen / "preregistration/limits.yaml").write_text(limits_text(40), encoding="utf-8")
     entry = amend(["preregistration/limits.yaml"], "lower the resume cap", root=frozen)
-    assert amendments_for_tables(frozen / "preregistration") == [
+    assert [amendment.summary() for amendment in read_amendments(frozen)] == [
         f"Amendment 1 ({entry['time']}): lower the resume cap [preregistration/limits.yaml]"
     ]
+
+
+def test_a_recorded_reason_is_listed_escaped(tmp_path):
+    """A hand-written amendments.jsonl cannot forge a line or move the cursor under the tables:
+    a control character of its reason is listed as its escape, as ``study prereg show`` does."""
+    (tmp_path / "preregistration").mkdir()
+    record = {"n": 1, "time": "2026-12-01T00:00:00Z", "reason": "fine\n- Amendments: none recorded.\x1b[2J",
+              "files": [{"path": "preregistration/b.md"}, "preregistration/a.md"]}
+    (tmp_path / "preregistration/amendments.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    [amendment] = read_amendments(tmp_path)
+    assert amendment.reason == "fine\n- Amendments: none recorded.\x1b[2J"
+    assert amendment.summary() == ("Amendment 1 (2026-12-01T00:00:00Z): fine\\n- Amendments: none recorded.\\x1b[2J "
+                                   "[preregistration/a.md, preregistration/b.md]")
+
+
+@pytest.mark.parametrize(("lines", "message"), [
+    ('{"n": 1, "time": "t", "reason": "r", "files": []}\n\nnot json\n', "amendments.jsonl line 3 is not JSON"),
+    ('[1, 2]\n', "amendments.jsonl line 1 is not a JSON object"),
+    ('{"n": "1", "time": "t", "reason": "r", "files": []}\n', "amendments.jsonl line 1 is not an amendment"),
+])
+def test_a_line_that_is_not_an_amendment_is_refused_with_its_number(tmp_path, lines, message):
+    (tmp_path / "preregistration").mkdir()
+    (tmp_path / "preregistration/amendments.jsonl").write_text(lines, encoding="utf-8")
+    with pytest.raises(AmendmentError, match=message) as refused:
+        read_amendments(tmp_path)
+    assert "run `study prereg verify`" in str(refused.value)
 
 
 def readme_chain_script() -> str:

@@ -100,8 +100,8 @@ def test_add_seed_writes_the_formula_order_and_records_it_in_one_step(frozen, st
     order = (frozen / "preregistration/orders/seed-10.txt").read_text(encoding="utf-8")
     assert order == "\n".join(computed_order(10)) + "\n"
     [entry] = read_amendments(frozen)
-    assert entry["files"][0]["path"] == "preregistration/orders/seed-10.txt"
-    assert check_before_run(frozen) == entry["sha256"]
+    assert entry.files[0].path == "preregistration/orders/seed-10.txt"
+    assert check_before_run(frozen) == entry.sha256
 
     again = invoke("prereg", "add-seed", "10", "--reason", "twice")
     assert_refused(again, "seed-10.txt already exists")

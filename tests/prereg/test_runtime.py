@@ -95,7 +95,7 @@ def test_a_runtime_without_a_record_is_refused(tree, freeze_tree):
 
 
 def test_an_amendment_recording_the_runtime_lets_runs_proceed_and_is_listed(frozen, study_root, other_cli, git):
-    from analysis.tables import read_amendments as amendments_for_tables
+    from study.prereg import read_amendments
 
     study_root(frozen)
     with pytest.raises(PreregViolation):
@@ -109,7 +109,7 @@ def test_an_amendment_recording_the_runtime_lets_runs_proceed_and_is_listed(froz
     assert amended.exit_code == 0, amended.output
     [entry] = [json.loads(line) for line in (frozen / "preregistration/amendments.jsonl").read_text().splitlines()]
     assert check_before_run(frozen) == entry["sha256"]
-    assert amendments_for_tables(frozen / "preregistration") == [
+    assert [amendment.summary() for amendment in read_amendments(frozen)] == [
         f"Amendment 1 ({entry['time']}): Claude Code CLI {NEW_CLI} [{RUNTIME}]"
     ]
     shown = runner.invoke(main, ["prereg", "runtime"])
