@@ -7,7 +7,9 @@ metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards)
 ``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules),
 ``study/session_io/`` (how session logs are written and read for the analysis),
 ``study/escape_routes.py`` (the registry of escape routes the scorer counts),
-``study/task_procedure.py`` and ``study/task_texts.py`` (what a task's procedure and texts are) and
+``study/task_procedure.py`` and ``study/task_texts.py`` (what a task's procedure and texts are),
+``study/errors.py`` (the error root the frozen code raises from), ``study/protocol/`` (the readers
+of the preregistration's conditions, limits, models and amendments) and
 ``sopbench_tools/`` (the tools the agent sees). ``preregistration/runtime.json`` (the Claude Code
 CLI, claude-agent-sdk, lock file and Python the study runs on) is frozen like any other file under
 ``preregistration/``. As in the paper, no run starts once any of it
@@ -29,7 +31,7 @@ ANALYSIS_DIR = "analysis"
 #: Folders whose Python sources are frozen (root-relative, POSIX).
 FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/protocol", "study/runner", "study/session_io", "sopbench_tools")
 #: Single Python files outside those folders that are frozen too.
-FROZEN_CODE_FILES = ("study/escape_routes.py", "study/task_procedure.py", "study/task_texts.py")
+FROZEN_CODE_FILES = ("study/escape_routes.py", "study/task_procedure.py", "study/task_texts.py", "study/errors.py")
 #: The task manifests (``sopbench_tools/tasks/manifests/*.yaml``): data that defines the tools a
 #: session sees (names, schemas, labels, texts), frozen like the code.
 TASK_MANIFEST_DIR = "sopbench_tools/tasks/manifests"
