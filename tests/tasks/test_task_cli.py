@@ -69,3 +69,18 @@ def test_check_runs_the_oracle_under_fsm_through_the_real_cli_on_an_own_manifest
     result = run("task", "check", str(tmp_path / "dangerous_goods.yaml"), "--items", "2")
     assert result.exit_code == 0, result.output
     assert "  oracle under FSM (real CLI, simulated): FC 2 of 2 products, 2 decided, " in result.output
+
+
+def test_pythons_byte_code_cache_in_a_task_folder_is_not_an_unlisted_file(tmp_path):
+    import shutil
+
+    from sopbench_tools.tasks import DATA_DIR
+
+    shutil.copytree(DATA_DIR / "sopbench" / "order_fulfillment", tmp_path / "order_fulfillment")
+    (tmp_path / "order_fulfillment" / "__pycache__").mkdir()
+    (tmp_path / "order_fulfillment" / "__pycache__" / "tools.cpython-311.pyc").write_bytes(b"x")
+    text = (MANIFEST_DIR / "order_fulfillment.yaml").read_text().replace("folder: sopbench/order_fulfillment",
+                                                                       "folder: order_fulfillment")
+    (tmp_path / "order_fulfillment.yaml").write_text(text)
+    result = run("task", "check", str(tmp_path / "order_fulfillment.yaml"), "--items", "2")
+    assert result.exit_code == 0 and "PROBLEM" not in result.output, result.output
