@@ -253,18 +253,23 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
     for event in log.events:
         kind = event["kind"]
         if kind == "tool_call":
-            # only sopbench calls the gate allowed and that returned without error count
-            if (event.get("ok") is not True or not event.get("allowed", True)
-                    or event.get("server", "sopbench") != "sopbench"):
+            # only sopbench calls the gate allowed and that returned without error count (and an
+            # exit tool's refusal, Procedure.exit_tools)
+            if not event.get("allowed", True) or event.get("server", "sopbench") != "sopbench":
                 continue
             tool = event.get("tool")
+            # the SOP's early exit: a refusal of an exit tool stands for it and the tools after it
+            covered = proc.covered_by_refusal(tool) if event.get("ok") is False and event.get("account") else ()
+            if event.get("ok") is not True and not covered:
+                continue
             account = event.get("account")
             seq = event["seq"]
-            if tool in data_tools:
+            if tool in data_tools or covered:
                 retrieved = last_data.get(account)
                 if retrieved is None:
                     retrieved = last_data[account] = {}
-                retrieved[tool] = seq
+                for done in covered or (tool,):
+                    retrieved[done] = seq
                 if account != run_account:
                     other_seq, other_account, run_account = run_seq, run_account, account
                 run_seq = seq

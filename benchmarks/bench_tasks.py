@@ -6,7 +6,8 @@ partial data, interleaved, another account) and the scorer's routes must equal t
 ground truth (``sim_truth.jsonl``). Prints the table task x condition (FC, routes, cost).
 
 The sessions run in a fresh project made with ``study new --task referral_abuse_detection_v2``
-and frozen there, so every other task's sessions are exploratory, as in this project.
+and frozen there (``study.task_oracle``, as ``study task check`` does), so every other task's
+sessions are exploratory, as in this project.
 
     python benchmarks/bench_tasks.py                  # full batches (long: every item of every task)
     python benchmarks/bench_tasks.py --accounts 10    # the first 10 items of each seed-2 order
@@ -19,10 +20,9 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
+from dataclasses import asdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,59 +30,17 @@ sys.path.insert(0, str(REPO))
 
 from sopbench_tools.tasks import load_task, task_names  # noqa: E402
 from study.escape_routes import ROUTE_KEYS  # noqa: E402
-from study.sim.truth import route_counts  # noqa: E402
+from study.task_oracle import make_scratch_project, run_sim_session  # noqa: E402
 from study.task_procedure import unsupported_reason  # noqa: E402
 
-STUDY = shutil.which("study") or "study"
-#: A session that has not ended by then is counted as failed (the runner's own limits end it later).
-RUN_TIMEOUT_S = 900
 DECISION_ROUTES = ("without_looking", "partial_data", "interleaved", "another_account")
 RUNS = (("FSM", "oracle"), ("FSM-lean", "oracle"), ("FSM", "adversarial"))
 
 
-def study(*args: str, cwd: Path, env: dict[str, str], timeout: float = 3600) -> subprocess.CompletedProcess:
-    # the console script, as a user runs it (``python -c`` would import the project's code snapshot from cwd)
-    return subprocess.run([STUDY, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def make_project(base: Path, env: dict[str, str]) -> Path:
-    project = base / "project"
-    for args in (("new", "--task", "referral_abuse_detection_v2", str(project)),):
-        done = study(*args, cwd=base, env=env)
-        if done.returncode:
-            raise SystemExit(f"study {' '.join(args)} failed:\n{done.stderr}")
-    done = study("prereg", "freeze", cwd=project, env=env)
-    if done.returncode:
-        raise SystemExit(f"study prereg freeze failed:\n{done.stderr}")
-    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(project), "-c", "user.name=bench", "-c", "user.email=bench@localhost",
-                    "commit", "-qm", "freeze"], check=True)
-    return project
-
-
 def run_one(project: Path, env: dict[str, str], task: str, condition: str, policy: str, accounts: int | None) -> dict:
-    sessions = project / "sessions"
-    args = ["run", "--task", task, "--condition", condition, "--seed", "2", "--model", f"sim:{policy}",
-            "--sessions", str(sessions)]
-    if accounts:
-        args += ["--accounts", str(accounts)]
-    started = time.monotonic()
-    try:
-        done = study(*args, cwd=project, env=env, timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return {"task": task, "condition": condition, "policy": policy, "rc": None, "seconds": RUN_TIMEOUT_S,
-                "error": [f"no end within {RUN_TIMEOUT_S} s"]}
-    line = next((x for x in done.stdout.splitlines() if x.startswith("running ")), "")
-    folder = Path(line.rsplit(" -> ", 1)[-1]) if " -> " in line else None
-    out = {"task": task, "condition": condition, "policy": policy, "rc": done.returncode,
-           "seconds": round(time.monotonic() - started, 1), "error": done.stderr.strip().splitlines()[-1:] if done.returncode else []}
-    if folder is None or not (folder / "events.jsonl").exists():
-        return out
-    score = study("score", "--json", str(folder), cwd=project, env=env)
-    metrics = json.loads(score.stdout) if score.returncode == 0 else {}
-    out.update(batch=metrics.get("accounts"), decided=metrics.get("decided"), fc=metrics.get("fc"),
-               cost=metrics.get("cost_usd"), routes=metrics.get("routes"), truth=route_counts(folder / "sim_truth.jsonl"))
-    return out
+    run = run_sim_session(project, task, condition, policy, accounts, env=env)
+    row = {k: v for k, v in asdict(run).items() if k != "folder"}
+    return {k: v for k, v in row.items() if v is not None or k in ("rc", "fc")}
 
 
 def verdict(row: dict) -> str:
@@ -111,7 +69,7 @@ def main() -> None:
             shutil.copytree(REPO / package, code / package, ignore=shutil.ignore_patterns("__pycache__"))
         env = {**os.environ, "PYTHONPATH": str(code)}
         env.pop("STUDY_ROOT", None)
-        project = make_project(Path(tmp), env)
+        project = make_scratch_project(Path(tmp), env)
         for task in tasks:
             for condition, policy in RUNS:
                 row = run_one(project, env, task, condition, policy, opts.accounts)

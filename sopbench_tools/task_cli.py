@@ -9,6 +9,10 @@ import click
 from study.cli_vocabulary import UsageError, examples
 
 
+#: the oracle session's batch when --items is not given
+ORACLE_ITEMS = 3
+
+
 class TaskProblem(click.ClickException):
     """A manifest or task folder that cannot be used (its problems, one a line, with the line): exit 2."""
 
@@ -53,13 +57,16 @@ def list_tasks() -> None:
                               "study task check my_task/my_task.yaml          # an own task folder's manifest"))
 @click.argument("task_name", metavar="TASK")
 @click.option("--items", type=click.IntRange(1), default=None,
-              help="Compare the tools on the first N items only (default: every item).")
-def check(task_name: str, items: int | None) -> None:
+              help="Compare the tools on the first N items only (default: every item); the oracle's session "
+                   f"decides the first N of seed 2's order (default: {ORACLE_ITEMS}).")
+@click.option("--oracle/--no-oracle", default=True, show_default=True,
+              help="Also run the simulator's oracle under FSM through the real CLI and check FC = batch size.")
+def check(task_name: str, items: int | None, oracle: bool) -> None:
     """Check TASK (a vendored task's name, or a manifest .yaml): the manifest against its folder
-    (every file's sha256, columns, tools, labels), and every served tool on every item against the
-    task's own tools.py. Exit 0 when nothing is wrong, 1 when a check fails, 2 when it cannot load.
-
-    The oracle's FC on the task is checked by the simulator's own commands (study sim), not here.
+    (every file's sha256, columns, tools, labels), every served tool on every item against the
+    task's own tools.py, and a short session of the simulator's oracle under FSM through the real
+    CLI (in a scratch project of its own): it must decide every item compliantly (FC = batch size).
+    Exit 0 when nothing is wrong, 1 when a check fails, 2 when it cannot load.
     """
     from .tasks.check import folder_findings, tool_findings
 
@@ -77,8 +84,44 @@ def check(task_name: str, items: int | None) -> None:
     for note in folder.notes + tools.notes:
         click.echo(f"  note: {note}")
     problems = folder.problems + tools.problems
+    if oracle:
+        problems += _oracle_problems(t, min(items or ORACLE_ITEMS, len(t.item_ids)))
     for problem in problems:
         click.echo(f"  PROBLEM: {problem}")
     if problems:
         raise SystemExit(1)
     click.echo("  ok" if t.runnable else "  ok (the task is listed not runnable, see the note)")
+
+
+def _oracle_problems(t, items: int) -> list[str]:
+    """Run the oracle under FSM on ``items`` items of ``t``; print its FC; the problems it shows."""
+    import tempfile
+
+    from study.task_oracle import ScratchError, make_scratch_project, run_sim_session
+    from study.task_procedure import unsupported_reason
+
+    reason = unsupported_reason(t)
+    if reason:
+        click.echo(f"  oracle: not run (the study cannot run the task: {' '.join(reason.split())})")
+        return []
+    with tempfile.TemporaryDirectory(prefix="study-task-check-") as tmp:
+        try:
+            project = make_scratch_project(Path(tmp))
+        except ScratchError as exc:
+            return [f"oracle: no scratch project: {exc}"]
+        source = str(t.manifest) if t.manifest.parent != _manifest_dir() else t.name
+        run = run_sim_session(project, source, "FSM", "oracle", items)
+    if run.fc is None:
+        return [f"oracle under FSM on {items} {t.item.plural}: no session was scored ({' '.join(run.error) or 'no log'})"]
+    click.echo(f"  oracle under FSM (real CLI, simulated): FC {run.fc} of {run.batch} {t.item.plural}, "
+               f"{run.decided} decided, {run.seconds} s")
+    if not run.fc == run.batch == run.decided == items:
+        return [f"oracle under FSM: FC {run.fc}, {run.decided} decided of a batch of {run.batch} (expected {items}): "
+                "the workflow or the manifest keeps a compliant agent from deciding every item"]
+    return []
+
+
+def _manifest_dir() -> Path:
+    from .tasks import MANIFEST_DIR
+
+    return MANIFEST_DIR

@@ -139,7 +139,7 @@ def session_checks(path: Path | None) -> list[Check]:
     done = not probe.error and len(probe.decided) == len(probe.accounts)
     checks = [Check("CLI session", done,
                     f"CLI {probe.cli_version} ran {len(probe.session_ids)} calls against the simulator (SIMULATED), "
-                    f"{probe.sim_requests} model requests, {len(probe.decided)} of {len(probe.accounts)} accounts "
+                    f"{probe.sim_requests} model requests, {len(probe.decided)} of {len(probe.accounts)} {probe.plural} "
                     "decided" + (f"; then failed: {probe.error}" if probe.error else ""),
                     "" if done else f"run `study claude --version` and {REINSTALL}")]
     hooked = probe.hook_calls > 0 and probe.denied and all(a in probe.decided for a in probe.denied)
@@ -156,7 +156,7 @@ def session_checks(path: Path | None) -> list[Check]:
     resumed = (len(probe.session_ids) == 2 and len(set(probe.session_ids)) == 1
                and probe.decisions_per_call == [1, 2])
     checks.append(Check("resume", resumed,
-                        f"call 2 resumed session {probe.session_ids[0][:8]}… and decided the last account" if resumed
+                        f"call 2 resumed session {probe.session_ids[0][:8]}… and decided the last {probe.noun}" if resumed
                         else f"session ids {probe.session_ids}, decisions after each call {probe.decisions_per_call}",
                         "" if resumed else f"the CLI cannot resume a session in {tempfile.gettempdir()}: {REINSTALL}"))
     return checks

@@ -3,7 +3,8 @@
 Two ``query()`` calls through claude-agent-sdk, as the runner makes them: the SOP-Bench tools as
 the in-process MCP server, a PreToolUse hook that refuses the first decision (the model must
 submit it again), and ``resume`` for the second call. The model is the simulator's
-``early-stop`` policy (k = 1) on two accounts: it decides one account and ends its turn; the
+``early-stop`` policy (k = 1) on two items of the project's task (the referral study's accounts
+unless ``preregistration/task.yaml`` names another): it decides one item and ends its turn; the
 resumed call decides the other. Only the model is simulated; nothing here is a result.
 """
 
@@ -17,6 +18,7 @@ import anyio
 
 #: The whole probe (both calls) must end within this many seconds.
 PROBE_TIMEOUT_S = 240.0
+#: the probe's batch size (items of the project's task)
 ACCOUNTS = 2
 SEED = 2
 
@@ -34,6 +36,9 @@ class ProbeResult:
     session_ids: list[str] = field(default_factory=list)
     decided: dict[str, str] = field(default_factory=dict)
     accounts: list[str] = field(default_factory=list)
+    #: what the project's task calls an item
+    noun: str = "account"
+    plural: str = "accounts"
     sim_requests: int = 0
     cli_stderr: list[str] = field(default_factory=list)  # what the CLI wrote to stderr
 
@@ -63,38 +68,41 @@ def _first_line(exc: BaseException) -> str:
 async def _probe(cli: Path, work: Path, result: ProbeResult, timeout_s: float) -> None:
     from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, ResultMessage, SystemMessage, query
 
-    from sopbench_tools.orders import order_for_seed
     from sopbench_tools.sdk_server import make_sdk_server
-    from sopbench_tools.tool_definitions import ALL_TOOLS, DECISION_TOOL
     from sopbench_tools.toolbox import ToolBox
     from study.fsm.hooks import deny_tool, split_tool_name
     from study.sim import DEFAULT_MODEL_ID, SimServer
+    from study.task_procedure import resolve_task
 
-    result.accounts = list(order_for_seed(SEED)[:ACCOUNTS])
-    box = ToolBox(result.accounts)
+    task = resolve_task(None)   # the project's task
+    batch = min(ACCOUNTS, len(task.item_ids))
+    box = ToolBox.for_seed(SEED, batch, task=task)
+    result.accounts = list(box.order)
+    result.noun, result.plural = task.item.noun, task.item.plural
+    id_column, decision_tool, noun = task.item.id_column, task.decision.tool, task.item.noun
 
     async def gate(hook_input, tool_use_id, context):
         result.hook_calls += 1
-        account = (hook_input.get("tool_input") or {}).get("account_id")
+        account = (hook_input.get("tool_input") or {}).get(id_column)
         _server, tool = split_tool_name(hook_input.get("tool_name", ""))
-        if tool == DECISION_TOOL and account not in result.denied:
+        if tool == decision_tool and account not in result.denied:
             result.denied.append(account)
             return deny_tool("study doctor: submit this decision again.")   # the output the study's gate gives
         return {}
 
-    with SimServer("early-stop", SEED, k=1) as sim:
+    with SimServer("early-stop", SEED, k=1, task=task.name) as sim:
         def options(resume: str | None) -> ClaudeAgentOptions:
             return ClaudeAgentOptions(
-                tools=[], allowed_tools=[f"mcp__sopbench__{t}" for t in ALL_TOOLS],
+                tools=[], allowed_tools=[f"mcp__sopbench__{t}" for t in task.all_tools],
                 mcp_servers={"sopbench": make_sdk_server(box)}, strict_mcp_config=True,
                 permission_mode="default", setting_sources=[], cwd=str(work), cli_path=cli,
                 model=DEFAULT_MODEL_ID, resume=resume, max_turns=40,
                 env={**sim.cli_env(), "HOME": str(work), "CLAUDE_CODE_MAX_RETRIES": "0"},
                 hooks={"PreToolUse": [HookMatcher(hooks=[gate])]}, stderr=result.cli_stderr.append)
 
-        prompt = f"Process the batch of {ACCOUNTS} accounts, one at a time."
+        prompt = f"Process the batch of {batch} {task.item.plural}, one at a time."
         with anyio.fail_after(timeout_s):
-            for _ in range(ACCOUNTS):
+            for _ in range(batch):
                 resume = result.session_ids[-1] if result.session_ids else None
                 async for message in query(prompt=prompt, options=options(resume)):
                     if isinstance(message, SystemMessage) and message.subtype == "init":
@@ -106,6 +114,6 @@ async def _probe(cli: Path, work: Path, result: ProbeResult, timeout_s: float) -
                 result.decisions_per_call.append(len(box.decisions))
                 if box.accounts_left == 0:
                     break
-                prompt = f"{box.accounts_left} account is still undecided; continue with {box.next_undecided}."
+                prompt = f"{box.accounts_left} {noun} is still undecided; continue with {box.next_undecided}."
         result.decided = dict(box.decisions)
         result.sim_requests = sim.requests

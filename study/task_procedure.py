@@ -54,6 +54,9 @@ class Procedure:
     record_args: tuple[str | None, ...] = ("step4_action",)
     #: data tool -> the data tools that must succeed for the item before it (its inputs)
     tool_order: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the SOP's early exits: required tool -> the required tools a refusal of it (an error
+    #: result for the item) stands for (itself and the required tools after it)
+    exit_tools: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def all_tools(self) -> tuple[str, ...]:
@@ -72,7 +75,13 @@ class Procedure:
                   "decision_tool": self.decision_tool, "item_arg": self.item_arg}
         if self.noun != "account":
             params["item_noun"] = self.noun
+        if self.exit_tools:
+            params["exit_tools"] = {e: list(covered) for e, covered in self.exit_tools}
         return params
+
+    def covered_by_refusal(self, tool: str | None) -> tuple[str, ...]:
+        """The required tools a refusal of ``tool`` for an item stands for (empty: none)."""
+        return dict(self.exit_tools).get(tool, ())
 
     def decision_label(self, args: Mapping[str, Any] | None) -> str | None:
         """The label a decision call's arguments name (several columns: joined by ``LABEL_JOIN``)."""
@@ -119,6 +128,7 @@ def procedure_of(task: Any) -> Procedure:
         lookup_tools=tuple(task.lookup_tools), optional_tools=optional,
         decision_args=tuple(c.argument for c in task.decision.columns), record_args=tuple(record_args),
         tool_order=tuple((name, tuple(after)) for name, after in task.tool_order.items()),
+        exit_tools=tuple((name, tuple(covered)) for name, covered in task.exit_tools.items()),
     )
 
 

@@ -32,7 +32,8 @@ def folder_findings(task: Task) -> Findings:
     listed = set(task.files)
     for path in sorted(task.folder.iterdir()):
         name = path.name + ("/" if path.is_dir() else "")
-        if name not in listed and not path.name.startswith("."):
+        # Python's byte-code cache (written when tools.py is imported) is not part of the task
+        if name not in listed and not path.name.startswith(".") and path.name != "__pycache__":
             found.problems.append(f"{name} is in the folder but not in the manifest's files table "
                                   f"(add `{name}: {entry_sha256(path)}`)")
     for tool in task.served_tools:

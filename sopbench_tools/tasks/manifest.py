@@ -25,7 +25,7 @@ TOP_KEYS = ("task", "folder", "source", "runnable", "not_runnable_reason", "sop"
 REQUIRED_TOP = ("task", "folder", "source", "runnable", "sop", "backend", "item", "tools", "record", "decision", "files")
 ITEM_KEYS = ("id_column", "noun", "plural", "example", "id_description")
 TOOL_KEYS = ("role", "required", "after", "item_args", "chained_args", "returns", "fixed_result", "random",
-             "computes_decision_column", "volatile_keys", "note")
+             "computes_decision_column", "volatile_keys", "note", "exit_on_refusal")
 RECORD_KEYS = ("tool", "required", "description", "fields", "usage")
 FIELD_KEYS = ("kind", "choices", "description", "what")
 DECISION_KEYS = ("tool", "description", "columns", "usage")
@@ -267,6 +267,9 @@ class _Loader:
                 returns = {}
             if t.get("required") and role != "data":
                 self.problem(t.key_line("required"), f"{where} is required but not a data tool (role: data)")
+            if t.get("exit_on_refusal") and not t.get("required"):
+                self.problem(t.key_line("exit_on_refusal"), f"{where}.exit_on_refusal needs required: true "
+                                                              "(a refusal can only end the procedure of a required tool)")
             if role == "withheld" and not str(t.get("note", "")).strip():
                 self.problem(t.line, f"{where} is withheld: say why in note")
             fixed = t.get("fixed_result")
@@ -278,6 +281,7 @@ class _Loader:
                 random=self.boolean(t, "random", where),
                 computes_decision_column=self.boolean(t, "computes_decision_column", where),
                 volatile_keys=self.strings(t, "volatile_keys", where), note=str(t.get("note", "")),
+                exit_on_refusal=self.boolean(t, "exit_on_refusal", where),
             ))
         for name in node:
             if name not in spec_names:

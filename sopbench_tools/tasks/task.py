@@ -60,6 +60,10 @@ class TaskTool:
     volatile_keys: tuple[str, ...] = ()
     #: why the tool is withheld, or any remark on it
     note: str = ""
+    #: the SOP's early exit: when this (required) tool refuses an item (an error result), the
+    #: SOP's procedure for that item ends there; the refusal stands for its own call and for the
+    #: calls of the required tools that come after it (``after``, transitively)
+    exit_on_refusal: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,24 @@ class Task:
     def tool_order(self) -> Mapping[str, tuple[str, ...]]:
         """tool -> the tools that must come before it for the same item (only tools with some)."""
         return MappingProxyType({t.name: t.after for t in self.tools if t.after})
+
+    @property
+    def exit_tools(self) -> Mapping[str, tuple[str, ...]]:
+        """exit tool -> the required tools a refusal of it stands for: itself and every required
+        tool after it (transitively), in toolspecs.json's order (only tools with
+        ``exit_on_refusal``)."""
+        out = {}
+        for e in (t.name for t in self.tools if t.exit_on_refusal):
+            covered = {e}
+            grew = True
+            while grew:
+                grew = False
+                for t in self.tools:
+                    if t.required and t.name not in covered and covered & set(t.after):
+                        covered.add(t.name)
+                        grew = True
+            out[e] = tuple(t.name for t in self.tools if t.name in covered)
+        return MappingProxyType(out)
 
     @property
     def inputs_tool(self) -> str | None:

@@ -17,6 +17,10 @@ before ``r``, ``i* = min_d i_d``.
 - ``batch_complete`` (S_investigate -> S_done, Eq. 6): every item of the variable ``batch``
   (parameter ``batch_var``) has a decision.
 
+A required tool marked as an early exit of the SOP (optional parameter ``exit_tools``: tool ->
+the data tools it stands for) that refuses an item (a failed call) counts as a successful call of
+itself and of the required tools after it, for that item, at the refusal's position.
+
 Their messages call an item an "account" unless the optional parameter ``item_noun`` names it
 (the workflows of other tasks than the referral study's, ``study.fsm.task_workflows``).
 
@@ -42,6 +46,8 @@ class ProcedureTracker:
         self.record_tool: str = params["record_tool"]
         self.decision_tool: str = params["decision_tool"]
         self.item_arg: str = params["item_arg"]
+        #: the SOP's early exits (optional): tool -> the data tools a refusal of it stands for
+        self.exit_tools: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in (params.get("exit_tools") or {}).items()}
         #: (data tool, item) -> position of its last successful call
         self.last_data: dict[tuple[str, str], int] = {}
         #: positions and items of all successful data calls, in order
@@ -55,7 +61,7 @@ class ProcedureTracker:
         self.decided: dict[str, int] = {}
 
     def add(self, position: int, event: Mapping[str, Any]) -> None:
-        if event.get("kind") != "call" or not event.get("ok"):
+        if event.get("kind") != "call":
             return
         args = event.get("args") or {}
         item = args.get(self.item_arg)
@@ -63,6 +69,15 @@ class ProcedureTracker:
             return
         item = str(item)
         tool = event.get("tool")
+        if not event.get("ok"):
+            # an early exit: the tool refused the item, which stands for it and the tools after it
+            covered = self.exit_tools.get(str(tool), ())
+            for d in covered:
+                self.last_data[(d, item)] = position
+            if covered:
+                self.data_positions.append(position)
+                self.data_items.append(item)
+            return
         if tool in self.data_tools:
             self.last_data[(tool, item)] = position
             self.data_positions.append(position)
@@ -99,7 +114,7 @@ def _then(ctx: GuardContext) -> str:
     return "." if ctx.automatic else ", then transition."
 
 
-@register_check("item_recorded_exclusively", tracker=ProcedureTracker, params=PARAMS, optional=("bind_var", "item_noun"))
+@register_check("item_recorded_exclusively", tracker=ProcedureTracker, params=PARAMS, optional=("bind_var", "item_noun", "exit_tools"))
 def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
     """Eq. 4: the last record's item is undecided, fully and exclusively investigated."""
     t, noun = _tracker(ctx), _noun(ctx)
@@ -130,7 +145,7 @@ def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
     return CheckResult(True, f"{Noun} {x} is fully investigated and recorded; submit its decision.", {bind: x})
 
 
-@register_check("item_decided_since_record", tracker=ProcedureTracker, params=PARAMS, optional=("item_noun",))
+@register_check("item_decided_since_record", tracker=ProcedureTracker, params=PARAMS, optional=("item_noun", "exit_tools"))
 def item_decided_since_record(ctx: GuardContext) -> CheckResult:
     """Eq. 5: some call after the last record decides its item."""
     t, noun = _tracker(ctx), _noun(ctx)
@@ -143,7 +158,7 @@ def item_decided_since_record(ctx: GuardContext) -> CheckResult:
     return CheckResult(False, f"{Noun} {x} (the last {t.record_tool}) has no decision since its record: call {t.decision_tool} for {x} first.")
 
 
-@register_check("batch_complete", tracker=ProcedureTracker, params=PARAMS, optional=("batch_var", "item_noun"))
+@register_check("batch_complete", tracker=ProcedureTracker, params=PARAMS, optional=("batch_var", "item_noun", "exit_tools"))
 def batch_complete(ctx: GuardContext) -> CheckResult:
     """Eq. 6: every item of the batch variable has a decision."""
     t = _tracker(ctx)

@@ -203,6 +203,18 @@ def _camel(text: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in text.replace("-", "_").split("_") if part)
 
 
+def _early_exit_note(p: Procedure) -> str:
+    """The investigate instruction's sentence on the SOP's early exits (empty: the task has none)."""
+    if not p.exit_tools:
+        return ""
+    parts = []
+    for tool, covered in p.exit_tools:
+        rest = [c for c in covered if c != tool]
+        parts.append(f"{tool} refuses it" + (f" (then {', '.join(rest)} {'is' if len(rest) == 1 else 'are'} not needed)" if rest else ""))
+    return (f"   If {'; or if '.join(parts)}, the SOP's procedure for this {p.noun} ends there: "
+            "go on with step 2.\n")
+
+
 def generic_wording(task_name: str, p: Procedure, *, sop_path: str, sop_sha256: str,
                     tool_order_note: str = "") -> Wording:
     """How the workflows of ``task_name`` (any task but the referral study's) say what to do."""
@@ -221,7 +233,8 @@ def generic_wording(task_name: str, p: Procedure, *, sop_path: str, sop_sha256: 
         investigate=(
             f"Investigate ONE {p.noun}, the next undecided one of the batch (list_batch shows it).\n"
             f"1. Retrieve {retrieve}{tool_order_note}.\n"
-            f"2. Apply the SOP to those results and call {p.record_tool} for the {p.noun}.\n"
+            + _early_exit_note(p)
+            + f"2. Apply the SOP to those results and call {p.record_tool} for the {p.noun}.\n"
             "3. self_check with target S_decide, then transition with the token it returns.\n"
             f"Do not retrieve another {p.noun}'s data before this {p.noun} is decided."
         ),

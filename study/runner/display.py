@@ -281,7 +281,7 @@ class MatrixDisplay:
         where = (f"{p.decisions}/{p.accounts if p.accounts is not None else '?'} decided"
                  + (f", {rate:.1f}/min" if rate else "") + f", {cost}, elapsed {clock(p.elapsed_s())}")
         if not before[0]:
-            lines.append(f"{label}: started, {p.accounts} accounts" + (f", cap ${p.cap_usd:.2f}" if p.cap_usd else ""))
+            lines.append(f"{label}: started, {p.accounts} {p.plural}" + (f", cap ${p.cap_usd:.2f}" if p.cap_usd else ""))
         resumed = now[2] > before[2]
         if resumed:
             lines.append(f"{label}: resumed (resume {p.resumes}), {where}")

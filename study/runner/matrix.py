@@ -164,6 +164,16 @@ def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
     return str(folder), str((read_meta(folder) or SessionMeta()).get("status", SessionStatus.UNFINISHED))
 
 
+def _batch_size(spec: SessionSpec) -> int:
+    """A session's whole batch: every item of its task (the referral study's seeded order)."""
+    from study.task_procedure import PREREGISTERED_TASK, project_task_source, resolve_task
+
+    if spec.task == PREREGISTERED_TASK or (spec.task is None and project_task_source() == PREREGISTERED_TASK):
+        return len(order_for_seed(spec.seed))
+
+    return len(resolve_task(spec.task).item_ids)
+
+
 def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = False, root: Path | None = None,
                stream: TextIO | None = None, refresh_s: float = 1.0, console: Any = None,
                title: str = "study run-all") -> MatrixResult:
@@ -184,7 +194,7 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
         return result
     root = Path(root) if root is not None else Path(todo[0].spec.out_root or sessions_dir())
     display = MatrixDisplay([p.session_dir for p in todo], root, jobs=jobs, stream=stream, console=console, title=title,
-                            batch_sizes={p.session_dir: p.spec.accounts or len(order_for_seed(p.spec.seed)) for p in todo},
+                            batch_sizes={p.session_dir: p.spec.accounts or _batch_size(p.spec) for p in todo},
                             ours=lambda: {child.pid for child in multiprocessing.active_children()})
     context = multiprocessing.get_context("spawn")
     forwarded = False

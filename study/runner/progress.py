@@ -39,6 +39,20 @@ def _time(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
+def item_plural(task: Any) -> str:
+    """What task ``task`` (a session_start's ``task``; None: the referral study) calls its items;
+    "items" for a task that cannot be loaded (the log is untrusted input)."""
+    if task is None:
+        return "accounts"
+    from sopbench_tools.tasks import TaskError
+    from study.task_procedure import resolve_task
+
+    try:
+        return resolve_task(str(task)).item.plural
+    except (TaskError, OSError, ValueError):
+        return "items"
+
+
 def wall_clock() -> datetime:
     """The display's clock, an aware ``datetime`` (the log's timestamps are the strings of
     ``study.session_io.writer.utc_now``; this is the time to compare them with)."""
@@ -60,6 +74,8 @@ class LogProgress:
         self.decided: set[str] = set()
         self.cost_usd = 0.0
         self.accounts: int | None = None
+        #: what the session's task calls its items (session_start.task; the referral study's by default)
+        self.plural = "accounts"
         self.cap_usd: float | None = None
         self.simulated = False
         self.priced = True        # False: the model has no list prices (its spend is not known while it runs)
@@ -139,6 +155,7 @@ class LogProgress:
     def _start(self, event: dict) -> None:
         if isinstance(event.get("order"), list):
             self.accounts = len(event["order"])
+        self.plural = item_plural(event.get("task"))
         limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
         self.cap_usd = _number(limits.get("spending_usd"))
         cap = _number(limits.get("gate_refusals"))

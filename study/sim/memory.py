@@ -189,6 +189,10 @@ class Memory:
                 self._sopbench_success(call, out)
             elif _LEAN_REFUSAL in out.text:
                 self._lean_refusal(call, out)
+            elif call.account and f"{call.tool} failed:" in out.text:
+                # the SOP's early exit: the task's tool refused the item, which ends its procedure
+                for tool in self.task.proc.covered_by_refusal(call.tool):
+                    self.data.setdefault(call.account, {})[tool] = self.pos
         elif call.server == "fsm":
             self._fsm_outcome(call, out)
         for note in out.hook_context:  # the runtime moved the workflow on its own (FSM-lean)

@@ -45,8 +45,15 @@ class LedgerCall:
 def _interleaved(calls: list[LedgerCall], p: int, last: dict[str, int], task: SimTask) -> bool:
     """Another account's successful data call after the first of the last retrievals."""
     account = calls[p].account
-    return bool(last) and any(c.ok and c.tool in task.proc.data_tools and c.account != account
-                              for c in calls[min(last.values()) + 1:p])
+    return bool(last) and any(_retrieves(c, task) and c.account != account for c in calls[min(last.values()) + 1:p])
+
+
+def _retrieves(c: LedgerCall, task: SimTask) -> tuple[str, ...]:
+    """The required data tools a call stands for: its own tool when it succeeded, the tools an
+    early exit covers when an exit tool refused (``Procedure.exit_tools``), else none."""
+    if c.ok:
+        return (c.tool,) if c.tool in task.proc.data_tools else ()
+    return task.proc.covered_by_refusal(c.tool) if c.account else ()
 
 
 def _for_another_account(calls: list[LedgerCall], p: int, last: dict[str, int], task: SimTask) -> bool:
@@ -76,8 +83,9 @@ def decision_routes(calls: list[LedgerCall], p: int, task: SimTask | None = None
     last: dict[str, int] = {}
     for j in range(p):
         c = calls[j]
-        if c.ok and c.tool in task.proc.data_tools and c.account == account:
-            last[c.tool] = j
+        if c.account == account:
+            for tool in _retrieves(c, task):
+                last[tool] = j
     return [r.truth_key for r in _ON_DECISION if DECISION_TESTS[r.key](calls, p, last, task)]
 
 

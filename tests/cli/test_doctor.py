@@ -140,3 +140,14 @@ def test_ready_says_what_a_confirmatory_run_still_needs_without_an_api_key(tmp_p
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
     with_key = CliRunner().invoke(main, ["doctor"])
     assert with_key.output.strip().splitlines()[-1].startswith("Ready for a confirmatory run")
+
+
+@pytest.mark.e2e
+def test_the_probe_session_plays_the_projects_own_task(tmp_path):
+    project = tmp_path / "dg"
+    made = subprocess.run([*STUDY, "new", "--task", "dangerous_goods", str(project)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert made.returncode == 0, made.stderr
+    done = _doctor({"STUDY_ROOT": str(project)})
+    assert "2 of 2 products decided" in done.stdout, done.stdout + done.stderr
+    assert "decided the last product" in done.stdout

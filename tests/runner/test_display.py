@@ -317,3 +317,23 @@ def test_a_session_held_by_another_runner_is_skipped_and_left_out_of_the_totals(
     assert "sim-oracle/Plain/seed-3: skipped: held by pid 333 on host node-2" in text
     assert "seed-3: ended" not in text
     assert "0/1 done, 1 running, 0 queued; 1 skipped; decided 4/10;" in shown.totals()
+
+
+def test_a_session_of_another_task_is_started_with_that_tasks_items(tmp_path):
+    folder = tmp_path / "tasks" / "dangerous_goods" / "exploratory" / "sim-oracle" / "FSM" / "seed-2"
+    when, kind, fields = start()
+    write_events(folder, [(when, kind, {**fields, "task": "dangerous_goods", "order": ORDER[:3]})])
+    out = io.StringIO()
+    with MatrixDisplay([folder], tmp_path, jobs=1, stream=out, quiet_s=3600) as shown:
+        shown.refresh()
+    assert re.search(r": started, 3 products, cap \$25\.00$", out.getvalue(), re.M), out.getvalue()
+
+
+def test_run_all_counts_the_whole_batch_of_another_task_when_no_account_count_is_given():
+    from sopbench_tools.tasks import load_task
+    from study.runner.matrix import _batch_size
+    from study.runner.session import SessionSpec
+
+    spec = SessionSpec(model="sim:oracle", condition="FSM", seed=2, task="dangerous_goods")
+    assert _batch_size(spec) == len(load_task("dangerous_goods").item_ids) == 274
+    assert _batch_size(SessionSpec(model="sim:oracle", condition="FSM", seed=2)) == 200

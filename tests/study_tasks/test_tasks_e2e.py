@@ -18,9 +18,9 @@ pytestmark = pytest.mark.e2e
 STUDY = shutil.which("study") or "study"
 
 
-def run(root: Path, sessions: Path, *args: str) -> tuple[subprocess.CompletedProcess, Path | None]:
+def run(root: Path, sessions: Path, *args: str, seed: str = "2") -> tuple[subprocess.CompletedProcess, Path | None]:
     env = {**os.environ, "STUDY_ROOT": str(root)}
-    done = subprocess.run([STUDY, "run", "--seed", "2", "--sessions", str(sessions), *args], env=env, cwd=root,
+    done = subprocess.run([STUDY, "run", "--seed", seed, "--sessions", str(sessions), *args], env=env, cwd=root,
                           capture_output=True, text=True, timeout=600)
     line = next((x for x in done.stdout.splitlines() if x.startswith("running ")), "")
     return done, (Path(line.rsplit(" -> ", 1)[1]) if " -> " in line else None)
@@ -47,6 +47,21 @@ def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, fro
     assert start["task"] == meta["task"] == task and start["exploratory"] is True
     metrics = score(root, folder)
     assert (metrics["task"], metrics["decided"], metrics["compliant"], metrics["fc"]) == (task, 3, 3, 3)
+    assert metrics["routes"] == route_counts(folder / "sim_truth.jsonl")
+
+
+@pytest.mark.parametrize("task,seed,items", [("customer_service", "2", 3), ("traffic_spoofing_detection", "18", 2)])
+def test_the_oracle_takes_the_sops_early_exit_where_a_tool_refuses_the_item(tmp_path, frozen_project, task, seed, items):
+    # seed 2's first two accounts have invalid ids (getAuthenticationDetails refuses them); seed 18's
+    # first partners have no violation type (CalculateRiskScore and GenerateEvidenceReport refuse them)
+    root = frozen_project(tmp_path / "project")
+    done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle",
+                       "--accounts", str(items), seed=seed)
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    assert any(e.get("kind") == "tool_call" and e.get("ok") is False and e.get("allowed", True) for e in events)
+    metrics = score(root, folder)
+    assert (metrics["decided"], metrics["compliant"], metrics["fc"]) == (items, items, items)
     assert metrics["routes"] == route_counts(folder / "sim_truth.jsonl")
 
 

@@ -74,3 +74,22 @@ def test_a_required_tool_must_be_a_data_tool_and_a_withheld_one_needs_a_reason(t
 def test_an_unknown_task_lists_the_tasks():
     with pytest.raises(TaskError, match="unknown task 'nope'; the tasks are: aircraft_inspection, "):
         load_task("nope")
+
+
+def test_an_early_exit_stands_for_the_refused_tool_and_the_required_tools_after_it():
+    assert dict(load_task("customer_service").exit_tools) == {
+        "getAuthenticationDetails": ("getAuthenticationDetails", "createSessionAndOpenTicket", "checkAccountStatus"),
+        "createSessionAndOpenTicket": ("createSessionAndOpenTicket", "checkAccountStatus"),
+    }
+    assert dict(load_task("traffic_spoofing_detection").exit_tools) == {
+        "CalculateRiskScore": ("CalculateRiskScore",), "GenerateEvidenceReport": ("GenerateEvidenceReport",)}
+    assert dict(load_task("referral_abuse_detection_v2").exit_tools) == {}
+
+
+def test_an_early_exit_of_a_tool_that_is_not_required_is_refused_with_its_line(tmp_path):
+    path = _copy(tmp_path, "customer_service", lambda t: t.replace(
+        "  checkServiceAreaOutage:\n    {role: data, required: false,",
+        "  checkServiceAreaOutage:\n    {role: data, required: false, exit_on_refusal: true,"))
+    line = next(i for i, x in enumerate(path.read_text().splitlines(), 1) if "exit_on_refusal: true, item_args: [account_id], after: [createSessionAndOpenTicket]" in x and "required: false" in x)
+    assert (f"customer_service.yaml:{line}: tools.checkServiceAreaOutage.exit_on_refusal needs required: true"
+            in _problems(path))

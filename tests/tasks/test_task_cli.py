@@ -26,11 +26,12 @@ def test_check_compares_the_tools_with_tools_py_and_reports_notes():
     assert result.exit_code == 0, result.output
     assert "120 (tool, item) pairs: 120 equal results, 0 equal errors" in result.output
     assert "note: calculate_shipping: no argument names the item" in result.output
+    assert "oracle: not run (the study cannot run the task: the study attributes every call" in result.output
     assert result.output.rstrip().endswith("ok")
 
 
 def test_check_of_the_preregistered_task_counts_its_documented_difference():
-    result = run("task", "check", "referral_abuse_detection_v2", "--items", "10")
+    result = run("task", "check", "referral_abuse_detection_v2", "--items", "10", "--no-oracle")
     assert result.exit_code == 0, result.output
     assert "60 (tool, item) pairs: 50 equal results, 0 equal errors, 10 documented differences" in result.output
 
@@ -57,3 +58,29 @@ def test_a_manifest_that_cannot_load_exits_2_with_its_lines(tmp_path):
     assert result.exit_code == 2
     assert "dangerous_goods.yaml:" in result.output and "backend 'magic' is not one of columns, upstream" in result.output
     assert run("task", "check", "nope").exit_code == 2
+
+
+def test_check_runs_the_oracle_under_fsm_through_the_real_cli_on_an_own_manifest(tmp_path):
+    from sopbench_tools.tasks import DATA_DIR
+
+    text = (MANIFEST_DIR / "dangerous_goods.yaml").read_text().replace(
+        "folder: sopbench/dangerous_goods", f"folder: {DATA_DIR / 'sopbench' / 'dangerous_goods'}")
+    (tmp_path / "dangerous_goods.yaml").write_text(text)
+    result = run("task", "check", str(tmp_path / "dangerous_goods.yaml"), "--items", "2")
+    assert result.exit_code == 0, result.output
+    assert "  oracle under FSM (real CLI, simulated): FC 2 of 2 products, 2 decided, " in result.output
+
+
+def test_pythons_byte_code_cache_in_a_task_folder_is_not_an_unlisted_file(tmp_path):
+    import shutil
+
+    from sopbench_tools.tasks import DATA_DIR
+
+    shutil.copytree(DATA_DIR / "sopbench" / "order_fulfillment", tmp_path / "order_fulfillment")
+    (tmp_path / "order_fulfillment" / "__pycache__").mkdir()
+    (tmp_path / "order_fulfillment" / "__pycache__" / "tools.cpython-311.pyc").write_bytes(b"x")
+    text = (MANIFEST_DIR / "order_fulfillment.yaml").read_text().replace("folder: sopbench/order_fulfillment",
+                                                                       "folder: order_fulfillment")
+    (tmp_path / "order_fulfillment.yaml").write_text(text)
+    result = run("task", "check", str(tmp_path / "order_fulfillment.yaml"), "--items", "2")
+    assert result.exit_code == 0 and "PROBLEM" not in result.output, result.output
