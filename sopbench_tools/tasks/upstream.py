@@ -25,6 +25,7 @@ import io
 import json
 import math
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,11 +58,16 @@ class _CachedPandas:
 
 
 def load_module(tools_py: Path, module_name: str) -> Any:
-    """Import ``tools_py`` as ``module_name`` (not added to ``sys.modules``)."""
+    """Import ``tools_py`` as ``module_name`` (not added to ``sys.modules``). No bytecode is
+    written: the vendored task folder is data, checked file by file, never a cache."""
     spec = importlib.util.spec_from_file_location(module_name, tools_py)
     module = importlib.util.module_from_spec(spec)
-    with contextlib.redirect_stdout(io.StringIO()):
-        spec.loader.exec_module(module)
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writes
     return module
 
 

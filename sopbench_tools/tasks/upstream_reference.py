@@ -53,6 +53,7 @@ def main(folder: str, task: str, random_tools: str, requests: str, results: str)
         return frames[str(path)].copy()
 
     pandas.read_csv = read_csv_once
+    sys.dont_write_bytecode = True          # the vendored folder is data: no __pycache__ in it
     spec = importlib.util.spec_from_file_location("upstream_tools", Path(folder) / "tools.py")
     module = importlib.util.module_from_spec(spec)
     with contextlib.redirect_stdout(sys.stderr):

@@ -5,6 +5,7 @@ error results, and the MCP server lists SOP-Bench's own tool names and schemas."
 from __future__ import annotations
 
 import json
+import sys
 
 import anyio
 
@@ -86,3 +87,19 @@ def test_study_tools_serve_task_serves_it_over_stdio_to_the_official_mcp_client(
     unknown = subprocess.run([sys.executable, "-m", "sopbench_tools", "--task", "nope"], cwd=repo,
                              capture_output=True, text=True, timeout=60)
     assert unknown.returncode == 2 and "unknown task 'nope'" in unknown.stderr
+
+
+def test_loading_a_tasks_upstream_tools_writes_nothing_into_its_vendored_folder(tmp_path, monkeypatch):
+    """The vendored folder is checked file by file and may be read-only: importing its tools.py
+    must not leave a __pycache__ there (it did, and `study task check` then flagged it)."""
+    import shutil
+
+    from sopbench_tools.tasks.upstream import load_module
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)      # as in a Python without PYTHONDONTWRITEBYTECODE
+    task = load_task("dangerous_goods")
+    copy = tmp_path / "dangerous_goods"
+    shutil.copytree(task.folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    load_module(copy / "tools.py", "upstream_tools_probe")
+    assert sorted(p.name for p in copy.iterdir()) == sorted(
+        p.name for p in task.folder.iterdir() if p.name != "__pycache__")
