@@ -35,11 +35,10 @@ from typing import Any
 
 import orjson
 
-from study.session_io.folders import EVENTS_NAME
+from study.session_io.folders import EVENTS_NAME, TRANSCRIPT_NAME as TRANSCRIPT
 from study.session_io.reader import read_log
 from study.session_io.safe_files import TRANSCRIPT_CAP, read_capped
 
-TRANSCRIPT = "transcript.jsonl"
 SIM_TRUTH = "sim_truth.jsonl"
 #: The servers whose tools the study logs (``tool_call.server``; absent means sopbench).
 LOGGED_SERVERS = ("sopbench", "fsm")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-TRANSCRIPT_NAME = "transcript.jsonl"
+from study.session_io.folders import TRANSCRIPT_NAME
 
 
 def cli_transcript(home: Path, session_id: str) -> Path | None:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 EVENTS_NAME = "events.jsonl"
 META_NAME = "meta.json"
+#: The Claude Code CLI's transcript of the session, moved into its folder by the runner.
+TRANSCRIPT_NAME = "transcript.jsonl"
 ATTEMPT_PREFIX = "attempt-"
 EXPLORATORY_FOLDER = "exploratory"
 #: ``study demo`` writes to ``demo/`` at the project root (outside ``sessions/``); a ``demo`` folder

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.scoring import SessionScore, score_log
-from study.session_io.folders import EVENTS_NAME, META_NAME, attempts
+from study.session_io.folders import EVENTS_NAME, META_NAME, TRANSCRIPT_NAME, attempts
 from study.session_io.issues import LogError, MetaError
 from study.session_io.meta import SessionMeta
 from study.session_io.reader import LogRead, SessionRead, read_session
@@ -26,7 +26,6 @@ from study.session_io.safe_files import LINE_CAP, TRANSCRIPT_CAP, UnsafeFile, re
 from .conversation import turns
 from .paths import session_dir
 
-TRANSCRIPT_NAME = "transcript.jsonl"
 #: A transcript line over ``LINE_CAP`` keeps only its first bytes (shown as unreadable).
 TEXT_SHOWN = 4000
 
