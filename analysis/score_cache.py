@@ -20,7 +20,6 @@ import gc
 import hashlib
 import os
 import pickle
-import stat
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from typing import Any
 
 from study.paths import project_root
 from study.session_io.folders import EVENTS_NAME, META_NAME, attempts
+from study.session_io.safe_files import open_regular
 
 #: Bump to drop every entry written by an older layout.
 FORMAT = 1
@@ -68,19 +68,10 @@ def _regular(path: Path) -> tuple[os.stat_result, str] | None:
     a FIFO, a device or a link is never opened here, so it cannot block or lead elsewhere; the
     reader then says what is wrong with it). None otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
+        with open_regular(path) as (fd, st), os.fdopen(fd, "rb", closefd=False) as fh:
             return st, hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError:
+    except OSError:          # missing, a link, or not a regular file (UnsafeFile is an OSError)
         return None
-    finally:
-        os.close(fd)
 
 
 class ScoreCache:

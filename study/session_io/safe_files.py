@@ -19,9 +19,11 @@ report as a broken record (``issues.Rule.FILE``); a missing file stays ``FileNot
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 #: Caps per file: a 200-account FSM session's log is about 2 MB, its transcript about 17 MB.
@@ -60,16 +62,7 @@ def read_capped(path: Path, *, within: Path, max_bytes: int) -> bytes:
         raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
     if real != base and base not in real.parents:
         raise UnsafeFile(path, f"is a link to {real}, outside the session folder; only files inside it are read")
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:     # the last part was swapped for a link since it was resolved
-            raise UnsafeFile(path, "changed into a link while it was opened") from None
-        raise
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise UnsafeFile(path, f"is {_kind(st.st_mode)}, not a regular file; only regular files are read")
+    with open_regular(real, shown=path) as (fd, st):
         if st.st_size > max_bytes:
             raise UnsafeFile(path, f"is {st.st_size:,} bytes, over the cap of {max_bytes:,} bytes for this file")
         chunks, left = [], max_bytes + 1
@@ -83,6 +76,25 @@ def read_capped(path: Path, *, within: Path, max_bytes: int) -> bytes:
         if len(data) > max_bytes:
             raise UnsafeFile(path, f"grew past the cap of {max_bytes:,} bytes for this file while it was read")
         return data
+
+
+@contextlib.contextmanager
+def open_regular(path: Path, *, shown: Path | None = None) -> Iterator[tuple[int, os.stat_result]]:
+    """The descriptor and ``fstat`` of the regular file ``path``, opened without blocking and
+    without following a link in its last part; ``UnsafeFile`` (named as ``shown``) if it is
+    anything else. The descriptor is closed when the block ends."""
+    shown = Path(path if shown is None else shown)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:     # a link (or the last part was swapped for one since it was resolved)
+            raise UnsafeFile(shown, "changed into a link while it was opened") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFile(shown, f"is {_kind(st.st_mode)}, not a regular file; only regular files are read")
+        yield fd, st
     finally:
         os.close(fd)
 
