@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +72,16 @@ class Corpus:
     root: Path
     scores: list[SessionScore]
     sessions: pl.DataFrame
-    accounts: pl.DataFrame
     excluded: list[tuple[str, Exclusion]] = field(default_factory=list)   # (path below root, why)
     warnings: list[str] = field(default_factory=list)
     simulated: bool = False
     exploratory: bool = False
+
+    @cached_property
+    def accounts(self) -> pl.DataFrame:
+        """One row per decided account (``accounts_frame``), built when first asked for: no
+        table reads it (the notebooks and ``study score`` explore it), and 200,000 rows cost."""
+        return accounts_frame(self.scores)
 
 
 def find_session_dirs(root: Path) -> list[Path]:
@@ -106,7 +111,7 @@ def turn_ends(events: list[dict[str, Any]]) -> int:
     """Real turn ends with accounts left: the events the scorer's ``ends_turn`` detector counts
     (``stop`` with ``accounts_left > 0``, the attempts, blocked ones too) whose outcome is ``ended``."""
     kind, attempt = EVENT_ROUTES["ends_turn"]
-    return sum(1 for e in events if e.get("kind") == kind and attempt(e) and e.get("outcome") == "ended")
+    return len([e for e in events if e["kind"] == kind and e.get("outcome") == "ended" and attempt(e)])
 
 
 def sopbench_correct_count(s: SessionScore) -> int:
@@ -275,7 +280,7 @@ def corpus_of(root: Path, included: list[SessionScore], *, excluded: list[tuple[
     included = separate_batch_sizes(separate_tasks(included))
     _refuse_duplicates(included, root)
     return Corpus(root=root, scores=included, sessions=sessions_frame(included, ends, graded),
-                  accounts=accounts_frame(included), excluded=sorted(excluded, key=_by_reason),
+                  excluded=sorted(excluded, key=_by_reason),
                   warnings=sorted(warnings), simulated=bool(simulated), exploratory=exploratory)
 
 

@@ -8,6 +8,14 @@ of the code that reads and scores (``code_fingerprint``: the source of those mod
 Python version). Anything else is a miss, and the session is scored again, so the cache is
 never stale; deleting it changes no number, only the time.
 
+Hashing every log of a large corpus is most of a warm rerun (1,000 sessions are about 400 MB),
+so an entry also keeps the proof of the files it hashed: their device, inode, size, mtime and
+ctime as ``fstat`` gave them while they were hashed. When ``lstat`` gives the same now, the files
+are the ones hashed and their sha256 is the entry's, without reading them: no write, rename or
+``utime`` leaves a file's ctime as it was (only the kernel sets it). A proof is kept only when
+both files were last changed at least ``RACY_S`` before they were hashed, so that a write in the
+same clock tick as the hashing (git's "racy" case) is never trusted and is hashed every time.
+
 The cache lives apart from the sessions (``default_dir``: ``.cache/scores/`` of the project,
 gitignored; ``STUDY_CACHE_DIR`` moves it) and is written by the commands that make tables and
 figures, never by the audit, which reads every session itself. Entries are pickles of the
@@ -20,21 +28,25 @@ import gc
 import hashlib
 import os
 import pickle
+import stat
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from study.paths import project_root
 from study.session_io.folders import EVENTS_NAME, META_NAME, attempts
 from study.session_io.safe_files import open_regular
 
 #: Bump to drop every entry written by an older layout.
-FORMAT = 1
+FORMAT = 2
+#: A file changed less than this long before it was hashed is hashed again at every lookup.
+RACY_S = 2.0
 CACHE_ENV = "STUDY_CACHE_DIR"
 
 #: The modules whose code decides a cached value (their source is part of every key).
@@ -63,15 +75,46 @@ def default_dir() -> Path:
     return Path(env) if env else project_root() / ".cache" / "scores"
 
 
-def _regular(path: Path) -> tuple[os.stat_result, str] | None:
-    """The stat and sha256 of ``path`` if it is a regular file (the sessions folder is untrusted:
-    a FIFO, a device or a link is never opened here, so it cannot block or lead elsewhere; the
-    reader then says what is wrong with it). None otherwise."""
+#: What identifies a file's content without reading it: (device, inode, size, mtime, ctime).
+Proof = tuple[int, int, int, int, int]
+
+
+def _proof(st: os.stat_result) -> Proof:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _regular(path: Path) -> tuple[os.stat_result, str, Proof | None] | None:
+    """The stat, sha256 and proof of ``path`` if it is a regular file (the sessions folder is
+    untrusted: a FIFO, a device or a link is never opened here, so it cannot block or lead
+    elsewhere; the reader then says what is wrong with it). None otherwise. The proof is None
+    when the file changed less than ``RACY_S`` ago (it is hashed again next time)."""
     try:
         with open_regular(path) as (fd, st), os.fdopen(fd, "rb", closefd=False) as fh:
-            return st, hashlib.file_digest(fh, "sha256").hexdigest()
+            now = time.time_ns()
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError:          # missing, a link, or not a regular file (UnsafeFile is an OSError)
         return None
+    settled = max(st.st_ctime_ns, st.st_mtime_ns) <= now - RACY_S * 1e9
+    return st, digest, _proof(st) if settled else None
+
+
+def _unchanged(path: str, proof: Proof | None) -> bool:
+    """Whether ``path`` is still, by ``lstat``, the regular file ``proof`` describes."""
+    if proof is None:
+        return False
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and _proof(st) == proof
+
+
+class Key(NamedTuple):
+    """A session folder's key now, and the proofs that let the next lookup skip the hashing."""
+
+    key: tuple[Any, ...]
+    log_proof: Proof | None
+    meta_proof: Proof | None       # also None when the folder has no meta.json
 
 
 class ScoreCache:
@@ -83,35 +126,60 @@ class ScoreCache:
 
     def key(self, session: Path, root: Path | None) -> tuple[Any, ...] | None:
         """The key of a session folder now (None: not cacheable, e.g. no log)."""
+        found = self._key(session, root)
+        return None if found is None else found.key
+
+    def _key(self, session: Path, root: Path | None) -> Key | None:
         log = _regular(Path(session) / EVENTS_NAME)
         if log is None:
             return None     # no log, or not a regular file: scored every time (the reader refuses it)
         meta_path = Path(session) / META_NAME
-        meta = _regular(meta_path) if os.path.lexists(meta_path) else (None, None)
+        meta = _regular(meta_path) if os.path.lexists(meta_path) else (None, None, None)
         if meta is None:
             return None
-        st, sha = log
-        return (FORMAT, code_fingerprint(), str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
+        st, sha, proof = log
+        key = (FORMAT, code_fingerprint(), str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
+        return Key(key, proof, meta[2])
+
+    def _proven(self, session: Path, root: Path | None, stored: Key) -> Key | None:
+        """``stored`` if it is the folder's key now, shown without hashing (module docstring)."""
+        key = stored.key
+        folder = str(session)
+        if key[:4] != (FORMAT, code_fingerprint(), folder, str(root)):
+            return None
+        if not _unchanged(os.path.join(folder, EVENTS_NAME), stored.log_proof):
+            return None
+        meta_path = os.path.join(folder, META_NAME)
+        if key[7] is None:
+            return stored if not os.path.lexists(meta_path) else None
+        return stored if _unchanged(meta_path, stored.meta_proof) else None
 
     def _file(self, key: tuple[Any, ...]) -> Path:
         name = hashlib.sha256(f"{key[2]}\0{key[3]}".encode()).hexdigest()[:40]
         return self.folder / name[:2] / f"{name}.pickle"
 
+    def _read(self, session: Path | str, root: Path | str | None) -> tuple[Key, Any] | None:
+        """The stored (key, value) of a session folder, whatever its freshness; None if none."""
+        try:
+            stored, value = pickle.loads(self._file((None, None, str(session), str(root))).read_bytes())
+        except Exception:   # absent, torn or foreign: a miss
+            return None
+        return (stored, value) if isinstance(stored, Key) else None
+
     def get(self, key: tuple[Any, ...] | None) -> Any | None:
         """The value cached under ``key``, or None (a miss)."""
         if key is None:
             return None
-        try:
-            stored_key, value = pickle.loads(self._file(key).read_bytes())
-        except Exception:   # absent, torn or foreign: a miss
-            return None
-        return value if stored_key == key else None
+        found = self._read(key[2], key[3])     # str(root) as the key holds it
+        return found[1] if found is not None and found[0].key == key else None
 
-    def put(self, key: tuple[Any, ...] | None, value: Any) -> None:
+    def put(self, key: Key | tuple[Any, ...] | None, value: Any) -> None:
         """Store ``value`` under ``key`` (atomically; a cache that cannot be written is skipped)."""
         if key is None:
             return
-        path = self._file(key)
+        if not isinstance(key, Key):
+            key = Key(key, None, None)
+        path = self._file(key.key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -120,12 +188,26 @@ class ScoreCache:
         except OSError:
             return
 
-    def lookup(self, dirs: list[Path], root: Path | None) -> tuple[list[Any], list[tuple[Any, ...] | None]]:
-        """The cached value of each folder (None where it is a miss) and each folder's key now."""
-        with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:   # sha256 releases the GIL
-            keys = list(pool.map(lambda d: self.key(d, root), dirs))
+    def lookup(self, dirs: list[Path], root: Path | None) -> tuple[list[Any], list[Key | None]]:
+        """The cached value of each folder (None where it is a miss) and each folder's key now:
+        proven from the stored proofs where they still hold, otherwise hashed (in threads:
+        sha256 releases the GIL)."""
+        values: list[Any] = [None] * len(dirs)
+        keys: list[Key | None] = [None] * len(dirs)
         with without_gc():
-            values = [_fresh(self.get(k), d) for k, d in zip(keys, dirs)]
+            stored = [self._read(d, root) for d in dirs]
+        for i, (d, entry) in enumerate(zip(dirs, stored)):
+            if entry is not None and (proven := self._proven(d, root, entry[0])) is not None:
+                keys[i], values[i] = proven, entry[1]
+        unproven = [i for i, k in enumerate(keys) if k is None]
+        if unproven:
+            with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:
+                for i, k in zip(unproven, pool.map(lambda i: self._key(dirs[i], root), unproven)):
+                    keys[i] = k
+                    entry = stored[i]
+                    if k is not None and entry is not None and entry[0].key == k.key:
+                        values[i] = entry[1]
+        values = [_fresh(v, d) for v, d in zip(values, dirs)]
         found = sum(v is not None for v in values)
         self.hits += found
         self.misses += len(values) - found

@@ -205,19 +205,18 @@ def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
 
 def _decide(event: dict[str, Any], account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
-            latest_other: int, proc: Procedure) -> AccountScore:
+            latest_other: int, proc: Procedure, record_names_none: bool) -> AccountScore:
     """Score one decision from the positions of the account's last retrievals and record and of
-    the last data call for any other account before it (-1 if none)."""
+    the last data call for any other account before it (-1 if none). ``record_names_none``: the
+    task's record names no decision (``Procedure.record_args`` all None), so rec asks only that
+    the record follows the retrievals."""
     action = proc.decision_label(event.get("args"))
-    # a task whose record names no decision: rec asks only that the record follows the retrievals
-    named = action if all(f is None for f in proc.record_args) and record is not None else None
-    return AccountScore(
-        account=account, position=position, decision_seq=seq, decision_index=index,
-        action=action, gold=gold, data_tools=len(retrieved),
-        inv=_inv(retrieved, len(proc.data_tools)),
-        rec=_rec(record if named is None else (record[0], named), action, retrieved),
-        foc=_foc(retrieved, latest_other),
-    )
+    if record_names_none and record is not None:
+        record = (record[0], action)
+    # positional: a named tuple built by keyword costs twice as much, 200 times a session
+    return AccountScore(account, position, seq, index, action, gold, len(retrieved),
+                        _inv(retrieved, len(proc.data_tools)), _rec(record, action, retrieved),
+                        _foc(retrieved, latest_other))
 
 
 def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool = False) -> SessionScore:
@@ -250,6 +249,8 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
     routes = empty_counts()
     resumes = 0
 
+    exits = dict(proc.exit_tools)
+    record_names_none = all(f is None for f in proc.record_args)
     for event in log.events:
         kind = event["kind"]
         if kind == "tool_call":
@@ -258,18 +259,24 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
             if not event.get("allowed", True) or event.get("server", "sopbench") != "sopbench":
                 continue
             tool = event.get("tool")
-            # the SOP's early exit: a refusal of an exit tool stands for it and the tools after it
-            covered = proc.covered_by_refusal(tool) if event.get("ok") is False and event.get("account") else ()
-            if event.get("ok") is not True and not covered:
-                continue
             account = event.get("account")
+            covered = ()
+            if event.get("ok") is not True:
+                # the SOP's early exit: a refusal of an exit tool stands for it and the tools after it
+                if event.get("ok") is False and account:
+                    covered = exits.get(tool, ())
+                if not covered:
+                    continue
             seq = event["seq"]
             if tool in data_tools or covered:
                 retrieved = last_data.get(account)
                 if retrieved is None:
                     retrieved = last_data[account] = {}
-                for done in covered or (tool,):
-                    retrieved[done] = seq
+                if covered:
+                    for done in covered:
+                        retrieved[done] = seq
+                else:
+                    retrieved[tool] = seq
                 if account != run_account:
                     other_seq, other_account, run_account = run_seq, run_account, account
                 run_seq = seq
@@ -281,7 +288,8 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
                     raise _not_in_batch(log, event)
                 other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
                 d = _decide(event, account, seq, position[account], len(decisions), gold.get(account, ""),
-                            last_data.get(account, {}), last_record.get(account), other[0], proc)
+                            last_data.get(account, {}), last_record.get(account), other[0], proc,
+                            record_names_none)
                 decisions.append(d)
                 decided.add(account)
                 if evidence:

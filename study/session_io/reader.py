@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import orjson
 
-from .events import READABLE_SCHEMAS, SINCE_SCHEMA, event_problems
+from .events import READABLE_SCHEMAS, SINCE_SCHEMA, all_valid, event_problems
 from .folders import EVENTS_NAME
 from .issues import Issue, LogError, Rule, first_error
 from .meta import SessionMeta, read_meta
@@ -181,6 +181,9 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
     return _capped(issues)
 
 
+_TOOL_CALL = EventKind.TOOL_CALL.value
+
+
 def _clean(events: list[dict[str, Any]], schema: Any, batch: frozenset[str]) -> bool:
     """True only if no event breaks a rule (bulk checks at C speed, for the common valid log);
     False sends the log through ``_check_each_event``, which finds and names every issue."""
@@ -194,10 +197,11 @@ def _clean(events: list[dict[str, Any]], schema: Any, batch: frozenset[str]) -> 
         if any(k in kinds for k, since in SINCE_SCHEMA.items() if not isinstance(schema, int) or schema < since):
             return False
         times = [e.get("t") for e in events]
-        if times != sorted(times) or any(map(event_problems, events)):
+        if times != sorted(times) or not all_valid(events):
             return False
-        accounts = {e.get("account") for e in events
-                    if e.get("ok") is True and e.get("kind") == EventKind.TOOL_CALL
+        # the plain string, not the enum member: comparing with a str subclass is slower
+        accounts = {e.get("account") for e, kind in zip(events, kinds)
+                    if kind == _TOOL_CALL and e.get("ok") is True
                     and e.get("allowed", True) is True and e.get("server", "sopbench") == "sopbench"}
     except TypeError:       # a value of an unexpected type (unhashable, not comparable)
         return False

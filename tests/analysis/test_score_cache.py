@@ -4,6 +4,7 @@ log is scored again, and the tables are byte-identical with it, without it and a
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import tarfile
 from pathlib import Path
@@ -50,15 +51,7 @@ def test_a_changed_log_is_scored_again_even_with_its_size_and_mtime_kept(tmp_pat
 
     log = folder / "events.jsonl"
     st = log.stat()
-    text = log.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
-    i = next(k for k, line in enumerate(lines) if '"record_analysis"' in line)
-    action = next(a for a in ("No Action", "Warning Issued", "Account Closure", "Inconclusive",
-                              "Temporary Suspension", "Manual Review Required",
-                              "Permanent Account Closure") if f'"{a}"' in lines[i])
-    lines[i] = lines[i].replace(f'"{action}"', f'"{action.upper()}"', 1)    # same size, another action
-    log.write_text("".join(lines), encoding="utf-8")
-    os.utime(log, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _same_size_other_action(log)
     assert (log.stat().st_size, log.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
 
     again = ScoreCache(tmp_path / "cache")
@@ -95,3 +88,58 @@ def test_a_log_that_is_not_a_regular_file_is_never_opened_by_the_cache(tmp_path)
     assert cache.key(folder, tmp_path) is None and cache.key(other, tmp_path) is None
     corpus = load_corpus(tmp_path / "sessions", workers=1, cache=cache)
     assert sorted(why.kind for _p, why in corpus.excluded) == ["invalid", "invalid"]
+
+
+def _same_size_other_action(log: Path) -> None:
+    """Rewrite one record's action in upper case (same size), then restore the log's mtime."""
+    st = log.stat()
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    i = next(k for k, line in enumerate(lines) if '"record_analysis"' in line)
+    action = next(a for a in ("No Action", "Warning Issued", "Account Closure", "Inconclusive",
+                              "Temporary Suspension", "Manual Review Required",
+                              "Permanent Account Closure") if f'"{a}"' in lines[i])
+    lines[i] = lines[i].replace(f'"{action}"', f'"{action.upper()}"', 1)
+    log.write_text("".join(lines), encoding="utf-8")
+    os.utime(log, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_a_settled_unchanged_log_is_not_read_again_and_a_changed_one_is(tmp_path, monkeypatch):
+    """A warm lookup proves an unchanged log by its stat (device, inode, size, mtime, ctime) and
+    hashes nothing; a log rewritten since, even with its size and mtime kept, has another ctime,
+    so it is hashed and scored again."""
+    import hashlib
+    import time
+
+    import analysis.score_cache as score_cache
+
+    root = tmp_path / "sessions"
+    folder = root / "m" / "FSM" / "seed-2"
+    write_session(folder, model="m", condition="FSM", seed=2, episodes=["fc"] * 10, accounts=10, noise=False)
+    monkeypatch.setattr(score_cache, "RACY_S", 0.05)
+    time.sleep(0.2)                                # the files settle: their proofs are kept
+    assert load_corpus(root, workers=1, cache=ScoreCache(tmp_path / "cache")).scores[0].fc == 10
+
+    hashed: list[object] = []
+    digest = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda *a, **k: hashed.append(a) or digest(*a, **k))
+    warm = ScoreCache(tmp_path / "cache")
+    assert load_corpus(root, workers=1, cache=warm).scores[0].fc == 10
+    assert (warm.hits, warm.misses, len(hashed)) == (1, 0, 0)
+
+    time.sleep(0.05)
+    _same_size_other_action(folder / "events.jsonl")
+    changed = ScoreCache(tmp_path / "cache")
+    assert load_corpus(root, workers=1, cache=changed).scores[0].fc == 9
+    assert (changed.hits, changed.misses) == (0, 1) and len(hashed) == 2     # the log and meta.json
+
+
+def test_a_log_changed_while_it_was_hashed_is_never_proven(tmp_path):
+    """A log changed less than RACY_S before it was hashed keeps no proof: the next lookup hashes
+    it again (a write in the same clock tick as the hashing leaves the ctime unchanged)."""
+    root = tmp_path / "sessions"
+    folder = root / "m" / "FSM" / "seed-2"
+    write_session(folder, model="m", condition="FSM", seed=2, episodes=["fc"] * 4, accounts=4)
+    cache = ScoreCache(tmp_path / "cache")
+    load_corpus(root, workers=1, cache=cache)
+    (stored, _value), = [pickle.loads(p.read_bytes()) for p in (tmp_path / "cache").rglob("*.pickle")]
+    assert stored.log_proof is None and stored.meta_proof is None
