@@ -225,8 +225,8 @@ class SessionDriver:
     def _enter_workflow(self, log: EventLog, fsm: Any, workflow: Any) -> None:
         """Enter the condition's workflow for the agent, before the first message."""
         fsm.enter(workflow.name)
-        log.emit(EventKind.TRANSITION, **{"from": None, "to": fsm.state, "ok": True,
-                                          "reason": f"workflow {workflow.name} entered by the runner before the first message"})
+        log.emit(EventKind.TRANSITION, **{"from": None}, to=fsm.state, ok=True,
+                 reason=f"workflow {workflow.name} entered by the runner before the first message")
 
     # ----- the run -----------------------------------------------------------------------------
 
@@ -390,7 +390,7 @@ class SessionDriver:
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)
-        extra = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
+        extra: dict[str, Any] = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
         if end.after_last_decision:   # completed: stopped by a signal once every account was decided
             extra["interrupted_after_last_decision"] = end.after_last_decision
         status, void_kind, reason = end.status, end.void_kind, (end.error or str(end.void_kind)) if end.void_kind else None
