@@ -26,7 +26,8 @@ from .vocabulary import EventKind, SessionStatus
 
 
 def utc_now() -> str:
-    """The current UTC time as the log writes it (``2026-11-30T21:12:13.614624Z``)."""
+    """The current UTC time as the log writes it (``2026-11-30T21:12:13.614624Z``); meta.json, the
+    claims, the preregistration records and the tools' state logs write the same."""
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
