@@ -16,7 +16,7 @@ import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sopbench_tools.dataset import ACTIONS, gold_labels
 from sopbench_tools.orders import order_for_seed
@@ -24,7 +24,7 @@ from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TO
 from study.escape_routes import empty_counts
 from study.protocol.conditions import condition_names
 from study.session_io.events import SCHEMA_VERSION
-from study.session_io.vocabulary import EventKind
+from study.session_io.vocabulary import EventKind, SessionStatus
 from study.session_io.writer import EventLog
 
 from .scoring import WINDOW
@@ -90,14 +90,14 @@ class SessionWriter:
         if ok:
             self.decided.add(account)
 
-    def stop(self, outcome: str = "ended") -> None:
+    def stop(self, outcome: Literal["ended", "blocked"] = "ended") -> None:
         self.log.emit(EventKind.STOP, accounts_left=len(self.order) - len(self.decided), outcome=outcome,
                       reason=None)
 
     def say(self, text: str) -> None:
         self.log.emit(EventKind.ASSISTANT_TEXT, text=text)
 
-    def end(self, status: str, cost_usd: float | None, error: str | None = None) -> None:
+    def end(self, status: SessionStatus, cost_usd: float | None, error: str | None = None) -> None:
         self.log.emit(EventKind.SESSION_END, status=status, cost_usd=cost_usd, turns=0, duration_s=0.0,
                       error=error)
         self.log.close()
@@ -249,9 +249,9 @@ def write_session(session_dir: Path, *, model: str, condition: str, seed: int,
     events_at(exp.decided)
     left = len(order) - exp.decided
     if voided:
-        w.end("infrastructure_failure", cost_usd, error="API error 529: overloaded")
+        w.end(SessionStatus.INFRASTRUCTURE_FAILURE, cost_usd, error="API error 529: overloaded")
     else:
-        w.end("completed" if left == 0 else "ended_with_accounts_left", cost_usd)
+        w.end(SessionStatus.COMPLETED if left == 0 else SessionStatus.ENDED_WITH_ACCOUNTS_LEFT, cost_usd)
     w.write_meta(model=model, condition=condition, seed=seed, simulated=True,
                  exploratory=exploratory, accounts=accounts, voided=voided,
                  void_reason="infrastructure failure" if voided else None, cost_usd=cost_usd)

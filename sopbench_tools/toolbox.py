@@ -23,9 +23,10 @@ import json
 import os
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from study.session_io.writer import utc_now
 
 from .argument_checks import ArgumentChecks, _BadCall
 from .state_log import ToolStateError, _JsonlLog
@@ -44,10 +45,6 @@ class ToolResult:
     #: the item id argument (``task.item.id_column``, ``account_id`` for the preregistered task)
     #: when it was a non-empty string, else None
     account: str | None
-
-
-def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def _csv_bool(text: str) -> bool:
@@ -232,7 +229,7 @@ class ToolBox(ArgumentChecks):
         return {c: row.get(c) for c in self.task.item.input_columns}
 
     def _record(self, values: dict[str, Any]) -> dict:
-        entry = {"n": len(self._records) + 1, "t": _utc_now(), **values}
+        entry = {"n": len(self._records) + 1, "t": utc_now(), **values}
         if self._records_log is not None:
             self._records_log.append(entry)
         self._records.append(entry)
@@ -249,7 +246,7 @@ class ToolBox(ArgumentChecks):
                 "list_batch the batch.",
             )
         labels = {k: v for k, v in values.items() if k != self._id}
-        entry = {"n": len(self._decisions) + 1, "t": _utc_now(), self._id: item, **labels}
+        entry = {"n": len(self._decisions) + 1, "t": utc_now(), self._id: item, **labels}
         if self._decisions_log is not None:
             self._decisions_log.append(entry)
         self._decisions[item] = self._label_of(labels)

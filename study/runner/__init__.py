@@ -13,7 +13,8 @@ Module map:
     session     SessionSpec, prepare and run_session: one real Claude Code session
     claim       one runner per session folder (O_EXCL file + flock, stale claims of dead runners)
     interrupt   SIGINT/SIGTERM end the running session as interrupted
-    driver      the I/O of one session: set-up, the calls under the watchdog, the stream, the end
+    driver      the I/O of one session: the calls under the watchdog, the stream, the end
+    wiring      a session's set-up: tool state, simulator, FSM, session_start, the MCP servers
     ending      what happens after a call ends: the ending rules, a pure function
     ledger      the session's cost: reported, streamed, estimated
     cli_options the CLI's environment and ClaudeAgentOptions

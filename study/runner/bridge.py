@@ -21,22 +21,24 @@ server call back into:
   consecutive ones (``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``) and ends the turn, so that stop is
   logged ``ended`` (with ``block_cap_reached: true``) and ``stop_cap_reached`` is set: the one
   place that decides the session's ``limit:stop_blocks``.
-- ``on_fsm_event`` (the FSM tools' event sink): logs each transition request.
+- ``on_fsm_event`` (the FSM tools' event sink): logs each transition request and each proposal
+  (FSM-propose).
 - ``pre_compact`` (PreCompact hook): logs the compaction.
 
 Every FSM decision (the gate, the record of a completed call, the stop gate), the tool-name
 parsing and the deny/block outputs come from ``study.fsm.hooks``, the same functions the
 ``study fsm hook`` commands of ``.claude/settings.json`` run (docs/fsm.md): the enforcement the
 study measures is the one the package offers. The bridge adds only logging, the reminder and
-the count of stop blocks.
+the counts of stop blocks and refusals.
 
 It knows nothing about processes or limits other than what the log needs; ``driver.py`` drives
-the calls and reads ``decisions``/``last_decision_at`` (and ``stop_cap_reached``) to enforce the
-limits.
+the calls and reads ``decisions``/``last_decision_at`` and ``stop_cap_reached``, and is told each
+refusal (``on_refusal``), to enforce the limits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any
@@ -93,13 +95,12 @@ class SessionBridge:
         self.on_refusal: Any = None
         self._call_ids: dict[str, list[str]] = {}
 
-    def _emit(self, kind: str, **fields: Any) -> None:
-        """Log an event. A failed write (a full disk) is not raised into the CLI's hooks and tool
-        server: the log keeps it (``EventLog.failed``) and the driver ends the session on it."""
-        try:
-            self.log.emit(kind, **fields)
-        except OSError:
-            pass
+    @staticmethod
+    def _quietly() -> contextlib.suppress:
+        """Around each write to the log: a failed write (a full disk) is not raised into the CLI's
+        hooks and tool server; the log keeps it (``EventLog.failed``) and the driver ends the
+        session on it."""
+        return contextlib.suppress(OSError)
 
     # ----- state the session driver reads ------------------------------------------------------
 
@@ -131,11 +132,12 @@ class SessionBridge:
         if attach:
             self.reminded.add(result.account)
         fields: dict[str, Any] = {"result": result.text} if result.ok else {"error": result.text}
-        self._emit(
-            EventKind.TOOL_CALL, server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
-            allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
-            reminder_attached=attach, **fields,
-        )
+        with self._quietly():
+            self.log.emit(
+                EventKind.TOOL_CALL, server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
+                allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
+                reminder_attached=attach, **fields,
+            )
         if name == self.box.task.decision.tool and self.decisions > decided_before:
             self.last_decision_at = time.monotonic()
             self.refusals = 0
@@ -159,12 +161,13 @@ class SessionBridge:
             reason = fsm_hooks.refusal(output)
             if reason is not None:
                 account = args.get(self.box.task.item.id_column) if isinstance(args, dict) else None
-                where = {"server": server} if server is not None else {}  # no server: a built-in tool
-                self._emit(
-                    EventKind.TOOL_CALL, **where, tool=tool, args=args,
-                    account=account if isinstance(account, str) else None,
-                    allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
-                )
+                where: dict[str, Any] = {"server": server} if server is not None else {}  # no server: a built-in tool
+                with self._quietly():
+                    self.log.emit(
+                        EventKind.TOOL_CALL, **where, tool=tool, args=args,
+                        account=account if isinstance(account, str) else None,
+                        allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
+                    )
                 self.refusals += 1
                 if self.on_refusal is not None:
                     self.on_refusal(self.refusals)
@@ -189,9 +192,10 @@ class SessionBridge:
         text = _text_of(hook_input.get("error") if failed else hook_input.get("tool_response"))
         ok = fsm_hooks.tool_call_ok(hook_input)
         self._pop_call_id(tool, args)
-        fields = {"result": text} if ok else {"error": text}
-        self._emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
-                      state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
+        fields: dict[str, Any] = {"result": text} if ok else {"error": text}
+        with self._quietly():
+            self.log.emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
+                          state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
         return {}
 
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
@@ -209,28 +213,35 @@ class SessionBridge:
             message = fsm_hooks.refusal(output)
             if message is not None:
                 if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:
-                    self._emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None,
-                                  stop_hook_active=active, block_cap_reached=True)
+                    with self._quietly():
+                        self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None,
+                                      stop_hook_active=active, block_cap_reached=True)
                     self.consecutive_blocks = 0
                     self.stop_cap_reached = True
                 else:
                     self.consecutive_blocks += 1
-                    self._emit(EventKind.STOP, accounts_left=left, outcome="blocked", reason=message,
-                                  stop_hook_active=active)
+                    with self._quietly():
+                        self.log.emit(EventKind.STOP, accounts_left=left, outcome="blocked", reason=message,
+                                      stop_hook_active=active)
                 return output
         self.consecutive_blocks = 0
-        self._emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
+        with self._quietly():
+            self.log.emit(EventKind.STOP, accounts_left=left, outcome="ended", reason=None, stop_hook_active=active)
         return {}
 
     def _log_automatic(self, result: Any) -> None:
         """An automatic transition the runtime committed after a call (workflows such as FSM-lean)."""
-        self._emit(EventKind.TRANSITION, **{"from": result.from_state, "to": result.to_state, "ok": True,
-                                               "reason": result.reason, "automatic": True})
+        with self._quietly():
+            self.log.emit(EventKind.TRANSITION, **{"from": result.from_state}, to=result.to_state, ok=True,
+                          reason=result.reason, automatic=True)
 
     def on_fsm_event(self, kind: str, fields: dict[str, Any]) -> None:
-        """The FSM tools' event sink: log each transition request (``from``, ``to``, ``ok``, ``reason``)."""
-        self._emit(kind, **fields)
+        """The FSM tools' event sink: log each transition request (``transition``: ``from``, ``to``,
+        ``ok``, ``reason``) and, in FSM-propose, each proposal (``proposal``)."""
+        with self._quietly():
+            self.log.emit_fields(kind, fields)
 
     async def pre_compact(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        self._emit(EventKind.COMPACTION, trigger=hook_input.get("trigger", "auto"))
+        with self._quietly():
+            self.log.emit(EventKind.COMPACTION, trigger=hook_input.get("trigger", "auto"))
         return {}

@@ -1,9 +1,10 @@
-"""The I/O of one session: set-up, the ``query()`` calls under the watchdog, the stream, the end.
+"""The I/O of one session: the ``query()`` calls under the watchdog, the stream, the end.
 
 ``SessionDriver(prepared, interruption).run()`` (called by ``session.run_claimed`` once the
-folder is claimed) writes meta.json (``running``), builds the tool state, starts the simulator
-for ``sim:<policy>`` models, writes ``session_start``, enters the condition's workflow for the
-agent, sends the first message and then drives ``query()`` calls until the session ends:
+folder is claimed) writes meta.json (``running``), has ``wiring.wire`` set the session up (the
+tool state, the simulator for ``sim:<policy>`` models, ``session_start``, the MCP servers, the
+condition's workflow entered for the agent), sends the first message and then drives
+``query()`` calls until the session ends:
 
 - the CLI is started through the launcher (``launcher.py``) with the options of
   ``cli_options.py``; the -loop conditions and Gates-only are resumed (``query(resume=...)``)
@@ -44,26 +45,24 @@ from claude_agent_sdk import (
     query,
 )
 
-from sopbench_tools.sdk_server import make_sdk_server
-from sopbench_tools.toolbox import ToolBox
 from study.environment import lock_sha256
 from study.prereg import code_version
-from study.session_io.events import SCHEMA_VERSION
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.meta import SessionMeta, runner_identity, write_meta
 from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from study.session_io.writer import EventLog, utc_now
 
 from . import cli_options
-from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
+from .bridge import SessionBridge
 from .ending import CallEnd, End, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
-from .launcher import stop_process_group, write_launcher
+from .launcher import stop_process_group
 from .ledger import CostLedger
-from .sdk import CLITransport, bundled_cli_path, bundled_cli_version, sdk_version
+from .sdk import CLITransport, bundled_cli_version, sdk_version
 from .retries import retry_fields
 from .texts import continuation_message, first_message
 from .transcript import keep_one
+from .wiring import Wiring, wire
 
 if TYPE_CHECKING:
     from .session import Prepared
@@ -89,9 +88,9 @@ def _rounded(usd: float | None) -> float | None:
 
 
 class SessionDriver:
-    """The I/O of one session: set-up, the calls under the watchdog, the stream, the end.
-    What happens after each call is decided by ``ending.after_call``; the cost is kept by
-    ``ledger.CostLedger``."""
+    """The I/O of one session: the calls under the watchdog, the stream, the end. The set-up is
+    ``wiring.wire``'s; what happens after each call is decided by ``ending.after_call``; the cost
+    is kept by ``ledger.CostLedger``."""
 
     def __init__(self, prepared: "Prepared", interruption: Interruption):
         self.prepared = prepared
@@ -101,7 +100,6 @@ class SessionDriver:
         self.work = self.dir / "work"
         self.session_id: str | None = None
         self.cli_version = bundled_cli_version()
-        self.cli_path: Path | None = None                         # the launcher (launcher.py)
         self.ledger = CostLedger(prepared.model.prices_per_mtok)
         self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
         self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
@@ -113,17 +111,6 @@ class SessionDriver:
         self.started_at = time.monotonic()
         self.meta = SessionMeta()                                 # written by run()
         self.log: EventLog | None = None                          # events.jsonl, while run() runs
-
-    # ----- set-up ------------------------------------------------------------------------------
-
-    def _make_fsm(self, order: list[str]) -> Any:
-        """The FSM runtime of this session (its frames in fsm/), or None without a workflow."""
-        if self.prepared.workflow is None:
-            return None
-        from study.fsm import FsmRuntime
-
-        workflow = self.prepared.workflow
-        return FsmRuntime(self.dir / "fsm", workflows={workflow.name: workflow}, variables={"batch": list(order)})
 
     async def run(self) -> Path:
         asyncio.get_running_loop().set_exception_handler(_quiet_after_exit)
@@ -146,10 +133,11 @@ class SessionDriver:
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
             self.log = log
             try:
-                bridge, env, servers, allowed = self._set_up(log, stack)
-                end = await self._drive(log, bridge, env, servers, allowed,
-                                        first_message(self.prepared.condition, len(bridge.box.order),
-                                                      task=self.prepared.task))
+                wiring = wire(self.prepared, self.meta, log, stack, home=self.home, cli_version=self.cli_version,
+                              on_refusal=self._on_refusal)
+                bridge = wiring.bridge
+                end = await self._drive(log, wiring, first_message(self.prepared.condition, len(bridge.box.order),
+                                                                   task=self.prepared.task))
             except Exception as exc:  # a crash of the runtime voids the session
                 end = End(SessionStatus.INFRASTRUCTURE_FAILURE,
                           f"runtime crash: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
@@ -158,89 +146,20 @@ class SessionDriver:
             self._finish(log, bridge, end)
         return self.dir
 
-    def _set_up(self, log: EventLog, stack: contextlib.ExitStack) -> tuple[SessionBridge, dict[str, str], dict[str, Any], list[str]]:
-        """Tool state, simulator (sim: models), FSM, the session_start event and the MCP servers.
-        Returns the bridge, the CLI's environment, the servers and the allowed tool names."""
-        spec, model = self.prepared.spec, self.prepared.model
-        box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=self.dir / "tools", task=self.prepared.task)
-        self.meta.accounts = len(box.order)
-        write_meta(self.dir, self.meta)
-        cli = bundled_cli_path()
-        if cli is None:
-            raise RuntimeError("the installed claude-agent-sdk has no bundled Claude Code CLI")
-        self.cli_path = write_launcher(self.home / ".study", cli)
-        if model.simulated:
-            from study.sim import SimServer
-
-            sim = SimServer(model.policy, spec.seed, self.dir / "sim_truth.jsonl",
-                            **{"task": box.task.name, **spec.sim_options})
-            sim_env = stack.enter_context(sim).cli_env()
-            base_url = sim_env["ANTHROPIC_BASE_URL"]
-            env = {**sim_env, **cli_options.cli_env(self.prepared, self.home, base_url)}
-        else:
-            base_url = model.base_url
-            env = cli_options.cli_env(self.prepared, self.home, base_url)
-        fsm = self._make_fsm(box.order)
-        bridge = SessionBridge(log, box, self.prepared.condition, fsm=fsm, reminder=self.prepared.reminder,
-                               stop_block_cap=self.prepared.limits.stop_blocks)
-        if self.prepared.limits.gate_refusals is not None:
-            bridge.on_refusal = self._on_refusal
-        self.meta.cli_settings = cli_options.recorded_settings(env)
-        log.emit(
-            EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
-            model=model.name, model_id=model.model_id, simulated=model.simulated,
-            exploratory=self.prepared.exploratory, manifest_sha256=self.meta.manifest_sha256,
-            code_version=self.meta.code_version, cli_version=self.cli_version,
-            sdk_version=self.meta.sdk_version, lock_sha256=self.meta.lock_sha256, order=list(box.order),
-            limits=self.prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
-            factors=self.prepared.condition.as_dict(), token_reminder=self.prepared.token_reminder,
-            cli_settings=self.meta.cli_settings, inherited_env=cli_options.inherited(env), base_url=base_url,
-            task=box.task.name,
-        )
-        servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
-        allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in box.task.all_tools]
-        if fsm is not None:
-            from study.fsm.sdk_tools import make_fsm_sdk_server
-            from study.fsm.tool_api import FSM_TOOL_NAMES
-
-            self._enter_workflow(log, fsm, self.prepared.workflow)
-            if self.prepared.workflow.needs_agent_moves:  # a runtime-driven workflow (FSM-lean) needs no FSM tools
-                desk = self._proposal_desk(fsm)  # FSM-propose only: propose_workflow_change too
-                servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event, proposals=desk)
-                allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
-                if desk is not None:
-                    allowed.append(f"mcp__{FSM_SERVER}__{desk.tool}")
-        return bridge, env, servers, allowed
-
-    def _proposal_desk(self, fsm: Any) -> Any:
-        """Where the agent's workflow proposals go (fsm/proposals.jsonl), or None: only a condition
-        with ``proposals`` (the exploratory FSM-propose) offers propose_workflow_change."""
-        if not self.prepared.condition.proposals:
-            return None
-        from study.fsm.proposals import ProposalDesk
-
-        workflow = self.prepared.workflow
-        return ProposalDesk(fsm, {workflow.name: Path(workflow.file)}, self.dir / "fsm", session=str(self.dir))
-
-    def _enter_workflow(self, log: EventLog, fsm: Any, workflow: Any) -> None:
-        """Enter the condition's workflow for the agent, before the first message."""
-        fsm.enter(workflow.name)
-        log.emit(EventKind.TRANSITION, **{"from": None, "to": fsm.state, "ok": True,
-                                          "reason": f"workflow {workflow.name} entered by the runner before the first message"})
-
     # ----- the run -----------------------------------------------------------------------------
 
-    async def _drive(self, log: EventLog, bridge: SessionBridge, env: dict[str, str], servers: dict[str, Any],
-                     allowed: list[str], prompt: str) -> End:
+    async def _drive(self, log: EventLog, wiring: Wiring, prompt: str) -> End:
         """Run calls (the first one, then resumes) until ``ending.after_call`` ends the session."""
+        bridge = wiring.bridge
         resume_id: str | None = None
         idle_resumes = 0
         while True:
             if self.interruption.signal:
                 return interrupted(self.interruption.reason)
             decided_before = bridge.decisions
-            options = cli_options.options(self.prepared, work=self.work, cli_path=self.cli_path, env=env,
-                                          bridge=bridge, servers=servers, allowed=allowed, resume=resume_id)
+            options = cli_options.options(self.prepared, work=self.work, cli_path=wiring.cli_path, env=wiring.env,
+                                          bridge=bridge, servers=wiring.servers, allowed=wiring.allowed,
+                                          resume=resume_id)
             call = await self._call(bridge, options, prompt)
             state = SessionState(
                 accounts_left=bridge.accounts_left, decided_in_call=bridge.decisions > decided_before,
@@ -390,7 +309,7 @@ class SessionDriver:
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)
-        extra = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
+        extra: dict[str, Any] = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
         if end.after_last_decision:   # completed: stopped by a signal once every account was decided
             extra["interrupted_after_last_decision"] = end.after_last_decision
         status, void_kind, reason = end.status, end.void_kind, (end.error or str(end.void_kind)) if end.void_kind else None

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from study.session_io.events import ApiRetry
+
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def retry_fields(data: dict[str, Any], call: int) -> dict[str, Any]:
+def retry_fields(data: dict[str, Any], call: int) -> ApiRetry:
     """The fields of the ``api_retry`` event for the CLI's message ``data`` during call ``call``."""
     wait = data.get("retry_delay_ms")
     return {"call": call, "status": _int(data.get("error_status")),

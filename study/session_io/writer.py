@@ -3,7 +3,10 @@
 Every event has ``seq`` (0, 1, 2, … in file order), ``t`` (UTC ISO 8601 with microseconds) and
 ``kind``; its other fields are checked against the kind's typed definition in ``events`` before
 anything is written (``ValueError`` for an unknown kind, a missing field or a wrongly typed one),
-so the writer never writes a line the reader would reject. A crash loses at most the event being
+so the writer never writes a line the reader would reject. A type checker sees the same
+definitions: ``emit`` has one overload per kind whose keyword parameters are the kind's fields
+(tests/session_io/test_emit_overloads.py holds them to ``events.EVENT_TYPES``); an event whose
+kind is known only at run time goes through ``emit_fields``. A crash loses at most the event being
 written; reopening a log continues its ``seq``. A write that fails (a full disk) is raised and
 kept in ``failed``, and the log takes no more events, so a line cut short stays its last line
 (which the reader tolerates) and the session's driver ends the session.
@@ -16,14 +19,15 @@ import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Mapping, overload
 
 from .events import field_problems
-from .vocabulary import EventKind
+from .vocabulary import EventKind, SessionStatus
 
 
 def utc_now() -> str:
-    """The current UTC time as the log writes it (``2026-11-30T21:12:13.614624Z``)."""
+    """The current UTC time as the log writes it (``2026-11-30T21:12:13.614624Z``); meta.json, the
+    claims, the preregistration records and the tools' state logs write the same."""
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
@@ -53,8 +57,77 @@ class EventLog:
                     continue  # a torn last line from a crash
         return last + 1
 
+    # One overload per kind: the fields of its definition in ``events`` as keyword parameters, in
+    # the same order (a ``NotRequired`` one has a default), and ``more`` for the further fields the
+    # contract allows. ``transition``'s field ``from`` is a Python keyword, so it goes in ``more``
+    # (``emit(EventKind.TRANSITION, **{"from": state}, to=..., ok=..., reason=...)``, in that order).
+    @overload
+    def emit(self, kind: Literal[EventKind.SESSION_START, "session_start"], *, schema: int, condition: str,
+             seed: int, model: str, simulated: bool, manifest_sha256: str | None, code_version: str | None,
+             cli_version: str | None, order: list[str], limits: dict, exploratory: bool = ...,
+             model_id: str | None = ..., sdk_version: str | None = ..., lock_sha256: str | None = ...,
+             task: str = ..., **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.TOOL_CALL, "tool_call"], *, tool: str, args: dict, account: str | None,
+             allowed: bool, ok: bool, state: str | None, server: str = ..., result: str | None = ...,
+             error: str | None = ..., call_id: str | None = ..., reminder_attached: bool = ...,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.TRANSITION, "transition"], *, to: str | None, ok: bool,
+             reason: str | None, **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.STOP, "stop"], *, accounts_left: int, outcome: Literal["ended", "blocked"],
+             reason: str | None = ..., block_cap_reached: bool = ..., stop_hook_active: bool = ...,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.RESUME, "resume"], *, n: int, accounts_left: int = ...,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.COMPACTION, "compaction"], *, trigger: str,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.ASSISTANT_TEXT, "assistant_text"], *, text: str,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.CALL_END, "call_end"], *, n: int, cost_usd: float, session_cost_usd: float,
+             subtype: str | None = ..., is_error: bool | None = ..., turns: int | None = ...,
+             priced_usd: float | None = ..., decisions: int | None = ..., accounts_left: int | None = ...,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.USAGE, "usage"], *, call: int, priced_usd: float | None,
+             session_cost_usd: float, **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.PROPOSAL, "proposal"], *, id: str, workflow: str, state: str | None,
+             valid: bool, problems: int, reason: str = ..., **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.API_RETRY, "api_retry"], *, call: int, status: int | None,
+             error: str | None, attempt: int, max_retries: int | None = ..., wait_s: float | None,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.SESSION_END, "session_end"], *, status: SessionStatus,
+             cost_usd: float | None, turns: int, duration_s: float, error: str | None = ...,
+             cost_complete: bool = ..., cost_estimated_usd: float | None = ..., resumes: int = ...,
+             decisions: int | None = ..., accounts_left: int | None = ..., cli_stop_s: float | None = ...,
+             **more: Any) -> dict[str, Any]: ...
+
     def emit(self, kind: EventKind | str, **fields: Any) -> dict[str, Any]:
         """Check the event against its kind's definition, write it and flush; return it as written."""
+        return self.emit_fields(kind, fields)
+
+    def emit_fields(self, kind: EventKind | str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """``emit`` of an event whose kind is known only at run time (the FSM tools' event sink):
+        the same checks, made at run time only."""
         problems = field_problems(kind, fields)
         if problems:
             raise ValueError(f"refusing to write an invalid event to {self.path}: " + "; ".join(problems))

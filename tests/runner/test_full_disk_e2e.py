@@ -82,7 +82,8 @@ def test_when_meta_json_cannot_be_written_either_it_says_so_in_one_line(tmp_path
             raise OSError(errno.ENOSPC, "No space left on device")
         real(session_dir, meta)
 
-    monkeypatch.setattr("study.runner.driver.write_meta", write_meta)
+    monkeypatch.setattr("study.runner.wiring.write_meta", write_meta)   # the first one (set-up)
+    monkeypatch.setattr("study.runner.driver.write_meta", write_meta)   # the final one
     result = CliRunner().invoke(main, [*ARGS, "--sessions", str(tmp_path)])
     assert result.exit_code == 1, result.output
     (line,) = [x for x in result.output.splitlines() if x.startswith("Error:")]
