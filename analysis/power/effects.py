@@ -38,7 +38,7 @@ from typing import Any
 import polars as pl
 
 from study.errors import StudyError
-from study.fsm.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
+from study.protocol.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
 from ..plan import METRICS, Plan, prediction_models
 from ..scoring import WINDOW

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from study.fsm.yaml_lines import YamlError, load_yaml, read_yaml_text
+from .yaml_lines import YamlError, load_yaml, read_yaml_text
 
 MISSING = "{path} is missing; restore it from the repository (git checkout -- {path})"
 INVALID = "{path} is not valid YAML (line {line}): {message}"

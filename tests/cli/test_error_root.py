@@ -17,7 +17,7 @@ BASES = {
     ValueError: """study.session_io.issues:LogError study.session_io.issues:MetaError study.runner.limits:LimitsError
         study.runner.shard:ShardError study.runner.texts:TextError study.runner.conditions:ConditionError
         study.runner.preflight:PreflightError study.runner.models:ModelError study.escape_routes:RegistryError
-        study.fsm.yaml_lines:YamlError study.fsm.workflow:WorkflowError analysis.plan:PlanError
+        study.protocol.yaml_lines:YamlError study.fsm.workflow:WorkflowError analysis.plan:PlanError
         analysis.power.effects:EffectsError analysis.loading:CorpusError sopbench_tools.orders:OrderError
         sopbench_tools.tasks.manifest:TaskError study.fsm.edits:EditError""",
     RuntimeError: """study.runner.claim:SessionExists study.runner.claim:SessionClaimed study.fsm.frames:FrameStoreError
@@ -36,7 +36,7 @@ def test_every_error_derives_from_the_root_and_keeps_its_base(module, name, base
 
 
 def test_an_error_carries_its_data():
-    from study.fsm.yaml_lines import YamlError
+    from study.protocol.yaml_lines import YamlError
     from study.prereg.errors import PreregViolation
 
     assert YamlError("malformed", 3).data["line"] == 3

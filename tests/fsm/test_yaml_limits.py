@@ -1,5 +1,5 @@
 """Every YAML file is read under limits: a recursive alias, deep nesting, a "billion laughs" or an
-oversized file is refused in one line, fast, by the one loader (``study.fsm.yaml_lines``) that
+oversized file is refused in one line, fast, by the one loader (``study.protocol.yaml_lines``) that
 the workflows, conditions, limits, models, predictions and effect models all go through."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from study.cli import main
-from study.fsm.yaml_lines import MAX_BYTES, YamlError, load_yaml, load_yaml_with_lines
+from study.protocol.yaml_lines import MAX_BYTES, YamlError, load_yaml, load_yaml_with_lines
 
 RECURSIVE = "a: &a [1, *a]\n"
 RECURSIVE_MAP = "a: &a {b: *a}\n"
