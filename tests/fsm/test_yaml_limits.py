@@ -69,10 +69,10 @@ def test_study_power_refuses_an_effect_model_in_one_line(tmp_path, text, says):
 
 
 def test_the_preregistration_readers_refuse_a_recursive_alias(tmp_path):
-    from analysis.plan import PlanError, load_plan
-    from study.runner.conditions import ConditionError, load_conditions
-    from study.runner.limits import LimitsError, load_limits
-    from study.runner.models import ModelError, load_models
+    from study.protocol.plan import PlanError, load_plan
+    from study.protocol.conditions import ConditionError, load_conditions
+    from study.protocol.limits import LimitsError, load_limits
+    from study.protocol.models import ModelError, load_models
 
     path = tmp_path / "file.yaml"
     path.write_text(RECURSIVE, encoding="utf-8")
