@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from study.protocol.plan import PlanError, load_plan
-from study.protocol.predictions import Bound, CatchUp, Contrast, ContrastPair, Regime, SeedCount, SeedsWhere, MetricTest
+from study.protocol.predictions import Bound, CatchUp, Contrast, ContrastPair, MetricTest, Regime, SeedCount, SeedsWhere
 
 #: A small plan; line numbers below are 1-based lines of this text.
 PLAN = """\
