@@ -8,8 +8,8 @@ Modules, in the order data flows through them:
 - ``loading``: find and score every session under a folder into polars frames, excluding and
   listing voided, incomplete and exploratory sessions, refusing to mix simulated and real ones.
 - ``statistics``: paired tests over seeds (bootstrap CI, sign, Wilcoxon, McNemar).
-- ``plan``: the preregistered plan in ``preregistration/predictions.yaml`` (seeds, comparisons,
-  predictions) as data.
+- (the preregistered plan in ``preregistration/predictions.yaml``, typed, is read by
+  ``study.protocol.plan``: seeds, comparisons, predictions.)
 - ``comparisons``: the paired comparisons of the plan computed on a corpus (Table 7).
 - ``predictions``: the predictions evaluated to observed values and verdicts (Table 6).
 - ``tables`` and ``render``: Tables 1, 2, 6, 7 and 8 and their Markdown, CSV and LaTeX forms.

@@ -20,10 +20,10 @@ from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import LogError
 from study.protocol.amendments import AmendmentError
 from study.protocol.conditions import ConditionError
+from study.protocol.plan import PlanError
 
 from . import exclusions
 from .loading import CorpusError, MixedSessions, NoSuchFolder, score_or_reason, sopbench_correct_count
-from .plan import PlanError
 from .plain_wording import plain_headers
 from .render import FORMATS, LATEX_STYLES, NUMBERINGS, LatexOptions, render
 from .table_notes import NO_ROWS

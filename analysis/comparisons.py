@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .plan import ComparisonSpec, Plan, Side
+from study.protocol.plan import ComparisonSpec, Plan, Side
+
 from .statistics import Paired, paired_many
 
 Values = dict[tuple[str, str, int], dict]

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
 
+from study.protocol.plan import Plan
+from study.protocol.predictions import Clause, Contrast, ContrastPair, Prediction, Regime, SeedsWhere
+
 from . import verdicts as vr
 from .comparisons import Comparison, Values, index, session_values
-from .plan import Plan
 from .verdicts import NOT_EVALUABLE, VERDICTS
 
 __all__ = ["NOT_EVALUABLE", "ObservedSource", "Outcome", "evaluate", "fmt_signed"]
@@ -90,90 +91,88 @@ class ObservedSource:
 
 
 # The "Observed" column: one text per clause, written from the same inputs the rules read.
-def _seeds_where_text(src: ObservedSource, clause: dict, model: str) -> str:
-    sw = clause["seeds_where"]
-    how = "all" if "all" in sw else "any"
+def _seeds_where_text(src: ObservedSource, clause: SeedsWhere, model: str) -> str:
     texts = []
-    for condition in sw["conditions"]:
+    for condition in clause.conditions:
         seeds, rows = src.rows(model, condition)
         missing = [s for s, r in zip(seeds, rows) if r is None]
         if missing:
             texts.append(f"{condition}: seeds {', '.join(map(str, missing))} missing")
             continue
-        hits = int(vr.count_seeds(_Metrics(rows), sw[how], how)[0])
+        hits = int(vr.count_seeds(_Metrics(rows), clause.tests, clause.how)[0])
         texts.append(f"{hits}/{len(seeds)}")
     return ", ".join(texts)
 
 
-def _contrast_text(src: ObservedSource, clause: dict, model: str | None) -> str:
-    c = src.comparison(clause["contrast"], model)
+def _contrast_text(src: ObservedSource, clause: Contrast, model: str | None) -> str:
+    c = src.comparison(clause.comparison, model)
     if c is None:
         return "no sessions"
     if not c.complete:
         got = len(c.paired.seeds) if c.paired else 0
         return f"{c.spec.label}: {got} of {len(c.planned_seeds or ())} seeds"
     p = c.paired
-    shows_mean = "mean" in clause or "abs_mean" in clause or not (
-        "positive" in clause or "negative" in clause)
+    counts = clause.positive is not None or clause.negative is not None
+    shows_mean = clause.mean is not None or clause.abs_mean is not None or not counts
     parts = [fmt_signed(p.mean)] if shows_mean else []
-    if "abs_mean" in clause:
+    if clause.abs_mean is not None:
         parts.append(f"CI [{p.ci_low:.1f}, {p.ci_high:.1f}]")
-    for key, count in (("positive", p.positive), ("negative", p.negative)):
-        if key in clause:
-            parts.append(f"{count}/{p.n} {key}")
-    if clause.get("show") == "means":
+    for name, rule, count in (("positive", clause.positive, p.positive), ("negative", clause.negative, p.negative)):
+        if rule is not None:
+            parts.append(f"{count}/{p.n} {name}")
+    if clause.show_means:
         parts = [f"{c.mean_a:.1f} vs. {c.mean_b:.1f}"]
     return ", ".join(parts)
 
 
-def _contrast_pair_text(src: ObservedSource, clause: dict, model: str | None) -> str:
-    pair = clause["contrast_pair"]
-    left, right = (src.comparison(pair[k], model) for k in ("left", "right"))
+def _contrast_pair_text(src: ObservedSource, clause: ContrastPair, model: str | None) -> str:
+    left, right = (src.comparison(c, model) for c in (clause.left, clause.right))
     if not (left and right and left.complete and right.complete):
         return "seeds missing"
     return f"{left.paired.mean:.1f} vs. {right.paired.mean:.1f}"
 
 
-def _clause_text(src: ObservedSource, clause: dict, model: str | None) -> str:
-    if "seeds_where" in clause:
+def _clause_text(src: ObservedSource, clause: Clause, model: str | None) -> str:
+    if isinstance(clause, SeedsWhere):
         return _seeds_where_text(src, clause, model)
-    if "contrast_pair" in clause:
+    if isinstance(clause, ContrastPair):
         return _contrast_pair_text(src, clause, model)
     return _contrast_text(src, clause, model)
 
 
-def _regime_text(src: ObservedSource, rule: dict, model: str) -> tuple[str | None, str]:
+def _regime_text(src: ObservedSource, rule: Regime, model: str) -> tuple[tuple[Clause, ...] | None, str]:
+    """The clauses of the model's regime (None if it has none) and the text naming it."""
     level = vr.regime_level(rule, model, src)
     if level is None:
-        return None, f"{rule['condition']} seeds missing"
+        return None, f"{rule.condition} seeds missing"
     if np.isnan(level[0]):
-        return None, f"{rule['condition']} decided nothing"
-    shown = _metric_text(rule["metric"], float(level[0]))
+        return None, f"{rule.condition} decided nothing"
+    shown = _metric_text(rule.metric, float(level[0]))
     code = int(vr.regime_codes(rule, level)[0])
     if code == 0:
-        return "drift", f"drift ({shown})"
+        return rule.drift, f"drift ({shown})"
     if code == 1:
-        return "no_drift", f"no drift ({shown})"
+        return rule.no_drift, f"no drift ({shown})"
     return None, f"regime undetermined ({shown})"
 
 
-def _observed(src: ObservedSource, p: dict[str, Any], model: str | None) -> str:
+def _observed(src: ObservedSource, p: Prediction, model: str | None) -> str:
     """The "Observed" text of one prediction for one model."""
-    if p["kind"] == "catch_up":
-        c = src.comparison(p["contrast"], None)
+    if p.catch_up is not None:
+        c = src.comparison(p.catch_up.comparison, None)
         if c is None or not c.complete:
             return "seeds missing"
         diffs = ", ".join(f"{d:+.0f}" for d in c.paired.differences)
         return f"{fmt_signed(c.paired.mean)} (seeds: {diffs})"
     if model is not None and not src.has_model(model):
         return f"no sessions of {model}"
-    if "by_regime" in p:
-        regime, prefix = _regime_text(src, p["regime"], model)
-        if regime is None:
+    if p.regime is not None:
+        clauses, prefix = _regime_text(src, p.regime, model)
+        if clauses is None:
             return prefix
-        clauses, prefix = p["by_regime"][regime], prefix + ": "
+        prefix += ": "
     else:
-        clauses, prefix = p.get("any") or p["all"], ""
+        clauses, prefix = p.clauses, ""
     return prefix + "; ".join(_clause_text(src, c, model) for c in clauses)
 
 
@@ -182,7 +181,7 @@ def evaluate(plan: Plan, sessions: pl.DataFrame, comparisons: list[Comparison]) 
     src = ObservedSource(plan, session_values(sessions), comparisons)
     out = []
     for p, _key, model, label in plan.prediction_runs():
-        verdict = VERDICTS[p["kind"]][int(vr.verdict_index(p, model, src)[0])]
-        out.append(Outcome(id=p["id"], section=p.get("section", ""), text=p["text"], model=label,
+        verdict = VERDICTS[p.kind][int(vr.verdict_index(p, model, src)[0])]
+        out.append(Outcome(id=p.id, section=p.section, text=p.text, model=label,
                            observed=_observed(src, p, model), verdict=verdict))
     return out

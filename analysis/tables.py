@@ -28,11 +28,11 @@ from study.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Me
 from study.paths import prereg_dir, sessions_folder
 from study.protocol.amendments import Amendment, read_amendments_file
 from study.protocol.conditions import load_conditions
+from study.protocol.plan import Plan, load_plan
 
 from . import exclusions
 from .comparisons import Comparison, compute_comparisons
 from .loading import Corpus, load_corpus
-from .plan import Plan, load_plan
 from .predictions import Outcome, evaluate
 from .render import Cell, Column, Table, csv_number, num
 from .score_cache import ScoreCache

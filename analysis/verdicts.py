@@ -17,11 +17,12 @@ already decides it. A catch-up rule exceeds, catches up or does not catch up by 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
-from .plan import OPS
+from study.protocol.predictions import (OPS, Clause, Contrast, ContrastPair, MetricTest, Prediction, Regime,
+                                        SeedCount, SeedsWhere)
 
 TRUE, FALSE, UNKNOWN = 1, 0, -1
 NOT_EVALUABLE = "not evaluable"
@@ -66,29 +67,27 @@ def any_of(results: list[np.ndarray]) -> np.ndarray:
     return np.where((s == TRUE).any(0), TRUE, np.where((s == UNKNOWN).any(0), UNKNOWN, FALSE)).astype(np.int8)
 
 
-def count_seeds(metrics: Mapping[str, np.ndarray], tests: list, how: str) -> np.ndarray:
-    """Per draw, the seeds whose session satisfies ``all`` (or ``any``) of [metric, op, value]."""
-    sat = [OPS[op](metrics[m], v) for m, op, v in tests]
+def count_seeds(metrics: Mapping[str, np.ndarray], tests: tuple[MetricTest, ...], how: str) -> np.ndarray:
+    """Per draw, the seeds whose session satisfies ``all`` (or ``any``) of the tests."""
+    sat = [OPS[t.op](metrics[t.metric], t.value) for t in tests]
     ok = np.logical_and.reduce(sat) if how == "all" else np.logical_or.reduce(sat)
     return ok.sum(axis=-1)
 
 
-def seeds_needed(at_least: Any, seeds: int) -> int:
+def seeds_needed(at_least: int | str, seeds: int) -> int:
     return seeds if at_least == "all" else int(at_least)
 
 
-def seeds_where(clause: dict, model: str, src: Source) -> np.ndarray:
-    sw = clause["seeds_where"]
-    how = "all" if "all" in sw else "any"
+def seeds_where(clause: SeedsWhere, model: str, src: Source) -> np.ndarray:
     out = []
-    for condition in sw["conditions"]:
+    for condition in clause.conditions:
         metrics = src.seed_metrics(model, condition)
         if metrics is None:
             out.append(_unknown(src.draws))
             continue
-        hits = count_seeds(metrics, sw[how], how)
-        n = metrics[sw[how][0][0]].shape[-1]
-        out.append(truth(hits >= seeds_needed(clause["at_least"], n)))
+        hits = count_seeds(metrics, clause.tests, clause.how)
+        n = metrics[clause.tests[0].metric].shape[-1]
+        out.append(truth(hits >= seeds_needed(clause.at_least, n)))
     return all_of(out)
 
 
@@ -97,52 +96,51 @@ def summary(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return d.mean(axis=-1), (d > 0).sum(axis=-1), (d < 0).sum(axis=-1)
 
 
-def contrast(clause: dict, model: str | None, src: Source) -> np.ndarray:
-    d = src.differences(clause["contrast"], model)
+def _enough(rule: SeedCount, count: np.ndarray, n: int) -> np.ndarray:
+    if rule.at_least_fraction is not None:
+        return count >= rule.at_least_fraction * n
+    return count >= seeds_needed(rule.at_least, n)
+
+
+def contrast(clause: Contrast, model: str | None, src: Source) -> np.ndarray:
+    d = src.differences(clause.comparison, model)
     if d is None:
         return _unknown(src.draws)
     mean, positive, negative = summary(d)
     n = d.shape[-1]
     oks = []
-    if "mean" in clause:
-        op, v = clause["mean"]
-        oks.append(OPS[op](mean, v))
-    if "abs_mean" in clause:
-        op, v = clause["abs_mean"]
-        oks.append(OPS[op](np.abs(mean), v))
-    for key, count in (("positive", positive), ("negative", negative)):
-        if key in clause:
-            rule = clause[key]
-            if "at_least_fraction" in rule:
-                oks.append(count >= rule["at_least_fraction"] * n)
-            else:
-                oks.append(count >= seeds_needed(rule["at_least"], n))
+    if clause.mean is not None:
+        oks.append(OPS[clause.mean.op](mean, clause.mean.value))
+    if clause.abs_mean is not None:
+        oks.append(OPS[clause.abs_mean.op](np.abs(mean), clause.abs_mean.value))
+    for rule, count in ((clause.positive, positive), (clause.negative, negative)):
+        if rule is not None:
+            oks.append(_enough(rule, count, n))
     return all_of([truth(ok) for ok in oks]) if oks else np.full(src.draws, TRUE, dtype=np.int8)
 
 
-def contrast_pair(clause: dict, model: str | None, src: Source) -> np.ndarray:
-    pair = clause["contrast_pair"]
-    left, right = (src.differences(pair[k], model) for k in ("left", "right"))
+def contrast_pair(clause: ContrastPair, model: str | None, src: Source) -> np.ndarray:
+    left, right = (src.differences(c, model) for c in (clause.left, clause.right))
     if left is None or right is None:
         return _unknown(src.draws)
-    return truth(OPS[pair["op"]](left.mean(axis=-1), right.mean(axis=-1)))
+    return truth(OPS[clause.op](left.mean(axis=-1), right.mean(axis=-1)))
 
 
-def clause_truth(clause: dict, model: str | None, src: Source) -> np.ndarray:
-    for kind, rule in (("seeds_where", seeds_where), ("contrast_pair", contrast_pair),
-                       ("contrast", contrast)):
-        if kind in clause:
-            return rule(clause, model, src)
-    raise AssertionError(clause)  # load_plan admits only these kinds
+def clause_truth(clause: Clause, model: str | None, src: Source) -> np.ndarray:
+    if isinstance(clause, SeedsWhere):
+        return seeds_where(clause, model, src)
+    if isinstance(clause, ContrastPair):
+        return contrast_pair(clause, model, src)
+    return contrast(clause, model, src)
 
 
-def regime_level(rule: dict, model: str, src: Source) -> np.ndarray | None:
+def regime_level(rule: Regime, model: str, src: Source) -> np.ndarray | None:
     """Per draw, the mean over seeds of the regime's metric (NaN if no seed has a value);
     None when a session is missing."""
-    metrics = src.seed_metrics(model, rule["condition"])
+    metrics = src.seed_metrics(model, rule.condition)
     if metrics is None:
         return None
-    x = metrics[rule["metric"]]
+    x = metrics[rule.metric]
     have = ~np.isnan(x)
     count = have.sum(axis=-1)
     total = np.where(have, x, 0.0).sum(axis=-1)
@@ -150,39 +148,40 @@ def regime_level(rule: dict, model: str, src: Source) -> np.ndarray | None:
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-def regime_codes(rule: dict, level: np.ndarray) -> np.ndarray:
+def regime_codes(rule: Regime, level: np.ndarray) -> np.ndarray:
     """0 drift, 1 no drift, -1 undetermined (between the thresholds, or no value)."""
-    return np.where(level < rule["drift_below"], 0,
-                    np.where(level >= rule["no_drift_at_least"], 1, -1)).astype(np.int8)
+    return np.where(level < rule.drift_below, 0,
+                    np.where(level >= rule.no_drift_at_least, 1, -1)).astype(np.int8)
 
 
-def entry_truth(p: dict, model: str | None, src: Source) -> np.ndarray:
+def entry_truth(p: Prediction, model: str | None, src: Source) -> np.ndarray:
     """The combined truth of a prediction's or falsification rule's clauses, per draw."""
     if model is not None and not src.has_model(model):
         return _unknown(src.draws)
-    if "by_regime" in p:
-        level = regime_level(p["regime"], model, src)
+    if p.regime is not None:
+        level = regime_level(p.regime, model, src)
         if level is None:
             return _unknown(src.draws)
-        codes = regime_codes(p["regime"], level)
+        codes = regime_codes(p.regime, level)
         out = _unknown(src.draws)
-        for code, name in ((0, "drift"), (1, "no_drift")):
+        for code, clauses in ((0, p.regime.drift), (1, p.regime.no_drift)):
             if (codes == code).any():
-                got = all_of([clause_truth(c, model, src) for c in p["by_regime"][name]])
+                got = all_of([clause_truth(c, model, src) for c in clauses])
                 out = np.where(codes == code, got, out).astype(np.int8)
         return out
-    combine, clauses = (any_of, p["any"]) if "any" in p else (all_of, p["all"])
-    return combine([clause_truth(c, model, src) for c in clauses])
+    combine = any_of if p.combine == "any" else all_of
+    return combine([clause_truth(c, model, src) for c in p.clauses])
 
 
-def verdict_index(p: dict, model: str | None, src: Source) -> np.ndarray:
-    """Per draw, the index of the entry's verdict in ``VERDICTS[p["kind"]]``."""
-    if p["kind"] == "catch_up":
-        d = src.differences(p["contrast"], None)
+def verdict_index(p: Prediction, model: str | None, src: Source) -> np.ndarray:
+    """Per draw, the index of the entry's verdict in ``VERDICTS[p.kind]``."""
+    if p.catch_up is not None:
+        rule = p.catch_up
+        d = src.differences(rule.comparison, None)
         if d is None:
             return np.full(src.draws, 3, dtype=np.int8)
         mean = d.mean(axis=-1)
-        return np.where(mean >= p["exceeds_at_least"], 0,
-                        np.where(mean >= p["catches_up_at_least"], 1, 2)).astype(np.int8)
+        return np.where(mean >= rule.exceeds_at_least, 0,
+                        np.where(mean >= rule.catches_up_at_least, 1, 2)).astype(np.int8)
     ok = entry_truth(p, model, src)
     return np.where(ok == TRUE, 0, np.where(ok == FALSE, 1, 2)).astype(np.int8)

@@ -27,7 +27,7 @@ import orjson
 from analysis.comparisons import compute_comparisons
 from analysis.corpus import generate_corpus
 from analysis.loading import load_corpus
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.score_cache import ScoreCache
 from analysis.render import FORMATS, render
 from analysis.statistics import paired_many

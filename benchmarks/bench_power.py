@@ -15,10 +15,10 @@ import argparse
 import time
 from pathlib import Path
 
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.power.effects import load_effects
 from analysis.power.run import run_power
-from study.runner.conditions import condition_names
+from study.protocol.conditions import condition_names
 
 PAPER = Path(__file__).resolve().parents[1] / "examples" / "effects" / "paper_table1.yaml"
 TARGET_S = 10.0

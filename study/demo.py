@@ -59,7 +59,7 @@ def demo_analysis(root: Path, session_dirs: list[Path]):
     out of this run's tables. ``load_corpus`` loads exactly those sessions (its exclusion rule:
     voided, incomplete, broken logs; its duplicate check)."""
     from analysis.loading import load_corpus
-    from analysis.plan import load_plan
+    from study.protocol.plan import load_plan
     from analysis.tables import Analysis
     from study.session_io.folders import find_sessions
 

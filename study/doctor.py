@@ -181,7 +181,7 @@ def check_sessions_folder(folder: Path | None = None) -> Check:
 def missing_for_a_real_run(environ: dict[str, str] | None = None) -> list[str]:
     """What a confirmatory run of the default model still needs that doctor does not require:
     its API key (the simulator needs none)."""
-    from study.runner.models import ModelError, load_models
+    from study.protocol.models import ModelError, load_models
 
     environ = dict(os.environ if environ is None else environ)
     try:

@@ -24,8 +24,8 @@ from typing import Any, Mapping
 
 import yaml
 
-#: The task of the preregistered referral-abuse study (``sopbench_tools.tasks.PREREGISTERED_TASK``).
-PREREGISTERED_TASK = "referral_abuse_detection_v2"
+from sopbench_tools.tasks import PREREGISTERED_TASK   # the task of the preregistered study
+
 #: A project's own task, written by ``study new`` (``task:`` a vendored name, or ``manifest:`` a
 #: path relative to the project folder).
 PROJECT_TASK_FILE = "task.yaml"

@@ -10,9 +10,9 @@ import click
 
 from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option
 from study.protocol.conditions import ConditionError, condition_names
+from study.protocol.plan import PlanError, load_plan
 
 from ..loading import CorpusError
-from ..plan import PlanError, load_plan
 from ..render import FORMATS, render
 from .effects import EffectsError, from_sessions, load_effects
 from .figure import write_figures

@@ -38,9 +38,10 @@ from typing import Any
 import polars as pl
 
 from study.errors import StudyError
-from study.fsm.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
+from study.protocol.plan import METRICS, Plan
+from study.protocol.predictions import Contrast, SeedsWhere
+from study.protocol.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
-from ..plan import METRICS, Plan, prediction_models
 from ..scoring import WINDOW
 
 COUNTS = ("decided", "correct", "compliant", "fc")
@@ -258,26 +259,22 @@ def requirements(plan: Plan, model_name: str) -> dict[tuple[str, str, str], str]
         if spec.in_table:
             comparison(spec.id, f"comparison {spec.id}")
     for p in plan.predictions:
-        if key not in prediction_models(p):
-            if p["kind"] == "catch_up":
-                comparison(p["contrast"], p["id"])
+        if key not in p.models:
+            if p.catch_up is not None:
+                comparison(p.catch_up.comparison, p.id)
             continue
-        clauses = list(p.get("all", [])) + list(p.get("any", []))
-        for regime_clauses in (p.get("by_regime") or {}).values():
-            clauses += regime_clauses
-        if "regime" in p:
-            need.setdefault((model_name, p["regime"]["condition"], p["regime"]["metric"]), p["id"])
-        for clause in clauses:
-            if "seeds_where" in clause:
-                sw = clause["seeds_where"]
-                for c in sw["conditions"]:
-                    for metric, _op, _v in sw.get("all") or sw["any"]:
-                        need.setdefault((model_name, c, metric), p["id"])
-            elif "contrast" in clause:
-                comparison(clause["contrast"], p["id"])
+        if p.regime is not None:
+            need.setdefault((model_name, p.regime.condition, p.regime.metric), p.id)
+        for clause in p.every_clause():
+            if isinstance(clause, SeedsWhere):
+                for c in clause.conditions:
+                    for test in clause.tests:
+                        need.setdefault((model_name, c, test.metric), p.id)
+            elif isinstance(clause, Contrast):
+                comparison(clause.comparison, p.id)
             else:
-                comparison(clause["contrast_pair"]["left"], p["id"])
-                comparison(clause["contrast_pair"]["right"], p["id"])
+                comparison(clause.left, p.id)
+                comparison(clause.right, p.id)
     return need
 
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from study.protocol.plan import Plan
+
 from .. import verdicts as vr
-from ..plan import Plan
 from .effects import EffectModel
 from .paired_tests import sign_power, wilcoxon_power
 from .simulate import Draws
@@ -70,13 +71,13 @@ def run_power(effects: EffectModel, plan: Plan, seeds: list[int], *, draws: int 
     out = PowerResult(effects, tuple(seeds), draws, rng_seed, alpha)
     for p, key, model, label in plan.prediction_runs():
         owner = plan.models[key].label if key else None     # the model the row belongs to
-        counts = [np.bincount(vr.verdict_index(p, model, src), minlength=len(vr.VERDICTS[p["kind"]]))
+        counts = [np.bincount(vr.verdict_index(p, model, src), minlength=len(vr.VERDICTS[p.kind]))
                   for src in sources]
-        for i, verdict in enumerate(vr.VERDICTS[p["kind"]]):
+        for i, verdict in enumerate(vr.VERDICTS[p.kind]):
             probs = tuple(float(c[i]) / draws for c in counts)
             if verdict == vr.NOT_EVALUABLE and not any(probs):
                 continue
-            out.verdicts.append(VerdictRow(p["id"], label, p["text"], verdict, probs, owner=owner))
+            out.verdicts.append(VerdictRow(p.id, label, p.text, verdict, probs, owner=owner))
     jobs = [(plan.label(m), spec, m) for m in plan.model_order(list(effects.models))
             for spec in plan.comparisons if tests and spec.in_table and not spec.cross_model]
     jobs += [("Cross-model", spec, None) for spec in plan.comparisons

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import ndtr
 
-from ..plan import Plan
+from study.protocol.plan import Plan
+
 from .effects import COUNTS, ConditionEffect, EffectModel, Marginal
 
 

@@ -29,10 +29,10 @@ import copy
 from typing import Any, Callable
 
 from study.errors import StudyError
+from study.protocol.yaml_lines import YamlError, load_yaml
 
 from .build_referral_workflow import _dump
 from .workflow_loader import STATE_KEYS, TRANSITION_KEYS
-from .yaml_lines import YamlError, load_yaml
 
 #: Top-level keys ``alter_workflow`` may set.
 WORKFLOW_KEYS = ("description", "tools", "variables", "initial", "exit", "pause")

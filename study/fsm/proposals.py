@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from study.protocol.yaml_lines import YamlError, load_yaml
+
 from .edits import EditError, apply_edits
 from .ledger import Ledger
 from .outcomes import FsmRefusal
@@ -28,7 +30,6 @@ from .runtime import FsmRuntime
 from .tool_api import FsmToolSpec
 from .versions import sha256_text, utc_stamp
 from .workflow import Workflow, WorkflowError
-from .yaml_lines import YamlError, load_yaml
 
 PROPOSE_TOOL = "propose_workflow_change"
 #: The longest proposal (its arguments as JSON) and proposed text (characters).

@@ -13,10 +13,11 @@ import re
 from collections import deque
 from typing import Any, Mapping
 
+from study.protocol.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
+
 from .checks import DEFAULT_SHELL_TIMEOUT_S, get_check, registered_checks
 from .permissions import ARG_OPERATORS, ArgPredicate, Permissions, Rule
 from .workflow import NamedCheck, Problem, ShellCheck, SoftCheck, State, Transition, Workflow, WorkflowError
-from .yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
 TOP_KEYS = ("workflow", "description", "tools", "check_modules", "variables", "initial", "exit", "pause", "states", "transitions")
 REQUIRED_TOP_KEYS = ("workflow", "tools", "initial", "exit", "states")

@@ -8,7 +8,7 @@ on disk under ``root``) loads as the study will load it, else one sentence sayin
 - ``preregistration/orders/seed-<s>.txt``: the order file's name, and its content as an order of
   the task's accounts (each id exactly once), read by ``sopbench_tools.orders.frozen_order``;
 - ``conditions.yaml``, ``limits.yaml`` (for every model of models.yaml and the simulator),
-  ``models.yaml``, ``predictions.yaml``: their loaders in ``study.runner`` and ``analysis.plan``;
+  ``models.yaml``, ``predictions.yaml``: their loaders in ``study.protocol``;
 - ``preregistration/workflows/**.yaml``: the workflow loader (``Workflow.load``); a task
   manifest (``sopbench_tools/tasks/manifests/*.yaml``): the task loader (``load_manifest``);
 - ``preregistration/texts/**.md``: UTF-8 text, not empty, with the placeholders its template must
@@ -96,19 +96,19 @@ def _check(root: Path, rel: str, path: Path) -> str | None:
         Workflow.load(path)
         return None
     if inner == "conditions.yaml":
-        from study.runner.conditions import load_conditions
+        from study.protocol.conditions import load_conditions
 
         load_conditions(path)
         return None
     if inner == "models.yaml":
-        from study.runner.models import load_models
+        from study.protocol.models import load_models
 
         load_models(path)
         return None
     if inner == "limits.yaml":
         return _check_limits(root, path)
     if inner == "predictions.yaml":
-        from analysis.plan import load_plan
+        from study.protocol.plan import load_plan
 
         load_plan(path)
         return None
@@ -148,8 +148,8 @@ def _check_order(path: Path, name: str) -> str | None:
 
 
 def _check_limits(root: Path, path: Path) -> str | None:
-    from study.runner.limits import load_limits
-    from study.runner.models import load_models
+    from study.protocol.limits import load_limits
+    from study.protocol.models import load_models
 
     try:
         aliases = list(load_models(root / PREREG_DIR / "models.yaml").models)

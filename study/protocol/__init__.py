@@ -7,5 +7,6 @@ Module map:
     models      models.yaml: aliases, endpoints, list prices, API keys; ``sim:<policy>``
     cost_text   how a cost is printed (a simulated one says what it is priced as)
     amendments  amendments.jsonl: the recorded amendments as typed records; ``shown`` escapes them for printing
+    yaml_lines  the one YAML loader of the package: under limits, keeping the line of every key and item
     yaml_file   one YAML file of the preregistration read, its absence or bad YAML as the reader's error
 """

@@ -46,10 +46,10 @@ from typing import Any
 from sopbench_tools.toolbox import ToolBox, ToolResult
 from study.fsm import hooks as fsm_hooks
 from study.fsm.hooks import FSM_SERVER, split_tool_name
+from study.protocol.conditions import Condition
 from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
-from .conditions import Condition
 from .texts import continuation_message
 
 SOPBENCH_SERVER = "sopbench"

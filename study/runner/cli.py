@@ -28,17 +28,17 @@ from study.cli_vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow,
 
 from study.errors import StudyError
 from study.paths import sessions_folder as resolve_sessions
+from study.protocol.conditions import ConditionError, condition_names
+from study.protocol.cost_text import cost_text
+from study.protocol.limits import OVERRIDE_KEYS, LimitsError, parse_override
+from study.protocol.models import ModelError
 from study.session_io.folders import session_dir_for
 from study.session_io.meta import read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
-from .conditions import ConditionError, condition_names
-from .limits import OVERRIDE_KEYS, LimitsError, parse_override
-from .cost_text import cost_text
 from .display import MatrixDisplay, Watch
 from .matrix import MatrixInterrupted, run_matrix
 from .matrix_plan import not_started, write_plan
-from .models import ModelError
 from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select

@@ -27,10 +27,10 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from study.protocol.cost_text import simulated_note
 from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.vocabulary import SessionStatus, status_voids
 
-from .cost_text import simulated_note
 from .progress import LogProgress, wall_clock
 
 #: The display's label of a session no worker has started yet (not a session status).

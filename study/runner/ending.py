@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from study.protocol.limits import Limits
 from study.session_io.vocabulary import Limit, SessionStatus, VoidReason
 
-from .limits import Limits
 from .voiding import MODEL_OUTCOME, classify_error
 
 NO_SESSION_ID = "the CLI reported no session id, so the session cannot be resumed"

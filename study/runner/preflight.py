@@ -34,10 +34,10 @@ from urllib.parse import urlsplit
 from sopbench_tools.orders import describe_seeds, frozen_order, frozen_seeds, order_file_name
 
 from study.errors import StudyError
+from study.protocol.conditions import CliSettings, Condition, load_conditions
+from study.protocol.limits import Limits, load_limits
+from study.protocol.models import ResolvedModel, resolve_model
 
-from .conditions import CliSettings, Condition, load_conditions
-from .limits import Limits, load_limits
-from .models import ResolvedModel, resolve_model
 
 #: Seconds a TCP connection to the model endpoint may take before the endpoint counts as unreachable.
 PROBE_TIMEOUT_S = 5.0

@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from study.paths import prereg_dir
+from study.protocol.conditions import Condition
+from study.protocol.limits import Limits
+from study.protocol.models import ResolvedModel
 from study.session_io.folders import EVENTS_NAME, session_dir_for
 from study.session_io.meta import read_meta
 
 from .claim import SessionClaimed, SessionExists, claim_session
-from .conditions import Condition
 from .driver import UNCHECKED, SessionDriver
 from .interrupt import Interruption
-from .limits import Limits
-from .models import ResolvedModel
 from .preflight import validate_spec
 from .texts import reminder_text
 

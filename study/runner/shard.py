@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 
 from study.errors import StudyError
+from study.protocol.models import load_models
 
-from .models import load_models
 from .session import SessionSpec
 
 #: K/N in ASCII digits, spaces allowed around them (no other whitespace: a trailing newline is refused).

@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from study.protocol.cost_text import cost_text, simulated_note
 from study.session_io.folders import find_sessions
 from study.session_io.record import folder_size, read_record
 from study.session_io.vocabulary import SessionStatus
 
 from .claim import session_status
-from .cost_text import cost_text, simulated_note
 from .progress import LogProgress
 
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from study.protocol.cost_text import cost_text
 from study.session_io.record import read_record
 from study.session_io.vocabulary import SessionStatus, status_voids
-
-from .cost_text import cost_text
 
 
 def _inspect(folder: Path) -> str:

@@ -25,8 +25,7 @@ from typing import Any
 from sopbench_tools.dataset import load_task
 from study.errors import StudyError
 from study.paths import prereg_dir
-
-from .conditions import Condition
+from study.protocol.conditions import Condition
 
 
 class TextError(StudyError, ValueError):

@@ -20,7 +20,7 @@ import orjson
 
 from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
 from study.escape_routes import ESCAPE_ROUTES, Measure, route
-from study.runner.cost_text import cost_text
+from study.protocol.cost_text import cost_text
 from study.session_io.vocabulary import EventKind
 
 from .load import Session, Store

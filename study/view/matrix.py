@@ -19,7 +19,7 @@ def _orders(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     models = sorted({str(r["model"]) for r in rows})
     conditions = sorted({str(r["condition"]) for r in rows})
     try:
-        from analysis.plan import load_plan
+        from study.protocol.plan import load_plan
 
         models = load_plan().model_order(models)
     except Exception:         # no plan in this project (a folder of sessions browsed elsewhere)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from analysis.corpus import write_session
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.render import Cell, Column, Table, render
 
 from .conftest import HAIKU, run

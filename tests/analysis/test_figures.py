@@ -9,7 +9,7 @@ import pytest
 from analysis import figures
 from analysis.corpus import SessionWriter, write_session
 from analysis.loading import load_corpus
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.tables import Analysis
 from sopbench_tools.orders import order_for_seed
 

@@ -13,7 +13,7 @@ import pytest
 
 from analysis.corpus import corpus_conditions, generate_corpus
 from analysis.loading import load_corpus
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.render import Cell, Column, Table, render, tex_escape
 from analysis.tables import Analysis, build_tables
 

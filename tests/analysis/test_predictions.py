@@ -7,7 +7,7 @@ import pytest
 
 from analysis.comparisons import compute_comparisons
 from analysis.loading import sessions_frame
-from analysis.plan import PlanError, load_plan
+from study.protocol.plan import PlanError, load_plan
 from analysis.predictions import evaluate
 
 HAIKU, SONNET, QWEN = "haiku-4.5", "sonnet-4.6", "qwen3.8-flash"

@@ -27,14 +27,14 @@ import study
 from analysis import figures, scoring
 from analysis.corpus import PROFILES, corpus_conditions, generate_corpus, write_session
 from analysis.loading import load_corpus
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.render import render
 from analysis.tables import Analysis, condition_order, load_analysis, table1, table8
 from study.cli import main
 from study.escape_routes import (ESCAPE_ROUTES, ROUTE_KEYS, TURN_ENDS_HEADER, Measure, RegistryError, TruthLine, _validate,
                                  check_detectors, contract_table, counted_routes, empty_counts, route)
 from study.paths import prereg_dir, project_root
-from study.runner.conditions import condition_names, load_conditions
+from study.protocol.conditions import condition_names, load_conditions
 from study.sim import truth
 
 from .conftest import HAIKU
@@ -168,7 +168,7 @@ from pathlib import Path
 from analysis import figures
 from analysis.corpus import generate_corpus
 from analysis.loading import load_corpus
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.render import render
 from analysis.tables import Analysis, table8
 

@@ -15,7 +15,7 @@ from scipy import stats
 
 from analysis.corpus import write_session
 from analysis.loading import load_corpus, load_events
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.render import render
 from analysis.scoring import score_session_dir
 from analysis.exclusions import exclusion_list

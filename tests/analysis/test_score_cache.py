@@ -11,7 +11,7 @@ from pathlib import Path
 
 from analysis.corpus import write_session
 from analysis.loading import load_corpus
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.render import FORMATS, render
 from analysis.score_cache import ScoreCache
 from analysis.tables import Analysis, build_tables

@@ -14,10 +14,10 @@ from study.errors import StudyError
 
 #: The package's error classes by the base each had before the root (module:class).
 BASES = {
-    ValueError: """study.session_io.issues:LogError study.session_io.issues:MetaError study.runner.limits:LimitsError
-        study.runner.shard:ShardError study.runner.texts:TextError study.runner.conditions:ConditionError
-        study.runner.preflight:PreflightError study.runner.models:ModelError study.escape_routes:RegistryError
-        study.fsm.yaml_lines:YamlError study.fsm.workflow:WorkflowError analysis.plan:PlanError
+    ValueError: """study.session_io.issues:LogError study.session_io.issues:MetaError study.protocol.limits:LimitsError
+        study.runner.shard:ShardError study.runner.texts:TextError study.protocol.conditions:ConditionError
+        study.runner.preflight:PreflightError study.protocol.models:ModelError study.escape_routes:RegistryError
+        study.protocol.yaml_lines:YamlError study.fsm.workflow:WorkflowError study.protocol.plan:PlanError
         analysis.power.effects:EffectsError analysis.loading:CorpusError sopbench_tools.orders:OrderError
         sopbench_tools.tasks.manifest:TaskError study.fsm.edits:EditError""",
     RuntimeError: """study.runner.claim:SessionExists study.runner.claim:SessionClaimed study.fsm.frames:FrameStoreError
@@ -36,7 +36,7 @@ def test_every_error_derives_from_the_root_and_keeps_its_base(module, name, base
 
 
 def test_an_error_carries_its_data():
-    from study.fsm.yaml_lines import YamlError
+    from study.protocol.yaml_lines import YamlError
     from study.prereg.errors import PreregViolation
 
     assert YamlError("malformed", 3).data["line"] == 3
@@ -52,7 +52,7 @@ def frozen(monkeypatch):
 
 def test_only_a_study_error_is_a_setup_error(frozen, monkeypatch, tmp_path):
     from study.runner import cli as runner_cli
-    from study.runner.conditions import ConditionError
+    from study.protocol.conditions import ConditionError
 
     args = ["run", "--condition", "Plain", "--seed", "2", "--model", "sim:oracle", "--accounts", "1",
             "--sessions", str(tmp_path / "s")]

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from study.paths import prereg_dir
-from study.runner.conditions import ConditionError, load_conditions
+from study.protocol.conditions import ConditionError, load_conditions
 
 
 @pytest.fixture

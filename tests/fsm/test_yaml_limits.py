@@ -1,5 +1,5 @@
 """Every YAML file is read under limits: a recursive alias, deep nesting, a "billion laughs" or an
-oversized file is refused in one line, fast, by the one loader (``study.fsm.yaml_lines``) that
+oversized file is refused in one line, fast, by the one loader (``study.protocol.yaml_lines``) that
 the workflows, conditions, limits, models, predictions and effect models all go through."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from study.cli import main
-from study.fsm.yaml_lines import MAX_BYTES, YamlError, load_yaml, load_yaml_with_lines
+from study.protocol.yaml_lines import MAX_BYTES, YamlError, load_yaml, load_yaml_with_lines
 
 RECURSIVE = "a: &a [1, *a]\n"
 RECURSIVE_MAP = "a: &a {b: *a}\n"
@@ -69,10 +69,10 @@ def test_study_power_refuses_an_effect_model_in_one_line(tmp_path, text, says):
 
 
 def test_the_preregistration_readers_refuse_a_recursive_alias(tmp_path):
-    from analysis.plan import PlanError, load_plan
-    from study.runner.conditions import ConditionError, load_conditions
-    from study.runner.limits import LimitsError, load_limits
-    from study.runner.models import ModelError, load_models
+    from study.protocol.plan import PlanError, load_plan
+    from study.protocol.conditions import ConditionError, load_conditions
+    from study.protocol.limits import LimitsError, load_limits
+    from study.protocol.models import ModelError, load_models
 
     path = tmp_path / "file.yaml"
     path.write_text(RECURSIVE, encoding="utf-8")

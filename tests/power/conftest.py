@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.power.effects import load_effects
 from study.cli import main
-from study.runner.conditions import condition_names
+from study.protocol.conditions import condition_names
 
 PAPER = Path(__file__).resolve().parents[2] / "examples" / "effects" / "paper_table1.yaml"
 #: The metrics the plan reads of Claude Haiku 4.5's FSM and Remind-loop, as constants.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.power.simulate import Draws
 
 from .conftest import run_cli, two_conditions

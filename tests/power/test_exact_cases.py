@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy.stats import binom
 
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.power.run import run_power
 
 from .conftest import two_conditions

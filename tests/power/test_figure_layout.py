@@ -9,7 +9,7 @@ import dataclasses
 import matplotlib.pyplot as plt
 import pytest
 
-from analysis.plan import load_plan
+from study.protocol.plan import load_plan
 from analysis.power.figure import paired_tests_figure, verdict_figure, write_figures
 from analysis.power.run import run_power
 
@@ -23,7 +23,7 @@ HAIKU, QWEN, SONNET = "Claude Haiku 4.5", "Qwen3.8-flash", "Claude Sonnet 4.6"
 def result():
     plan = load_plan()
     from analysis.power.effects import load_effects
-    from study.runner.conditions import condition_names
+    from study.protocol.conditions import condition_names
     return run_power(load_effects(PAPER, plan, condition_names()), plan, [3, 4, 5, 6, 7, 8], draws=200)
 
 

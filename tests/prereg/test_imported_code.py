@@ -20,7 +20,7 @@ import pytest
 from study.prereg.files import CODE_PACKAGES
 from study.prereg.imported import package_dir
 
-EDITED = "study/runner/limits.py"
+EDITED = "study/protocol/limits.py"
 
 CHECK = """
 import json, study

@@ -20,7 +20,7 @@ from study.fsm import FsmRuntime, Workflow
 from study.fsm import hooks as fsm_hooks
 from study.paths import prereg_dir
 from study.runner.bridge import SessionBridge
-from study.runner.conditions import get_condition
+from study.protocol.conditions import get_condition
 from study.runner.texts import continuation_message, reminder_text
 from study.session_io.writer import EventLog
 

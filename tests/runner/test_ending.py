@@ -10,7 +10,7 @@ import pytest
 from claude_agent_sdk import ProcessError, ResultError
 
 from study.runner.ending import NO_SESSION_ID, CallEnd, End, Resume, SessionState, after_call
-from study.runner.limits import Limits
+from study.protocol.limits import Limits
 from study.session_io.vocabulary import Limit, SessionStatus as S, VoidReason
 
 LIMITS = Limits(spending_usd=10.0, turns=100, no_decision_s=60.0, stop_blocks=5, resumes=3,

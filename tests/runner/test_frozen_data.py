@@ -9,9 +9,9 @@ import yaml
 
 from sopbench_tools.dataset import load_task
 from study.paths import prereg_dir
-from study.runner.conditions import ConditionError, condition_names, get_condition, load_conditions
-from study.runner.limits import LimitsError, load_limits, parse_override
-from study.runner.models import ModelError, resolve_model
+from study.protocol.conditions import ConditionError, condition_names, get_condition, load_conditions
+from study.protocol.limits import LimitsError, load_limits, parse_override
+from study.protocol.models import ModelError, resolve_model
 from study.runner.texts import continuation_message, first_message, reminder_text, system_prompt_append
 
 # The conditions table of DESIGN.md / paper section 4.1 and appendix A:

@@ -32,7 +32,7 @@ import pytest
 from study.fsm import FsmRuntime, Workflow
 from study.paths import prereg_dir
 from study.runner.claim import CLAIM_NAME, claim_session
-from study.runner.conditions import load_conditions
+from study.protocol.conditions import load_conditions
 from study.runner.launcher import group_members, proc_stat, process_alive
 from study.runner.matrix import plan_matrix
 from study.runner.sdk import bundled_cli_path

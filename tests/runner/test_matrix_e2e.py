@@ -161,7 +161,7 @@ def test_a_compaction_is_logged_and_the_session_goes_on(tmp_path, mode):
 
 
 def test_every_condition_runs_on_the_simulator_with_a_well_formed_log(tmp_path, kit):
-    from study.runner.conditions import condition_names, load_conditions
+    from study.protocol.conditions import condition_names, load_conditions
 
     conditions = load_conditions().conditions
     specs = [SessionSpec(condition=c, seed=5, model="sim:oracle", accounts=2, out_root=tmp_path) for c in condition_names()]

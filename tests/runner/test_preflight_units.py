@@ -15,8 +15,8 @@ from sopbench_tools.orders import (
     OrderError, computed_order, describe_seeds, frozen_order, frozen_seeds, order_for_seed, orders_dir,
 )
 from sopbench_tools.toolbox import ToolBox
-from study.runner import limits as limits_module
-from study.runner.limits import OVERRIDE_KEYS, Limits, LimitsError, load_limits
+from study.protocol import limits as limits_module
+from study.protocol.limits import OVERRIDE_KEYS, Limits, LimitsError, load_limits
 from study.runner.preflight import (
     PreflightError, check_api_key, check_base_url, probe_endpoint, validate_spec, validate_specs,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from study.runner.models import load_models, resolve_model
+from study.protocol.models import load_models, resolve_model
 from study.runner.spending import CallMeter, price_usage
 
 HAIKU = {"input": 1.0, "output": 5.0, "cache_write_5m": 1.25, "cache_write_1h": 2.0, "cache_read": 0.1}
