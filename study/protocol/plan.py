@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -77,8 +78,16 @@ class Plan:
                 yield PredictionRun(p, key, self.models[key].name if key else None,
                                     self.models[key].label if p.per_model_rows else None)
 
+    @cached_property
+    def _by_name(self) -> dict[str, ModelSpec]:
+        """Each model by its ``session_start.model`` name (the first, as the plan lists them)."""
+        found: dict[str, ModelSpec] = {}
+        for m in self.models.values():
+            found.setdefault(m.name, m)
+        return found
+
     def model_by_name(self, name: str) -> ModelSpec | None:
-        return next((m for m in self.models.values() if m.name == name), None)
+        return self._by_name.get(name)
 
     def seeds_for(self, model_name: str, condition: str) -> tuple[int, ...] | None:
         """The seeds a model's condition is tabulated over; None (all) for unplanned models."""
