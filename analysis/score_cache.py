@@ -59,14 +59,40 @@ _MODULES = ("analysis.scoring", "analysis.loading", "analysis.sopbench_grader", 
             "analysis.score_cache")
 
 
-@lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """sha256 of the source of every module a cached value depends on, and of the Python version."""
+    """sha256 of the source of every module a cached value depends on, of the Python version, and
+    of what defines the tasks the scorer reads (``task_files``, read at every call: a lookup
+    computes it once), for the project in use."""
+    digest = hashlib.sha256(_modules_digest().encode())
+    for path in task_files():
+        digest.update(str(path).encode() + b"\0" + (path.read_bytes() if path.is_file() else b"(none)"))
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _modules_digest() -> str:
     digest = hashlib.sha256(f"{FORMAT} {sys.version}".encode())
     for name in _MODULES:
         __import__(name)
         digest.update(name.encode() + b"\0" + Path(sys.modules[name].__file__).read_bytes())
     return digest.hexdigest()
+
+
+def task_files() -> list[Path]:
+    """The files a session's procedure and gold labels come from, beside the modules: the task
+    package's code, every vendored manifest (each lists its data files' sha256, which the loader
+    checks, so it stands for them), and the project's ``task.yaml`` with the manifest it names."""
+    import sopbench_tools.tasks as tasks
+    from study.paths import prereg_dir
+    from study.task_procedure import PROJECT_TASK_FILE, project_task_source
+
+    package = Path(tasks.__file__).parent
+    files = sorted(package.glob("*.py")) + sorted((package / "manifests").glob("*.yaml"))
+    files.append(prereg_dir() / PROJECT_TASK_FILE)
+    source = project_task_source()
+    if isinstance(source, Path):
+        files.append(source)
+    return files
 
 
 def default_dir() -> Path:
@@ -126,10 +152,10 @@ class ScoreCache:
 
     def key(self, session: Path, root: Path | None) -> tuple[Any, ...] | None:
         """The key of a session folder now (None: not cacheable, e.g. no log)."""
-        found = self._key(session, root)
+        found = self._key(session, root, code_fingerprint())
         return None if found is None else found.key
 
-    def _key(self, session: Path, root: Path | None) -> Key | None:
+    def _key(self, session: Path, root: Path | None, fingerprint: str) -> Key | None:
         log = _regular(Path(session) / EVENTS_NAME)
         if log is None:
             return None     # no log, or not a regular file: scored every time (the reader refuses it)
@@ -138,14 +164,14 @@ class ScoreCache:
         if meta is None:
             return None
         st, sha, proof = log
-        key = (FORMAT, code_fingerprint(), str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
+        key = (FORMAT, fingerprint, str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
         return Key(key, proof, meta[2])
 
-    def _proven(self, session: Path, root: Path | None, stored: Key) -> Key | None:
+    def _proven(self, session: Path, root: Path | None, stored: Key, fingerprint: str) -> Key | None:
         """``stored`` if it is the folder's key now, shown without hashing (module docstring)."""
         key = stored.key
         folder = str(session)
-        if key[:4] != (FORMAT, code_fingerprint(), folder, str(root)):
+        if key[:4] != (FORMAT, fingerprint, folder, str(root)):
             return None
         if not _unchanged(os.path.join(folder, EVENTS_NAME), stored.log_proof):
             return None
@@ -192,17 +218,18 @@ class ScoreCache:
         """The cached value of each folder (None where it is a miss) and each folder's key now:
         proven from the stored proofs where they still hold, otherwise hashed (in threads:
         sha256 releases the GIL)."""
+        fingerprint = code_fingerprint()
         values: list[Any] = [None] * len(dirs)
         keys: list[Key | None] = [None] * len(dirs)
         with without_gc():
             stored = [self._read(d, root) for d in dirs]
         for i, (d, entry) in enumerate(zip(dirs, stored)):
-            if entry is not None and (proven := self._proven(d, root, entry[0])) is not None:
+            if entry is not None and (proven := self._proven(d, root, entry[0], fingerprint)) is not None:
                 keys[i], values[i] = proven, entry[1]
         unproven = [i for i, k in enumerate(keys) if k is None]
         if unproven:
             with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:
-                for i, k in zip(unproven, pool.map(lambda i: self._key(dirs[i], root), unproven)):
+                for i, k in zip(unproven, pool.map(lambda i: self._key(dirs[i], root, fingerprint), unproven)):
                     keys[i] = k
                     entry = stored[i]
                     if k is not None and entry is not None and entry[0].key == k.key:

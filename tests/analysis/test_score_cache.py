@@ -143,3 +143,17 @@ def test_a_log_changed_while_it_was_hashed_is_never_proven(tmp_path):
     load_corpus(root, workers=1, cache=cache)
     (stored, _value), = [pickle.loads(p.read_bytes()) for p in (tmp_path / "cache").rglob("*.pickle")]
     assert stored.log_proof is None and stored.meta_proof is None
+
+
+def test_the_key_changes_with_the_task_definition_of_the_project(tmp_path, monkeypatch):
+    """A project's task (preregistration/task.yaml, and the manifest it names) decides the
+    procedure and gold labels a session is scored against, so it is part of every key."""
+    from analysis.score_cache import code_fingerprint
+
+    (tmp_path / "preregistration").mkdir()
+    monkeypatch.setenv("STUDY_ROOT", str(tmp_path))
+    none = code_fingerprint()
+    (tmp_path / "preregistration" / "task.yaml").write_text("task: dangerous_goods\n", encoding="utf-8")
+    vendored = code_fingerprint()
+    (tmp_path / "preregistration" / "task.yaml").write_text("task: video_annotation\n", encoding="utf-8")
+    assert len({none, vendored, code_fingerprint()}) == 3
