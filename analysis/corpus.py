@@ -160,7 +160,6 @@ def write_session(session_dir: Path, *, model: str, condition: str, seed: int,
 
     def decision(account: str, action: str, *, compliant: bool, route: str | None = None,
                  interleaved: bool = False) -> None:
-        nonlocal last_record
         w.decide(account, action)
         if last_record is not None and last_record != account:
             exp.routes["another_account"] += 1

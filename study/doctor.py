@@ -173,7 +173,7 @@ def check_sessions_folder(folder: Path | None = None) -> Check:
         check_out_root(folder, "sessions folder")
     except PreflightError as exc:
         return Check("sessions folder", False, str(exc),
-                     f"give a folder this user can write with --sessions, or set STUDY_ROOT to a checkout you can write")
+                     "give a folder this user can write with --sessions, or set STUDY_ROOT to a checkout you can write")
     state = "is writable" if folder.is_dir() else "does not exist yet and can be created"
     return Check("sessions folder", True, f"{folder} {state}")
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..render import Cell, Column, Table, csv_number
 from ..statistics import sign_test
@@ -91,8 +90,8 @@ def exact_test_notes(seeds: tuple[int, ...], alpha: float) -> list[str]:
     exact, so their p values take few values. n counts the nonzero differences (zeros are dropped)."""
     smallest = next((n for n in range(1, 64) if 2 * 0.5 ** n <= alpha), None)
     low = [n for n in seeds if smallest is None or n < smallest]
-    floor = (f"The smallest two-sided p either test can reach with n seeds (every difference positive) is "
-             f"2 x 0.5^n: " + ", ".join(f"{_p(2 * 0.5 ** n)} ({n} seeds)" for n in
+    floor = ("The smallest two-sided p either test can reach with n seeds (every difference positive) is "
+             "2 x 0.5^n: " + ", ".join(f"{_p(2 * 0.5 ** n)} ({n} seeds)" for n in
                                        sorted(set(low[-3:] + ([smallest] if smallest else []))))
              + (f". So below {smallest} seeds neither test can reject at alpha = {alpha:g}, and their "
                 "power is 0.000; ties that zero a difference lower n further." if low else "."))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from study.protocol.models import PRICE_KEYS
 
 
 def price_usage(usage: dict[str, Any], prices: dict[str, float]) -> float:
