@@ -66,8 +66,12 @@ def read_capped(path: Path, *, within: Path, max_bytes: int) -> bytes:
         if st.st_size > max_bytes:
             raise UnsafeFile(path, f"is {st.st_size:,} bytes, over the cap of {max_bytes:,} bytes for this file")
         chunks, left = [], max_bytes + 1
+        # the first read asks for the size fstat gave (and one byte more): a buffer of that size,
+        # not of a fixed chunk, which for a log of a few hundred KB costs more than the read
+        want = st.st_size + 1
         while left > 0:
-            chunk = os.read(fd, min(left, 2**20))
+            chunk = os.read(fd, min(left, want))
+            want = 2**20
             if not chunk:
                 break
             chunks.append(chunk)
