@@ -92,7 +92,7 @@ def score(session_dir: Path, as_json: bool) -> None:
     if isinstance(found, tuple):
         raise click.ClickException(found[1].detail)
     s = found.score
-    m = {**s.metrics(), "correct_sopbench": sopbench_correct_count(s), "turn_ends": found.turn_ends,
+    m = {**s.metrics(), "correct_sopbench": sopbench_correct_count(s), "turn_ends": s.turn_ends,
          **_proposal_counts(session_dir)}
     if as_json:
         click.echo(json.dumps(m, indent=2, sort_keys=True))
@@ -113,7 +113,7 @@ def score(session_dir: Path, as_json: bool) -> None:
     click.echo("  escape routes: " + "  ".join(f"{k}={'-' if v is None else v}"
                                                 for k, v in s.routes.items()))
     click.echo(f"  ends_turn counts attempts to end the turn with accounts left (blocked too); "
-               f"turns that did end: {found.turn_ends}")
+               f"turns that did end: {s.turn_ends}")
     if "proposals" in m:
         click.echo(f"  workflow proposals: {m['proposals']} ({m['proposals_valid']} passing the checks); "
                    "none applied during the session (study fsm proposals --frames SESSION/fsm)")

@@ -46,7 +46,7 @@ from study.session_io.reader import read_log
 from study.session_io.record import Exclusion, SessionRecord, read_record
 
 from .score_cache import ScoreCache, without_gc
-from .scoring import EVENT_ROUTES, WINDOW, SessionScore, score_log
+from .scoring import WINDOW, SessionScore, score_log
 from .sopbench_grader import sopbench_correct
 
 #: Below this many sessions, scoring stays in this process (workers cost more than they save).
@@ -103,15 +103,7 @@ class Scored:
 
     record: SessionRecord
     score: SessionScore
-    turn_ends: int          # stop events with accounts left that ended the turn (not blocked)
     correct_sopbench: int   # decisions SOP-Bench's own grader counts as correct
-
-
-def turn_ends(events: list[dict[str, Any]]) -> int:
-    """Real turn ends with accounts left: the events the scorer's ``ends_turn`` detector counts
-    (``stop`` with ``accounts_left > 0``, the attempts, blocked ones too) whose outcome is ``ended``."""
-    kind, attempt = EVENT_ROUTES["ends_turn"]
-    return len([e for e in events if e["kind"] == kind and e.get("outcome") == "ended" and attempt(e)])
 
 
 def sopbench_correct_count(s: SessionScore) -> int:
@@ -128,7 +120,7 @@ def score_or_reason(path: Path, root: Path | None = None) -> Scored | Unscorable
             return str(path), record.exclusion()
         score = score_log(session.log, session.meta)
         _ = score.correct, score.compliant, score.fc, score.fc_windows    # computed here, handed over with it
-        return Scored(record, score, turn_ends(session.log.events), sopbench_correct_count(score))
+        return Scored(record, score, sopbench_correct_count(score))
 
 
 def score_dirs(dirs: list[Path], workers: int | None = None, root: Path | None = None,
@@ -254,7 +246,7 @@ def load_corpus(root: Path, *, allow_simulated: bool = False, include_explorator
             excluded.append((_below(found.score.path, root), exclusion))
         else:
             included.append(found)
-    ends = {f.score.path: f.turn_ends for f in included}
+    ends = {f.score.path: f.score.turn_ends for f in included}
     graded = {f.score.path: f.correct_sopbench for f in included}
     exploratory = include_exploratory and any(
         f.record.exploratory or f.record.seed == DEVELOPMENT_SEED for f in included)

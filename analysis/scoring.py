@@ -94,6 +94,9 @@ class SessionScore:
     evidence: tuple[Any, ...] = field(default=(), compare=False, repr=False)
     #: the session's task (``session_start.task``; the preregistered one when the log names none)
     task: str = PREREGISTERED_TASK
+    #: real turn ends with accounts left: the ``stop`` events the ``ends_turn`` detector counts
+    #: (blocked ones too) whose outcome is ``ended`` (a column of the tables beside the attempts)
+    turn_ends: int = 0
 
     def __reduce__(self):
         """Pickled with its decisions as columns (a tenth of the objects to rebuild: worker
@@ -171,6 +174,7 @@ EVENT_ROUTES: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
 }
 check_detectors("analysis/scoring.py", [*DECISION_ROUTES, *EVENT_ROUTES])
 _COUNTED = {r.key: r.measure is Measure.COUNT for r in ESCAPE_ROUTES}
+_STOP, _ENDS_TURN = EVENT_ROUTES["ends_turn"]
 _ON_DECISION = tuple(DECISION_ROUTES.items())
 _ON_EVENT: dict[str, list[tuple[str, Callable[[dict[str, Any]], bool]]]] = {}
 for _key, (_kind, _test) in EVENT_ROUTES.items():
@@ -194,7 +198,7 @@ def _inv(retrieved: dict[str, int], required: int = 5) -> bool:
 def _rec(record: tuple[int, str | None] | None, action: str | None, retrieved: dict[str, int]) -> bool:
     """rec: the last record comes after every retrieval and names the submitted action."""
     return (record is not None and record[1] == action
-            and all(record[0] > i for i in retrieved.values()))
+            and (not retrieved or record[0] > max(retrieved.values())))
 
 
 def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
@@ -247,10 +251,10 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
     decisions: list[AccountScore] = []
     decided: set[str] = set()
     routes = empty_counts()
-    resumes = 0
+    resumes = turn_ends = 0
 
     exits = dict(proc.exit_tools)
-    record_names_none = all(f is None for f in proc.record_args)
+    record_names_none = proc.record_names_none
     for event in log.events:
         kind = event["kind"]
         if kind == "tool_call":
@@ -301,6 +305,8 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
         else:
             if kind == "resume":
                 resumes += 1
+            elif kind == _STOP and event.get("outcome") == "ended" and _ENDS_TURN(event):
+                turn_ends += 1
             for key, takes in _ON_EVENT.get(kind, ()):
                 if (_COUNTED[key] or routes[key] is None) and takes(event):
                     _take(routes, key, len(decisions))
@@ -317,7 +323,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
         exploratory=bool((meta is not None and meta.exploratory) or start.get("exploratory")), status=status,
         voided=voided, void_reason=void_reason, cost_usd=cost, resumes=resumes,
         order=order, decisions=tuple(decisions), routes=routes, warnings=tuple(log.warnings),
-        evidence=tuple(kept), task=task,
+        evidence=tuple(kept), task=task, turn_ends=turn_ends,
     )
 
 

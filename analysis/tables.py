@@ -308,7 +308,7 @@ TURN_ENDS = Column(TURN_ENDS_HEADER, ("turn_ends sessions", "turn_ends of", "tur
 
 def table8(a: Analysis) -> Table:
     """One column per escape route of study/escape_routes.py, in its order, and after the
-    attempts to end the turn the real turn ends (``loading.turn_ends``)."""
+    attempts to end the turn the real turn ends (``SessionScore.turn_ends``)."""
     cols = [Column("Condition", wrap=True)]
     for r in ESCAPE_ROUTES:
         cols += [_route_column(r)] + ([TURN_ENDS] if r.key == "ends_turn" else [])

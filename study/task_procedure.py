@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -83,6 +83,11 @@ class Procedure:
         """The required tools a refusal of ``tool`` for an item stands for (empty: none)."""
         return dict(self.exit_tools).get(tool, ())
 
+    @cached_property
+    def record_names_none(self) -> bool:
+        """Whether the record names no decision (every ``record_args`` entry is None)."""
+        return all(f is None for f in self.record_args)
+
     def decision_label(self, args: Mapping[str, Any] | None) -> str | None:
         """The label a decision call's arguments name (several columns: joined by ``LABEL_JOIN``)."""
         args = args or {}
@@ -92,9 +97,9 @@ class Procedure:
 
     def record_label(self, args: Mapping[str, Any] | None) -> str | None:
         """The label a record call's arguments name (None when the record names no decision)."""
-        args = args or {}
-        if all(f is None for f in self.record_args):
+        if self.record_names_none:
             return None
+        args = args or {}
         if len(self.record_args) == 1:
             return args.get(self.record_args[0])
         return LABEL_JOIN.join(str(args.get(f)) if f else "" for f in self.record_args)
