@@ -133,16 +133,39 @@ def procedure_of(task: Any) -> Procedure:
 
 
 def unsupported_reason(task: Any) -> str | None:
-    """Why the study cannot run ``task`` (None: it can). The FSM's guards and the scorer attribute a
-    call to an item by the item-id argument, so every required data tool must take it."""
+    """Why the study cannot run ``task`` (None: it can): the one rule ``study run``, ``study new``,
+    ``study task list``/``check`` and the benchmark apply. The FSM's guards, the tool server's
+    ledger, the scorer and the simulator attribute a call to an item by the item-id argument, so
+    every required data tool must take it; the reason says, for each that does not, whether its
+    own item argument names one item per value (a value-to-item table would attribute it; none is
+    built, docs/tasks.md section 1) or is shared or absent (no call of it names one item)."""
     if not task.runnable:
         return task.not_runnable_reason
-    others = [f"{t.name} ({', '.join(t.item_args) or 'no item argument'})" for t in task.tools
-              if t.required and task.item.id_column not in t.item_args]
-    if others:
-        return (f"the study attributes every call to an item by its {task.item.id_column} argument, but the "
-                f"required tool(s) {'; '.join(others)} identify the item otherwise")
-    return None
+    others = [t for t in task.tools if t.required and task.item.id_column not in t.item_args]
+    if not others:
+        return None
+    noun, idc = task.item.noun, task.item.id_column
+    notes = [_attribution(task, t) for t in others]
+    tail = ("; a value-to-item table would attribute a call by a unique argument, but the FSM's guards, the tool "
+            f"server's ledger, the scorer and the simulator read only {idc} (docs/tasks.md, section 1)"
+            if any(unique for _, unique in notes) else "")
+    return (f"the study attributes every call to one {noun} by its {idc} argument, but the required tool(s) "
+            f"{', '.join(t.name for t in others)} do not take {idc}: " + "; ".join(n for n, _ in notes) + tail)
+
+
+def _attribution(task: Any, tool: Any) -> tuple[str, bool]:
+    """How the calls of ``tool`` (which does not take the item id) name an item, and whether all
+    its item arguments are unique per item."""
+    noun, plural, n = task.item.noun, task.item.plural, len(task.rows)
+    if not tool.item_args:
+        return f"{tool.name} takes no argument that names one {noun}", False
+    parts, unique = [], True
+    for arg in tool.item_args:
+        values = len({str(row.get(arg)) for row in task.rows.values()})
+        unique = unique and values == n
+        parts.append(f"{arg}, " + (f"unique per {noun} ({values} values over {n} {plural})" if values == n else
+                                   f"shared by several {plural} ({values} values over {n}), so a call names no one {noun}"))
+    return f"{tool.name} takes {' and '.join(parts)}", unique
 
 
 def gold_of(task: Any) -> dict[str, str]:

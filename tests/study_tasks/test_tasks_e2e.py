@@ -82,7 +82,7 @@ def test_the_fsm_lets_no_route_of_the_adversary_through_on_another_task(tmp_path
 def test_an_unknown_or_unrunnable_task_is_refused_before_anything_is_made(tmp_path, frozen_project):
     root = frozen_project(tmp_path / "project")
     for task, words in (("no_such_task", "unknown task"), ("email_intent", "cannot run here"),
-                        ("content_flagging", "identify the item otherwise")):
+                        ("content_flagging", "calculateBotProbabilityIndex takes userid, unique per post")):
         done, _ = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle")
         assert done.returncode == 2 and words in done.stderr, done.stderr
     assert not (tmp_path / "sessions").exists()

@@ -50,7 +50,7 @@ def test_check_compares_the_tools_with_tools_py_and_reports_notes():
     assert "120 (tool, item) pairs: 120 equal results, 0 equal errors" in result.output
     assert "note: calculate_shipping: no argument names the item" in result.output
     assert "oracle: not run (the study cannot run the task: the study attributes every call" in result.output
-    assert "note: not runnable: the study attributes every call to an item by its order_id argument" in result.output
+    assert "note: not runnable: the study attributes every call to one order by its order_id argument" in result.output
     assert result.output.rstrip().endswith("ok (the study cannot run the task, see the note)")
 
 
