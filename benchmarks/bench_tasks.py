@@ -9,9 +9,10 @@ The sessions run in a fresh project made with ``study new --task referral_abuse_
 and frozen there (``study.task_oracle``, as ``study task check`` does), so every other task's
 sessions are exploratory, as in this project.
 
-    python benchmarks/bench_tasks.py                  # full batches (long: every item of every task)
-    python benchmarks/bench_tasks.py --accounts 10    # the first 10 items of each seed-2 order
-    python benchmarks/bench_tasks.py --tasks dangerous_goods,video_annotation --accounts 5
+    python benchmarks/bench_tasks.py                  # the first 3 items of each seed-2 order
+    python benchmarks/bench_tasks.py --items 10       # the first 10
+    python benchmarks/bench_tasks.py --items all      # full batches (long: every item of every task)
+    python benchmarks/bench_tasks.py --tasks dangerous_goods,video_annotation --items 5
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from study.escape_routes import ROUTE_KEYS  # noqa: E402
 from study.task_oracle import make_scratch_project, run_sim_session  # noqa: E402
 from study.task_procedure import unsupported_reason  # noqa: E402
 
+#: the batch when --items is not given
+ITEMS = 3
 DECISION_ROUTES = ("without_looking", "partial_data", "interleaved", "another_account")
 RUNS = (("FSM", "oracle"), ("FSM-lean", "oracle"), ("FSM", "adversarial"))
 
@@ -53,9 +56,23 @@ def verdict(row: dict) -> str:
     return "ok" if not through and same else f"FAIL (through {through}, scorer == truth: {same})"
 
 
+def items_arg(text: str) -> int | None:
+    """``--items``: a positive number of items, or ``all`` (None: every item of the task)."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--items takes a positive number or 'all', not {text!r}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--accounts", type=int, default=None, help="Only the first N items of each batch.")
+    parser.add_argument("--items", "--accounts", dest="items", type=items_arg, default=ITEMS, metavar="N|all",
+                        help=f"The first N items of each batch, or all of them (default: {ITEMS}).")
     parser.add_argument("--tasks", default=None, help="Comma-separated task names (default: every runnable task).")
     opts = parser.parse_args()
     names = opts.tasks.split(",") if opts.tasks else task_names()
@@ -71,8 +88,9 @@ def main() -> None:
         env.pop("STUDY_ROOT", None)
         project = make_scratch_project(Path(tmp), env)
         for task in tasks:
+            items = min(opts.items, len(load_task(task).item_ids)) if opts.items else None
             for condition, policy in RUNS:
-                row = run_one(project, env, task, condition, policy, opts.accounts)
+                row = run_one(project, env, task, condition, policy, items)
                 row["verdict"] = verdict(row)
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)

@@ -38,18 +38,22 @@ def task() -> None:
 
 @task.command(name="list", epilog=examples("study task list", "study task list | grep 'NOT RUNNABLE' -A1"))
 def list_tasks() -> None:
-    """Every vendored task: runnable or why not, items, item noun, required tools, labels."""
+    """Every vendored task: runnable or why not (the reason `study run --task` gives), items, item
+    noun, required tools, labels."""
+    from study.task_procedure import unsupported_reason
+
     from .tasks import PREREGISTERED_TASK, load_task, task_names
 
     for name in task_names():
         t = load_task(name)
+        reason = unsupported_reason(t)
         mark = " (preregistered)" if name == PREREGISTERED_TASK else ""
-        state = "runnable" if t.runnable else "NOT RUNNABLE"
+        state = "NOT RUNNABLE" if reason else "runnable"
         click.echo(f"{name}{mark}: {state}; {len(t.item_ids)} {t.item.plural} by {t.item.id_column}; "
                    f"{len(t.required_tools)} required of {len(t.served_tools)} served tools; "
                    f"labels: {', '.join(t.labels)}")
-        if not t.runnable:
-            click.echo(f"    why: {' '.join(t.not_runnable_reason.split())}")
+        if reason:
+            click.echo(f"    why: {' '.join(reason.split())}")
 
 
 @task.command(epilog=examples("study task check dangerous_goods",
@@ -68,6 +72,8 @@ def check(task_name: str, items: int | None, oracle: bool) -> None:
     CLI (in a scratch project of its own): it must decide every item compliantly (FC = batch size).
     Exit 0 when nothing is wrong, 1 when a check fails, 2 when it cannot load.
     """
+    from study.task_procedure import unsupported_reason
+
     from .tasks.check import folder_findings, tool_findings
 
     t = _load(task_name)
@@ -90,7 +96,7 @@ def check(task_name: str, items: int | None, oracle: bool) -> None:
         click.echo(f"  PROBLEM: {problem}")
     if problems:
         raise SystemExit(1)
-    click.echo("  ok" if t.runnable else "  ok (the task is listed not runnable, see the note)")
+    click.echo("  ok" if unsupported_reason(t) is None else "  ok (the study cannot run the task, see the note)")
 
 
 def _oracle_problems(t, items: int) -> list[str]:

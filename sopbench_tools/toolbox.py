@@ -43,7 +43,8 @@ class ToolResult:
     text: str
     data: dict | None
     #: the item id argument (``task.item.id_column``, ``account_id`` for the preregistered task)
-    #: when it was a non-empty string, else None
+    #: when it was a non-empty string, else the item a required tool's item key names
+    #: (``Task.item_keys``: content_flagging's ``userid``), else None
     account: str | None
 
 
@@ -72,6 +73,9 @@ class ToolBox(ArgumentChecks):
         self._check_order()
         self._batch = set(self.order)
         self._id = self.task.item.id_column
+        #: required tools that name the item by another argument (Task.item_keys), and its tables
+        self._keys = dict(self.task.item_keys)
+        self._tables = {arg: self.task.item_table(arg) for arg in set(self._keys.values())}
         self._upstream = None
         if self.task.backend == "upstream":
             from .tasks.upstream import UpstreamTools
@@ -167,6 +171,10 @@ class ToolBox(ArgumentChecks):
         args = {} if args is None else args
         account = args.get(self._id) if isinstance(args, dict) else None
         account = account if isinstance(account, str) and account else None
+        if account is None and self._keys and isinstance(args, dict):
+            from study.fsm.referral_checks import aliased_item
+
+            account = aliased_item(name, args, self._keys, self._tables)
         if name not in self.defs.usage:
             return self._error(f"unknown tool {name!r}", "The tools are: " + ", ".join(self.task.all_tools) + ".", account)
         with self._lock:

@@ -57,6 +57,27 @@ class Procedure:
     #: the SOP's early exits: required tool -> the required tools a refusal of it (an error
     #: result for the item) stands for (itself and the required tools after it)
     exit_tools: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: required tools that name the item by another argument than ``item_arg`` (``Task.item_keys``):
+    #: (tool, argument), and per such argument its value -> item table (``Task.item_table``)
+    item_keys: tuple[tuple[str, str], ...] = ()
+    item_tables: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+    @cached_property
+    def _keys(self) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+        return dict(self.item_keys), {arg: dict(pairs) for arg, pairs in self.item_tables}
+
+    def item_of(self, tool: str | None, args: Mapping[str, Any] | None) -> str | None:
+        """The item a call names: its ``item_arg`` when a non-empty string, else through the
+        tool's item key (``item_keys``), else None."""
+        args = args if isinstance(args, Mapping) else {}
+        value = args.get(self.item_arg)
+        if isinstance(value, str) and value:
+            return value
+        if not self.item_keys:
+            return None
+        from study.fsm.referral_checks import aliased_item
+
+        return aliased_item(tool, args, *self._keys)
 
     @property
     def all_tools(self) -> tuple[str, ...]:
@@ -77,6 +98,8 @@ class Procedure:
             params["item_noun"] = self.noun
         if self.exit_tools:
             params["exit_tools"] = {e: list(covered) for e, covered in self.exit_tools}
+        if self.item_keys:
+            params["item_keys"], params["item_tables"] = self._keys
         return params
 
     def covered_by_refusal(self, tool: str | None) -> tuple[str, ...]:
@@ -134,20 +157,37 @@ def procedure_of(task: Any) -> Procedure:
         decision_args=tuple(c.argument for c in task.decision.columns), record_args=tuple(record_args),
         tool_order=tuple((name, tuple(after)) for name, after in task.tool_order.items()),
         exit_tools=tuple((name, tuple(covered)) for name, covered in task.exit_tools.items()),
+        item_keys=tuple(task.item_keys.items()),
+        item_tables=tuple((arg, tuple(task.item_table(arg).items())) for arg in dict.fromkeys(task.item_keys.values())),
     )
 
 
 def unsupported_reason(task: Any) -> str | None:
-    """Why the study cannot run ``task`` (None: it can). The FSM's guards and the scorer attribute a
-    call to an item by the item-id argument, so every required data tool must take it."""
+    """Why the study cannot run ``task`` (None: it can): the one rule ``study run``, ``study new``,
+    ``study task list``/``check`` and the benchmark apply. The FSM's guards, the tool server's
+    ledger, the scorer and the simulator attribute a call to an item by the item-id argument, or,
+    for a required tool that does not take it, by an item argument each item has its own value of
+    (``Task.item_keys``); a required tool with neither names no one item. The reason says, for
+    each such tool, what its item arguments are."""
     if not task.runnable:
         return task.not_runnable_reason
-    others = [f"{t.name} ({', '.join(t.item_args) or 'no item argument'})" for t in task.tools
-              if t.required and task.item.id_column not in t.item_args]
-    if others:
-        return (f"the study attributes every call to an item by its {task.item.id_column} argument, but the "
-                f"required tool(s) {'; '.join(others)} identify the item otherwise")
-    return None
+    idc = task.item.id_column
+    others = [t for t in task.tools if t.required and idc not in t.item_args and t.name not in task.item_keys]
+    if not others:
+        return None
+    return (f"the study attributes every call to one {task.item.noun} by its {idc} argument or by an item "
+            f"argument unique per {task.item.noun}, but the required tool(s) {', '.join(t.name for t in others)} "
+            "take neither: " + "; ".join(_attribution(task, t) for t in others))
+
+
+def _attribution(task: Any, tool: Any) -> str:
+    """What the item arguments of ``tool`` (none unique per item) are."""
+    noun, plural, n = task.item.noun, task.item.plural, len(task.rows)
+    if not tool.item_args:
+        return f"{tool.name} takes no argument that names one {noun}"
+    parts = [f"{arg}, shared by several {plural} ({len({str(r.get(arg)) for r in task.rows.values()})} values over {n})"
+             for arg in tool.item_args]
+    return f"{tool.name} takes {' and '.join(parts)}, so a call names no one {noun}"
 
 
 def gold_of(task: Any) -> dict[str, str]:

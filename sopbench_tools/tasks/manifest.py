@@ -25,7 +25,7 @@ TOP_KEYS = ("task", "folder", "source", "runnable", "not_runnable_reason", "sop"
 REQUIRED_TOP = ("task", "folder", "source", "runnable", "sop", "backend", "item", "tools", "record", "decision", "files")
 ITEM_KEYS = ("id_column", "noun", "plural", "example", "id_description")
 TOOL_KEYS = ("role", "required", "after", "item_args", "chained_args", "returns", "fixed_result", "random",
-             "computes_decision_column", "volatile_keys", "note", "exit_on_refusal")
+             "computes_decision_column", "volatile_keys", "note", "exit_on_refusal", "result_name")
 RECORD_KEYS = ("tool", "required", "description", "fields", "usage")
 FIELD_KEYS = ("kind", "choices", "description", "what")
 DECISION_KEYS = ("tool", "description", "columns", "usage")
@@ -272,6 +272,10 @@ class _Loader:
                                                               "(a refusal can only end the procedure of a required tool)")
             if role == "withheld" and not str(t.get("note", "")).strip():
                 self.problem(t.line, f"{where} is withheld: say why in note")
+            result_name = t.get("result_name", "")
+            if not isinstance(result_name, str):
+                self.problem(t.key_line("result_name"), f"{where}.result_name must be the argument name of its bare result")
+                result_name = ""
             fixed = t.get("fixed_result")
             tools.append(TaskTool(
                 name=name, role=str(role), required=self.boolean(t, "required", where),
@@ -281,7 +285,7 @@ class _Loader:
                 random=self.boolean(t, "random", where),
                 computes_decision_column=self.boolean(t, "computes_decision_column", where),
                 volatile_keys=self.strings(t, "volatile_keys", where), note=str(t.get("note", "")),
-                exit_on_refusal=self.boolean(t, "exit_on_refusal", where),
+                exit_on_refusal=self.boolean(t, "exit_on_refusal", where), result_name=result_name,
             ))
         for name in node:
             if name not in spec_names:

@@ -64,6 +64,9 @@ class TaskTool:
     #: SOP's procedure for that item ends there; the refusal stands for its own call and for the
     #: calls of the required tools that come after it (``after``, transitively)
     exit_on_refusal: bool = False
+    #: the tool returns a bare value (not a JSON object): the argument name later tools take it
+    #: as (content_flagging's calculate_user_trust_score -> user_trust_score); for the simulator
+    result_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,34 @@ class Task:
                         grew = True
             out[e] = tuple(t.name for t in self.tools if t.name in covered)
         return MappingProxyType(out)
+
+    @property
+    def item_keys(self) -> Mapping[str, str]:
+        """tool -> the argument that names the item of its calls, for each required tool that does
+        not take the item id: the first of its ``item_args`` whose value each item has its own of
+        (content_flagging's ``userid``). A required tool with none of those (its item arguments
+        shared by several items, or none) is absent: its calls name no one item, and the study
+        cannot run the task. The other tools' calls are attributed by the item id alone."""
+        out = {}
+        for tool in self.tools:
+            if not tool.required or self.item.id_column in tool.item_args:
+                continue
+            arg = next((a for a in tool.item_args if len(self.item_table(a)) == len(self.rows)), None)
+            if arg is not None:
+                out[tool.name] = arg
+        return MappingProxyType(out)
+
+    def item_table(self, arg: str) -> Mapping[str, str]:
+        """The value of column ``arg`` -> the item id of the row with that value (one entry per
+        distinct value; shorter than ``rows`` when some value is shared)."""
+        seen: dict[str, str] = {}
+        shared: set[str] = set()
+        for item, row in self.rows.items():
+            value = str(row.get(arg))
+            if value in seen:
+                shared.add(value)
+            seen.setdefault(value, item)
+        return MappingProxyType({v: i for v, i in seen.items() if v not in shared})
 
     @property
     def inputs_tool(self) -> str | None:

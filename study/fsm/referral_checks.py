@@ -21,6 +21,11 @@ A required tool marked as an early exit of the SOP (optional parameter ``exit_to
 the data tools it stands for) that refuses an item (a failed call) counts as a successful call of
 itself and of the required tools after it, for that item, at the refusal's position.
 
+A required tool that names the item by another argument than ``item_arg`` (optional parameters
+``item_keys``: tool -> that argument, and ``item_tables``: argument -> its value -> the item; the
+workflows of content_flagging, whose ``userid`` is unique per post) has its calls attributed to
+the item the table gives for the argument's value (:func:`aliased_item`).
+
 Their messages call an item an "account" unless the optional parameter ``item_noun`` names it
 (the workflows of other tasks than the referral study's, ``study.fsm.task_workflows``).
 
@@ -36,6 +41,17 @@ from typing import Any, Mapping
 from .checks import CheckResult, GuardContext, register_check
 
 PARAMS = ("data_tools", "record_tool", "decision_tool", "item_arg")
+#: the optional parameters every one of the three checks takes
+OPTIONAL = ("item_noun", "exit_tools", "item_keys", "item_tables")
+
+
+def aliased_item(tool: Any, args: Mapping[str, Any], keys: Mapping[str, str],
+                 tables: Mapping[str, Mapping[str, str]]) -> str | None:
+    """The item a call of ``tool`` names through its item key (``keys``: tool -> argument;
+    ``tables``: argument -> value -> item), or None (no key, no value, or a value of no item)."""
+    arg = keys.get(str(tool))
+    value = args.get(arg) if arg is not None else None
+    return None if value is None else tables.get(arg, {}).get(str(value))
 
 
 class ProcedureTracker:
@@ -48,6 +64,9 @@ class ProcedureTracker:
         self.item_arg: str = params["item_arg"]
         #: the SOP's early exits (optional): tool -> the data tools a refusal of it stands for
         self.exit_tools: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in (params.get("exit_tools") or {}).items()}
+        #: tools that name the item by another argument (optional): tool -> argument -> value -> item
+        self.item_keys: dict[str, str] = dict(params.get("item_keys") or {})
+        self.item_tables: dict[str, dict[str, str]] = {k: dict(v) for k, v in (params.get("item_tables") or {}).items()}
         #: (data tool, item) -> position of its last successful call
         self.last_data: dict[tuple[str, str], int] = {}
         #: positions and items of all successful data calls, in order
@@ -64,11 +83,13 @@ class ProcedureTracker:
         if event.get("kind") != "call":
             return
         args = event.get("args") or {}
+        tool = event.get("tool")
         item = args.get(self.item_arg)
+        if item is None and self.item_keys:
+            item = aliased_item(tool, args, self.item_keys, self.item_tables)
         if item is None:
             return
         item = str(item)
-        tool = event.get("tool")
         if not event.get("ok"):
             # an early exit: the tool refused the item, which stands for it and the tools after it
             covered = self.exit_tools.get(str(tool), ())
@@ -114,7 +135,7 @@ def _then(ctx: GuardContext) -> str:
     return "." if ctx.automatic else ", then transition."
 
 
-@register_check("item_recorded_exclusively", tracker=ProcedureTracker, params=PARAMS, optional=("bind_var", "item_noun", "exit_tools"))
+@register_check("item_recorded_exclusively", tracker=ProcedureTracker, params=PARAMS, optional=("bind_var",) + OPTIONAL)
 def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
     """Eq. 4: the last record's item is undecided, fully and exclusively investigated."""
     t, noun = _tracker(ctx), _noun(ctx)
@@ -145,7 +166,7 @@ def item_recorded_exclusively(ctx: GuardContext) -> CheckResult:
     return CheckResult(True, f"{Noun} {x} is fully investigated and recorded; submit its decision.", {bind: x})
 
 
-@register_check("item_decided_since_record", tracker=ProcedureTracker, params=PARAMS, optional=("item_noun", "exit_tools"))
+@register_check("item_decided_since_record", tracker=ProcedureTracker, params=PARAMS, optional=OPTIONAL)
 def item_decided_since_record(ctx: GuardContext) -> CheckResult:
     """Eq. 5: some call after the last record decides its item."""
     t, noun = _tracker(ctx), _noun(ctx)
@@ -158,7 +179,7 @@ def item_decided_since_record(ctx: GuardContext) -> CheckResult:
     return CheckResult(False, f"{Noun} {x} (the last {t.record_tool}) has no decision since its record: call {t.decision_tool} for {x} first.")
 
 
-@register_check("batch_complete", tracker=ProcedureTracker, params=PARAMS, optional=("batch_var", "item_noun", "exit_tools"))
+@register_check("batch_complete", tracker=ProcedureTracker, params=PARAMS, optional=("batch_var",) + OPTIONAL)
 def batch_complete(ctx: GuardContext) -> CheckResult:
     """Eq. 6: every item of the batch variable has a decision."""
     t = _tracker(ctx)

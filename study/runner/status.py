@@ -19,7 +19,7 @@ from pathlib import Path
 
 from study.protocol.cost_text import cost_text, simulated_note
 from study.session_io.folders import find_sessions
-from study.session_io.record import folder_size, read_record
+from study.session_io.record import DEFAULT_TASK, folder_size, read_record
 from study.session_io.vocabulary import SessionStatus
 
 from .claim import session_status
@@ -45,6 +45,7 @@ class SessionRow:
     model_id: str | None = None   # the API model id (a simulated session is priced as this model)
     api_retries: int = 0          # transient API errors the CLI retried (api_retry events; void nothing)
     problems: list[str] = field(default_factory=list)   # what is wrong with its records (never analysed)
+    task: str = DEFAULT_TASK      # session_start's (absent: the preregistered task)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -81,7 +82,7 @@ def status_row(root: Path, folder: Path) -> SessionRow:
         duration_s=record.duration_s if final else None,
         voided=record.voided, simulated=record.simulated, exploratory=record.exploratory,
         attempts=record.attempts, size_bytes=record.size_bytes, model_id=record.model_id,
-        api_retries=progress.api_retries, problems=[i.describe(folder) for i in record.issues],
+        api_retries=progress.api_retries, problems=[i.describe(folder) for i in record.issues], task=record.task,
     )
 
 
@@ -110,12 +111,32 @@ def scan(root: Path) -> list[SessionRow]:
     return rows
 
 
+def task_order(tasks) -> list[str]:
+    """The tasks of some sessions, each once: the preregistered task first, then by name."""
+    return sorted(set(tasks), key=lambda t: (t != DEFAULT_TASK, t))
+
+
+def task_counts(tasks: list[str]) -> str:
+    """'by task: referral_abuse_detection_v2 3, dangerous_goods 2' (empty for a single task
+    that is the preregistered one; 'task: T' for a single other task)."""
+    order = task_order(tasks)
+    if len(order) == 1:
+        return "" if order[0] == DEFAULT_TASK else f"task: {order[0]}"
+    return "by task: " + ", ".join(f"{t} {tasks.count(t)}" for t in order)
+
+
 def format_table(rows: list[SessionRow]) -> str:
     """A plain-text table, one session a line, then the count per status, the size on disk and
-    the cost (a simulated session's cost is marked as priced as the model the simulator stands in for)."""
+    the cost (a simulated session's cost is marked as priced as the model the simulator stands in for).
+    Sessions of more than one task are grouped by task (the preregistered one first) in a task
+    column, and counted per task."""
     if not rows:
         return "no sessions found"
-    header = ("session", "status", "decided", "cost $", "time", "size", "notes")
+    tasks = task_order(r.task for r in rows)
+    several = len(tasks) > 1
+    if several:
+        rows = sorted(rows, key=lambda r: tasks.index(r.task))   # stable: each task's in scan order
+    header = ("session",) + (("task",) if several else ()) + ("status", "decided", "cost $", "time", "size", "notes")
     lines = []
     for r in rows:
         notes = []
@@ -136,8 +157,8 @@ def format_table(rows: list[SessionRow]) -> str:
             notes.append(f"{r.api_retries} API error(s) retried by the CLI")
         decided = f"{r.decisions}/{r.accounts}" if r.accounts is not None else str(r.decisions)
         duration = "-" if r.duration_s is None else f"{r.duration_s / 60:.1f} min"
-        lines.append((r.path, r.status, decided, f"{r.cost_usd:.2f}", duration, human_size(r.size_bytes),
-                      ", ".join(notes)))
+        lines.append((r.path,) + ((r.task,) if several else ()) + (r.status, decided, f"{r.cost_usd:.2f}", duration,
+                                                                    human_size(r.size_bytes), ", ".join(notes)))
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
     out = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *lines]]
     counts: dict[str, int] = {}
@@ -145,6 +166,9 @@ def format_table(rows: list[SessionRow]) -> str:
         counts[r.status] = counts.get(r.status, 0) + 1
     out.append("")
     out.append(f"{len(rows)} session(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    by_task = task_counts([r.task for r in rows])
+    if by_task:
+        out.append(by_task)
     out.append(f"on disk: {human_size(sum(r.size_bytes for r in rows))}; " + _cost_line(rows))
     broken = sum(1 for r in rows if r.problems)
     if broken:

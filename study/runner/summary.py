@@ -11,6 +11,8 @@ from study.protocol.cost_text import cost_text
 from study.session_io.record import read_record
 from study.session_io.vocabulary import SessionStatus, status_voids
 
+from .status import task_counts
+
 
 def _inspect(folder: Path) -> str:
     return f"study score {shlex.quote(str(folder))}"
@@ -65,6 +67,9 @@ def format_summary(result, root: Path | None = None) -> str:
         ids = ", ".join(sorted({mid or "" for _, mid in simulated}))
         spent.append(f"cost {cost_text(sum(c for c, _ in simulated), simulated=True, model_id=ids)}")
     lines.append(f"ran {len(result.ran)} session(s): {counts}; " + "; ".join(spent))
+    by_task = task_counts([r.task for r in records.values() if r.has_meta or r.has_start])
+    if by_task:
+        lines.append(by_task)
     groups: dict[str, list[str]] = {why: [] for why in _HEADINGS}    # in this order, each sorted by folder
     for folder, status in sorted(result.ran, key=lambda ran: str(ran[0])):
         why = _why(status)

@@ -57,11 +57,16 @@ class ToolCall:
     args: dict[str, Any]
     #: the item-id argument of the task's tools (the referral study's ``account_id`` by default)
     item_arg: str = "account_id"
+    #: the task's ``Procedure`` when some required tool names the item by another argument
+    #: (``Procedure.item_keys``), else None
+    proc: Any = None
 
     @property
     def account(self) -> str | None:
-        """The item the call names (its ``item_arg``), if a string."""
+        """The item the call names (its ``item_arg``, if a string; else through the tool's item key)."""
         value = self.args.get(self.item_arg) if isinstance(self.args, dict) else None
+        if not isinstance(value, str) and self.proc is not None:
+            return self.proc.item_of(self.tool, self.args)
         return value if isinstance(value, str) else None
 
 
@@ -144,9 +149,10 @@ def _classify_user_text(raw: str, seen_assistant: bool) -> UserText | None:
     return UserText("resume" if seen_assistant else "first", shown)
 
 
-def read_conversation(messages: list[dict], item_arg: str = "account_id") -> list[Event]:
-    """The conversation as events, in order (``item_arg``: the task's item-id argument). Tool
-    results whose call is not in the conversation (cut away by compaction) are skipped."""
+def read_conversation(messages: list[dict], item_arg: str = "account_id", proc: Any = None) -> list[Event]:
+    """The conversation as events, in order (``item_arg``: the task's item-id argument; ``proc``:
+    its ``Procedure`` when some tool names the item by another argument). Tool results whose call
+    is not in the conversation (cut away by compaction) are skipped."""
     events: list[Event] = []
     calls: dict[str, ToolCall] = {}
     seen_assistant = False
@@ -163,7 +169,8 @@ def read_conversation(messages: list[dict], item_arg: str = "account_id") -> lis
                 events.append(Said(text, ends_turn=not uses))
             for use in uses:
                 server, tool = split_tool_name(use.get("name", ""))
-                call = ToolCall(use.get("id", ""), server, tool, use.get("input") or {}, item_arg)
+                call = ToolCall(use.get("id", ""), server, tool, use.get("input") or {}, item_arg,
+                                proc if proc is not None and proc.item_keys else None)
                 calls[call.id] = call
                 events.append(call)
             continue

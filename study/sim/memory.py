@@ -230,6 +230,8 @@ class Memory:
             if call.tool in proc.data_tools:
                 self.data.setdefault(account, {})[call.tool] = self.pos
             self.values.setdefault(account, {}).update({k: v for k, v in data.items() if k != proc.item_arg})
+            if call.tool in task.result_names and not out.data:   # a bare value, taken as a named argument
+                self.values[account][task.result_names[call.tool]] = _bare(out.text)
             if out.extras and account not in self.reminded:
                 self.reminded.append(account)
         elif call.tool == proc.record_tool and account:
@@ -316,3 +318,11 @@ def summary_text(memory: Memory) -> str:
         f"{left} left; next undecided: {memory.next_undecided}.{state}\n"
         f"{MEMORY_OPEN}{memory.to_json()}{MEMORY_CLOSE}\n</summary>"
     )
+
+
+def _bare(text: str) -> Any:
+    """A tool's bare result (``17``, ``"removed"``) as a JSON value, else its text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -175,7 +175,7 @@ class SimServer:
             self.summaries += 1
             self.ledger.observe(messages)
             self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
-            return self._reply(Reply(text=summary_text(remember(read_conversation(messages, self.task.item_arg), self.task))), body, size)
+            return self._reply(Reply(text=summary_text(remember(read_conversation(messages, self.task.item_arg, self.task.proc), self.task))), body, size)
         if MAIN_LOOP_BETA not in headers.get("anthropic-beta", "") and not body.get("tools"):
             return self._reply(Reply(text="Simulated batch session"), body, size)
         return self._main_loop(body, messages, size)
@@ -206,7 +206,7 @@ class SimServer:
         see_request = getattr(self.policy, "see_request", None)
         if see_request is not None:
             see_request(body)
-        reply = self.policy.reply(remember(read_conversation(messages, self.task.item_arg), self.task), tool_names(body))
+        reply = self.policy.reply(remember(read_conversation(messages, self.task.item_arg, self.task.proc), self.task), tool_names(body))
         if reply.error is not None:
             return _Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
                            delay_s=reply.delay_s)

@@ -51,8 +51,13 @@ class SimTask:
     #: the key of list_batch's result that lists the batch
     list_key: str
     majority: str
-    #: data tool -> the argument names its input schema requires (besides nothing: the id is one)
+    #: data tool -> the argument names of its input schema (the id is one of them)
     arguments: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: data tool -> those of its arguments the schema does not require: passed when known, as
+    #: SOP-Bench's harness passes every property it has (``sopbench_tools.tasks.arguments``)
+    optional_arguments: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: data tool -> the argument name its bare (non-object) result is taken as (``TaskTool.result_name``)
+    result_names: Mapping[str, str] = field(default_factory=dict)
     #: record field name -> (kind, choices)
     record_fields: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     inputs_tool: str | None = None
@@ -89,7 +94,7 @@ class SimTask:
                 args[name] = values[name]
             elif _key(name) in known:   # upstream's result keys may be spelt with spaces ("session token")
                 args[name] = known[_key(name)]
-            else:
+            elif name not in self.optional_arguments.get(tool, ()):
                 return None
         return args
 
@@ -156,11 +161,14 @@ def sim_task(name: str | None, root: str = "") -> SimTask:
 
     task = resolve_task(name)
     specs = {s["toolSpec"]["name"]: s["toolSpec"] for s in task.toolspecs}
-    arguments = {}
+    arguments, optional = {}, {}
     for tool in task.data_tools:
         schema = (specs.get(tool, {}).get("inputSchema") or {}).get("json") or {}
-        arguments[tool] = tuple(schema.get("required") or schema.get("properties") or ())
+        required = tuple(schema.get("required") or ())
+        arguments[tool] = tuple(schema.get("properties") or ()) or required
+        optional[tool] = tuple(a for a in arguments[tool] if required and a not in required)
     fields = tuple((f.name, f.kind, tuple(f.choices)) for f in task.record.fields)
     inputs = tuple(c for c in task.item.input_columns if c != task.item.id_column) if task.inputs_tool else ()
-    return SimTask(task.name, procedure_of(task), task.item.plural, majority_label(task), arguments, fields,
-                   task.inputs_tool, inputs, gold_of(task))
+    results = {t.name: t.result_name for t in task.tools if t.result_name}
+    return SimTask(task.name, procedure_of(task), task.item.plural, majority_label(task), arguments, optional, results,
+                   fields, task.inputs_tool, inputs, gold_of(task))

@@ -141,7 +141,8 @@ class Ledger:
             return
         task = self.task
         item = args.get(task.item_arg)
-        account = item if isinstance(item, str) else None
+        # a required tool that names the item by another argument: through its item key
+        account = item if isinstance(item, str) else task.proc.item_of(tool, args)
         self.calls.append(LedgerCall(tool, account, ok, args))
         if not ok:
             return

@@ -4,7 +4,7 @@ The server answers each with one of these; the bundle writes each into a file. S
 sees the same content from ``study view`` and from ``study view --bundle`` (``app.js`` never
 computes a verdict: every clause, class and route below comes from ``analysis.scoring``).
 
-- ``matrix_rows``: one row per session (identity, metrics, marks, the Figure-1 sliver);
+- ``matrix_rows``: one row per session (identity and task, metrics, marks, the Figure-1 sliver);
 - ``session_doc``: the account strip, the time-axis markers, cost and decided over time, the
   escape routes with their occurrences, meta and preregistration hash;
 - ``account_doc``: the account's calls in order, its record and decision, each clause with its
@@ -25,7 +25,7 @@ from study.session_io.vocabulary import EventKind
 
 from .load import Session, Store
 from .jsonout import dumps
-from .matrix import groups, ordered
+from .matrix import groups, ordered, tasks_of
 from .paths import session_names
 
 #: Events per page of the session's event list (server and bundle alike).
@@ -69,7 +69,7 @@ def matrix_row(session: Session) -> dict[str, Any]:
     usd, cost = _cost(session)
     row = {
         "name": session.name, "simulated": session.simulated, "exploratory": session.exploratory,
-        "model": record.model, "condition": record.condition, "seed": record.seed,
+        "task": record.task, "model": record.model, "condition": record.condition, "seed": record.seed,
         "status": (s.status if s else None) or (record.status if record.has_meta else None) or "no session_end",
         "voided": record.voided, "error": session.error,
         "accounts": len(session.order), "cost_usd": usd, "cost": cost,
@@ -293,4 +293,4 @@ def matrix_doc_of(root, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The matrix document of the sessions folder ``root`` from its sessions' rows."""
     rows = ordered(rows)
     return {"root": str(root), "simulated": any(r["simulated"] for r in rows), "sessions": rows,
-            "groups": groups(rows), "running": sum(r["status"] in ("running", "no session_end") for r in rows)}
+            "tasks": tasks_of(rows), "groups": groups(rows), "running": sum(r["status"] in ("running", "no session_end") for r in rows)}

@@ -1,5 +1,7 @@
 """The matrix page's order and summary: rows in the plan's order (model, condition, seed), and per
-model × condition the mean FC and compliance with the paper's 95% CI.
+model × condition the mean FC and compliance with the paper's 95% CI. Sessions of several tasks
+are grouped by task first (the preregistered task first, then by name: ``status.task_order``),
+each group of means within one task.
 
 The order is the analysis' own: ``Plan.model_order`` (the models of ``predictions.yaml`` in its
 order, then the others sorted) and ``analysis.tables.condition_order`` (``conditions.yaml``'s
@@ -38,33 +40,41 @@ def _seed(value: Any) -> tuple[int, Any]:
     return (0, value) if isinstance(value, int) and not isinstance(value, bool) else (1, str(value))
 
 
+def tasks_of(rows: list[dict[str, Any]]) -> list[str]:
+    """The rows' tasks, each once: the preregistered task first, then by name."""
+    from study.runner.status import task_order
+
+    return task_order(str(r["task"]) for r in rows)
+
+
 def ordered(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``rows`` in the plan's order of model, then condition, then seed, then name; each row
-    gets its place as ``order`` (the page's default sort)."""
+    """``rows`` by task, then in the plan's order of model, then condition, then seed, then name;
+    each row gets its place as ``order`` (the page's default sort)."""
     models, conditions = _orders(rows)
+    t = {x: i for i, x in enumerate(tasks_of(rows))}
     m, c = {x: i for i, x in enumerate(models)}, {x: i for i, x in enumerate(conditions)}
-    out = sorted(rows, key=lambda r: (m.get(str(r["model"]), len(m)), c.get(str(r["condition"]), len(c)),
-                                      _seed(r["seed"]), r["name"]))
+    out = sorted(rows, key=lambda r: (t[str(r["task"])], m.get(str(r["model"]), len(m)),
+                                      c.get(str(r["condition"]), len(c)), _seed(r["seed"]), r["name"]))
     for i, r in enumerate(out):
         r["order"] = i
     return out
 
 
 def groups(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per model × condition (in the rows' order): sessions, and the mean and 95% CI of FC and
-    of compliance over the scored, unvoided ones."""
+    """Per task × model × condition (in the rows' order): sessions, and the mean and 95% CI of FC
+    and of compliance over the scored, unvoided ones."""
     from analysis.statistics import bootstrap_cis
 
-    keyed: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    keyed: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in rows:
-        keyed.setdefault((str(r["model"]), str(r["condition"])), []).append(r)
+        keyed.setdefault((str(r["task"]), str(r["model"]), str(r["condition"])), []).append(r)
     out, samples = [], []
-    for (model, condition), members in keyed.items():
+    for (task, model, condition), members in keyed.items():
         scored = [r for r in members if r["fc"] is not None and not r["voided"] and not r["error"]]
         fc = np.array([r["fc"] for r in scored], dtype=float)
         compliance = np.array([r["compliance"] for r in scored if r["compliance"] is not None], dtype=float)
         samples += [fc, compliance]
-        out.append({"model": model, "condition": condition, "sessions": len(members), "scored": len(scored),
+        out.append({"task": task, "model": model, "condition": condition, "sessions": len(members), "scored": len(scored),
                     "simulated": any(r["simulated"] for r in members),
                     "fc_mean": float(fc.mean()) if fc.size else None,
                     "compliance_mean": float(compliance.mean()) if compliance.size else None})

@@ -100,3 +100,35 @@ def test_every_vendored_task_builds_workflows_the_loader_accepts(name):
     main_wf = Workflow.from_text(files[main_workflow_file(task)], "main.yaml")
     guard = main_wf.transitions[("S_investigate", "S_decide")]
     assert guard is not None and main_wf.initial == "S_investigate"
+
+
+def test_calls_that_name_the_item_by_a_unique_argument_count_for_that_item_in_the_guards(tmp_path):
+    # content_flagging's calculateBotProbabilityIndex and calculate_user_trust_score take the post's
+    # userid (unique per post), not its content_id: the workflow's guards map it to the post
+    task = load_task("content_flagging")
+    a, b = task.item_ids[:2]
+    ua, ub = task.rows[a]["userid"], task.rows[b]["userid"]
+    wf = Workflow.from_text(task_files(task)[main_workflow_file(task)], "content_flagging.yaml")
+    rt = make_runtime(tmp_path, wf, [a, b])
+    bot = lambda user: ("calculateBotProbabilityIndex", {"userid": user}, True)  # noqa: E731
+    trust = lambda user: ("calculate_user_trust_score", {"userid": user}, True)  # noqa: E731
+    severity, final = ("calculateContentSeverityIndex", {"content_id": a}, True), ("determineFinalDecision", {"content_id": a}, True)
+    rec = ("record_analysis", {"content_id": a}, True)
+    observe_all(rt, [bot(ua), severity, final, rec])
+    refused = move(rt, "S_decide")
+    assert not refused.ok and f"Missing data for post {a}" in refused.reason and "calculate_user_trust_score" in refused.reason
+    observe_all(rt, [trust(ua), bot(ub), rec])
+    refused = move(rt, "S_decide")
+    assert not refused.ok and "Interleaved posts" in refused.reason and b in refused.reason
+    observe_all(rt, [bot(ua), severity, trust(ua), final, rec])
+    assert move(rt, "S_decide").ok
+
+
+def test_only_a_task_with_such_tools_gets_the_item_key_parameters():
+    from study.task_procedure import procedure_of
+
+    params = procedure_of(load_task("content_flagging")).check_params()
+    assert params["item_keys"] == {"calculateBotProbabilityIndex": "userid", "calculate_user_trust_score": "userid"}
+    assert len(params["item_tables"]["userid"]) == 168
+    for name in ("referral_abuse_detection_v2", "dangerous_goods", "order_fulfillment"):
+        assert "item_keys" not in procedure_of(load_task(name)).check_params()

@@ -72,3 +72,24 @@ def test_status_shows_each_sessions_size_on_disk_and_prices_simulated_costs_as_t
     assert "on disk: 1.5 MB; cost of simulated sessions $0.25 (simulated, priced as claude-haiku-4-5)" in table
     assert [human_size(n) for n in (0, 999, 1000, 17_250_000, 3_000_000_000)] == ["0 B", "999 B", "1.0 kB", "17.2 MB",
                                                                                     "3.0 GB"]
+
+
+def test_status_groups_sessions_of_several_tasks_in_a_task_column_and_counts_each(tmp_path):
+    _session(tmp_path, "Plain", decided=["A", "B", "C", "D"], cost=0.25, status="completed", ended=True)
+    other = _session(tmp_path / "tasks" / "dangerous_goods", "FSM", decided=["A"], cost=0.1, status="completed",
+                     ended=True)
+    write_meta(other, {**json.loads((other / "meta.json").read_text()), "task": "dangerous_goods"})
+    _session(tmp_path, "Sys", decided=["A"], cost=0.1, status="completed", ended=True)
+    rows = scan(tmp_path)
+    assert [(r.path, r.task) for r in rows] == [("Plain", "referral_abuse_detection_v2"),
+                                                ("Sys", "referral_abuse_detection_v2"),
+                                                ("tasks/dangerous_goods/FSM", "dangerous_goods")]
+    table = format_table([rows[2], rows[0], rows[1]]).splitlines()
+    assert table[0].split() == ["session", "task", "status", "decided", "cost", "$", "time", "size", "notes"]
+    assert [line.split()[:2] for line in table[1:4]] == [["Plain", "referral_abuse_detection_v2"],
+                                                          ["Sys", "referral_abuse_detection_v2"],
+                                                          ["tasks/dangerous_goods/FSM", "dangerous_goods"]]
+    assert "by task: referral_abuse_detection_v2 2, dangerous_goods 1" in table
+    one_task = format_table(rows[:2]).splitlines()
+    assert one_task[0].split()[:2] == ["session", "status"] and not any("task" in line for line in one_task)
+    assert "task: dangerous_goods" in format_table(rows[2:]).splitlines()

@@ -52,3 +52,14 @@ def test_real_and_simulated_costs_are_never_summed_into_one_figure(tmp_path):
     assert head == "ran 2 session(s): 2 completed; cost $2.50; cost $0.40 (simulated, priced as claude-haiku-4-5)"
     alone = format_summary(MatrixResult(ran=[(real, "completed")]), tmp_path)
     assert alone == "ran 1 session(s): 1 completed; cost $2.50"
+
+
+def test_the_summary_counts_sessions_per_task_when_they_are_of_more_than_one(tmp_path):
+    referral = _session(tmp_path, "Plain", "completed", decisions=20, cost=0.4)
+    goods = [_session(tmp_path / "tasks" / "dangerous_goods", c, "completed", decisions=20, cost=0.1,
+                      task="dangerous_goods") for c in ("Plain", "FSM")]
+    lines = format_summary(MatrixResult(ran=[(f, "completed") for f in (referral, *goods)]), tmp_path).splitlines()
+    assert lines == ["ran 3 session(s): 3 completed; cost $0.60 (simulated, priced as claude-haiku-4-5)",
+                     "by task: referral_abuse_detection_v2 1, dangerous_goods 2"]
+    only = format_summary(MatrixResult(ran=[(goods[0], "completed")]), tmp_path).splitlines()
+    assert only[1:] == ["task: dangerous_goods"]

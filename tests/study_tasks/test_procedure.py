@@ -52,3 +52,29 @@ def test_the_simulators_view_calls_tools_with_their_inputs_in_the_sops_order():
     assert dg.call_args("calculate_sds_label_score", "P1_3191", {}) is None   # its label text not known yet
     assert dg.call_args("calculate_sds_label_score", "P1_3191", {"sds_label_text": "x"}) == {
         "product_id": "P1_3191", "sds_label_text": "x"}
+
+
+def test_the_refusal_says_for_each_required_tool_why_its_calls_name_no_one_item():
+    from study.task_procedure import unsupported_reason
+
+    assert unsupported_reason(load_task("dangerous_goods")) is None
+    assert unsupported_reason(load_task("content_flagging")) is None     # userid: unique per post
+    assert unsupported_reason(load_task("order_fulfillment")) == (
+        "the study attributes every call to one order by its order_id argument or by an item argument unique per "
+        "order, but the required tool(s) check_inventory, validate_customer, calculate_shipping, "
+        "make_fulfillment_decision take neither: check_inventory takes product_id, shared by several orders "
+        "(10 values over 30), so a call names no one order; validate_customer takes customer_id, shared by several "
+        "orders (10 values over 30), so a call names no one order; calculate_shipping takes no argument that names "
+        "one order; make_fulfillment_decision takes no argument that names one order")
+    assert unsupported_reason(load_task("email_intent")).startswith("upstream defect: toolspecs.json names five tools")
+
+
+def test_a_required_tool_that_names_the_item_by_a_unique_argument_attributes_its_calls_through_it():
+    task = load_task("content_flagging")
+    proc = procedure_of(task)
+    post = task.item_ids[5]
+    assert proc.item_of("calculate_user_trust_score", {"userid": task.rows[post]["userid"]}) == post
+    assert proc.item_of("calculateContentSeverityIndex", {"content_id": post}) == post
+    assert proc.item_of("calculateContentSeverityIndex", {"userid": task.rows[post]["userid"]}) is None
+    assert proc.item_of("calculate_user_trust_score", {"userid": "nobody"}) is None
+    assert referral_procedure().item_of("investigate_account", {"account_id": "ACC100185"}) == "ACC100185"

@@ -1,5 +1,6 @@
-"""End to end through the real CLI and the simulator: a few items of three tasks other than the
-project's (`study run --task T`), and the scorer against the simulator's ground truth."""
+"""End to end through the real CLI and the simulator: a few items of four tasks other than the
+project's (`study run --task T`; content_flagging's calls by userid are attributed to their
+post), and the scorer against the simulator's ground truth."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def score(root: Path, folder: Path) -> dict:
 
 
 @pytest.mark.parametrize("task,condition", [("dangerous_goods", "FSM"), ("video_annotation", "FSM-lean"),
-                                            ("know_your_business", "FSM")])
+                                            ("know_your_business", "FSM"), ("content_flagging", "FSM")])
 def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, frozen_project, task, condition):
     root = frozen_project(tmp_path / "project")
     done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", condition, "--model", "sim:oracle",
@@ -82,7 +83,7 @@ def test_the_fsm_lets_no_route_of_the_adversary_through_on_another_task(tmp_path
 def test_an_unknown_or_unrunnable_task_is_refused_before_anything_is_made(tmp_path, frozen_project):
     root = frozen_project(tmp_path / "project")
     for task, words in (("no_such_task", "unknown task"), ("email_intent", "cannot run here"),
-                        ("content_flagging", "identify the item otherwise")):
+                        ("order_fulfillment", "check_inventory takes product_id, shared by several orders")):
         done, _ = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle")
         assert done.returncode == 2 and words in done.stderr, done.stderr
     assert not (tmp_path / "sessions").exists()

@@ -103,3 +103,18 @@ def test_loading_a_tasks_upstream_tools_writes_nothing_into_its_vendored_folder(
     load_module(copy / "tools.py", "upstream_tools_probe")
     assert sorted(p.name for p in copy.iterdir()) == sorted(
         p.name for p in task.folder.iterdir() if p.name != "__pycache__")
+
+
+def test_a_call_that_names_the_item_by_a_unique_argument_is_attributed_to_that_item():
+    from sopbench_tools.tasks.arguments import call_arguments
+
+    task = load_task("content_flagging")
+    assert dict(task.item_keys) == {"calculateBotProbabilityIndex": "userid", "calculate_user_trust_score": "userid"}
+    assert dict(load_task("order_fulfillment").item_keys) == {}          # product_id, customer_id: shared
+    a, b = task.item_ids[:2]
+    assert task.item_table("userid")[task.rows[b]["userid"]] == b and len(task.item_table("userid")) == 168
+    box = ToolBox([a, b], task=task)
+    result = box.call("calculateBotProbabilityIndex", call_arguments(task, "calculateBotProbabilityIndex", b))
+    assert result.ok and result.account == b
+    assert box.call("calculateBotProbabilityIndex", {"userid": "nobody"}).account is None
+    assert box.call("calculateContentSeverityIndex", {"content_id": a}).account == a

@@ -93,3 +93,19 @@ def test_an_early_exit_of_a_tool_that_is_not_required_is_refused_with_its_line(t
     line = next(i for i, x in enumerate(path.read_text().splitlines(), 1) if "exit_on_refusal: true, item_args: [account_id], after: [createSessionAndOpenTicket]" in x and "required: false" in x)
     assert (f"customer_service.yaml:{line}: tools.checkServiceAreaOutage.exit_on_refusal needs required: true"
             in _problems(path))
+
+
+def test_result_name_says_what_argument_a_bare_result_is_taken_as():
+    from sopbench_tools.tasks import load_task
+
+    names = {t.name: t.result_name for t in load_task("content_flagging").tools if t.result_name}
+    assert names == {"calculateContentSeverityIndex": "content_severity_index", "calculate_user_trust_score": "user_trust_score"}
+
+
+def test_a_result_name_that_is_not_a_name_is_refused_with_its_line(tmp_path):
+    path = _copy(tmp_path, "content_flagging", lambda t: t.replace("    result_name: user_trust_score\n",
+                                                                  "    result_name: [user_trust_score]\n"))
+    line = next(i for i, x in enumerate(path.read_text().splitlines(), 1) if "result_name: [user_trust_score]" in x)
+    assert (f"content_flagging.yaml:{line}: tools.calculate_user_trust_score.result_name must be the argument name "
+            "of its bare result" in _problems(path))
+

@@ -12,13 +12,37 @@ def run(*args):
     return CliRunner().invoke(main, list(args))
 
 
-def test_list_names_every_task_and_why_three_cannot_run():
+def test_list_names_every_task_and_why_four_cannot_run():
     result = run("task", "list")
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert sum(1 for line in lines if not line.startswith("    ")) == 14
     assert "referral_abuse_detection_v2 (preregistered): runnable; 200 accounts by account_id" in result.output
-    assert sum("NOT RUNNABLE" in line for line in lines) == 3 and result.output.count("    why: ") == 3
+    assert [line.split(":")[0] for line in lines if "NOT RUNNABLE" in line] == [
+        "aircraft_inspection", "email_intent", "order_fulfillment", "patient_intake"]
+    assert result.output.count("    why: ") == 4
+    assert "content_flagging: runnable; 168 posts by content_id" in result.output
+
+
+def test_the_lists_verdict_is_what_study_run_gives_for_every_vendored_task():
+    from sopbench_tools.tasks import task_names
+    from study.runner.preflight import PreflightError, check_task
+
+    lines = run("task", "list").output.splitlines()
+    verdicts = {}
+    for n, line in enumerate(lines):
+        if not line.startswith("    "):
+            name = line.split(":")[0].removesuffix(" (preregistered)")
+            why = lines[n + 1].removeprefix("    why: ") if n + 1 < len(lines) and lines[n + 1].startswith("    ") else None
+            verdicts[name] = ("NOT RUNNABLE" in line, why)
+    assert sorted(verdicts) == task_names()
+    for name in task_names():
+        try:
+            check_task(name)
+            refused = None
+        except PreflightError as exc:
+            refused = " ".join(str(exc).removeprefix(f"--task {name} cannot run here: ").split())
+        assert verdicts[name] == (refused is not None, refused), name
 
 
 def test_check_compares_the_tools_with_tools_py_and_reports_notes():
@@ -27,7 +51,8 @@ def test_check_compares_the_tools_with_tools_py_and_reports_notes():
     assert "120 (tool, item) pairs: 120 equal results, 0 equal errors" in result.output
     assert "note: calculate_shipping: no argument names the item" in result.output
     assert "oracle: not run (the study cannot run the task: the study attributes every call" in result.output
-    assert result.output.rstrip().endswith("ok")
+    assert "note: not runnable: the study attributes every call to one order by its order_id argument or by an item argument" in result.output
+    assert result.output.rstrip().endswith("ok (the study cannot run the task, see the note)")
 
 
 def test_check_of_the_preregistered_task_counts_its_documented_difference():

@@ -1,10 +1,12 @@
 // study view: the matrix page (#/): every session as a row in the plan's order (model, condition,
 // seed), sortable by any column, filtered by words; the per-condition means with the tables' 95%
-// CIs; served, it refreshes itself while sessions run. Loaded after core.js (static/index.html).
+// CIs; served, it refreshes itself while sessions run. Sessions of more than one task get a Task
+// column in both tables, grouped by task (the documents' order). Loaded after core.js (static/index.html).
 "use strict";
 
 const REFRESH_MS = 5000;
 // column: [header, sort key of a row (null: not sortable)]
+const TASK_COLUMN = ["Task", (r) => r.order];
 const COLUMNS = [["Model", (r) => r.order], ["Condition", (r) => r.order], ["Seed", (r) => r.seed], ["Status", (r) => r.status],
   ["FC", (r) => r.fc], ["Compliance", (r) => r.compliance], ["Decided", (r) => r.decided], ["Cost", (r) => r.cost_usd],
   ["Marks", null], ["Figure 1: accounts in batch order", null]];
@@ -19,22 +21,27 @@ function compareValues(a, b) {
 function ci(x, fmt) { return x ? ` [${fmt(x[0])}, ${fmt(x[1])}]` : ""; }
 const num = (x) => (x === null || x === undefined ? "–" : x.toFixed(2));
 
+// the task column is shown when the sessions are of more than one task
+const severalTasks = (doc) => (doc.tasks || []).length > 1;
+
 function groupsTable(doc) {
-  return h("table", { id: "groups" }, h("tr", {}, ...["Model", "Condition", "Sessions", "Scored", "FC (mean [95% CI])", "Compliance (mean [95% CI])"].map((x) => h("th", {}, x))),
-    ...doc.groups.map((g) => h("tr", { "data-group": g.model + " " + g.condition }, h("td", {}, g.model, g.simulated ? h("span", { class: "mark simulated" }, "SIMULATED") : ""),
+  const task = severalTasks(doc);
+  return h("table", { id: "groups" }, h("tr", {}, ...[...(task ? ["Task"] : []), "Model", "Condition", "Sessions", "Scored", "FC (mean [95% CI])", "Compliance (mean [95% CI])"].map((x) => h("th", {}, x))),
+    ...doc.groups.map((g) => h("tr", { "data-group": (task ? g.task + " " : "") + g.model + " " + g.condition }, ...(task ? [h("td", { class: "task" }, g.task)] : []),
+      h("td", {}, g.model, g.simulated ? h("span", { class: "mark simulated" }, "SIMULATED") : ""),
       h("td", {}, g.condition), h("td", {}, g.sessions), h("td", {}, g.scored),
       h("td", {}, num(g.fc_mean) + ci(g.fc_ci, num)), h("td", {}, pct(g.compliance_mean) + ci(g.compliance_ci, pct)))));
 }
 
-function matrixRow(r) {
+function matrixRow(r, task) {
   const attempts = r.attempts.length ? h("div", { class: "attempts" }, "earlier: ",
     ...r.attempts.map((a) => [h("a", { href: sessionHref(a), onclick: (ev) => ev.stopPropagation() }, a.split("/").pop()), " "])) : "";
   const tr = h("tr", { "data-name": r.name, onclick: () => { location.hash = sessionHref(r.name); } },
-    h("td", {}, h("a", { href: sessionHref(r.name) }, r.model)), h("td", {}, r.condition), h("td", {}, r.seed),
+    ...(task ? [h("td", { class: "task" }, r.task)] : []), h("td", {}, h("a", { href: sessionHref(r.name) }, r.model)), h("td", {}, r.condition), h("td", {}, r.seed),
     h("td", {}, r.status, attempts), h("td", {}, r.fc ?? "–"), h("td", {}, pct(r.compliance)),
     h("td", {}, r.decided === null ? "–" : `${r.decided}/${r.accounts}`), h("td", {}, r.cost),
     h("td", {}, marks(r)), h("td", {}, sliver(r.sliver, r.name)));
-  tr.dataset.text = [r.name, r.model, r.condition, "seed " + r.seed, r.status, r.simulated ? "simulated" : "",
+  tr.dataset.text = [r.name, r.task, r.model, r.condition, "seed " + r.seed, r.status, r.simulated ? "simulated" : "",
     r.voided ? "voided" : "", r.exploratory ? "exploratory" : ""].join(" ").toLowerCase();
   tr.row = r;
   return tr;
@@ -43,10 +50,12 @@ function matrixRow(r) {
 function matrixPage(doc) {
   crumbs();
   const sort = { column: null, down: false };
-  const rows = doc.sessions.map(matrixRow);
+  const task = severalTasks(doc);
+  const columns = task ? [TASK_COLUMN, ...COLUMNS] : COLUMNS;
+  const rows = doc.sessions.map((r) => matrixRow(r, task));
   const body = h("tbody", {}, ...rows);
   const count = h("span", { id: "count" }, `${rows.length} sessions`);
-  const filter = h("input", { id: "filter", type: "search", placeholder: "filter: model, condition, seed, status, simulated, voided…" });
+  const filter = h("input", { id: "filter", type: "search", placeholder: (task ? "filter: task, " : "filter: ") + "model, condition, seed, status, simulated, voided…" });
   const apply = () => {
     const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
     let shown = 0;
@@ -58,20 +67,20 @@ function matrixPage(doc) {
     count.textContent = words.length ? `${shown} of ${rows.length} sessions` : `${rows.length} sessions`;
   };
   filter.addEventListener("input", apply);
-  const heads = COLUMNS.map(([label, key], i) => h("th", key ? { class: "sortable", "data-column": label,
+  const heads = columns.map(([label, key], i) => h("th", key ? { class: "sortable", "data-column": label,
     title: "sort by " + label.toLowerCase() + " (again: reverse)", onclick: () => sortBy(i) } : {}, label));
   function sortBy(i) {
     sort.down = sort.column === i ? !sort.down : false;
     sort.column = i;
-    const key = COLUMNS[i][1];
+    const key = columns[i][1];
     const sorted = [...rows].sort((a, b) => (sort.down ? -1 : 1) * compareValues(key(a.row), key(b.row)) || a.row.order - b.row.order);
     body.replaceChildren(...sorted);
     heads.forEach((th, j) => th.setAttribute("aria-sort", j === i ? (sort.down ? "descending" : "ascending") : "none"));
   }
-  const out = [h("h2", {}, "Sessions"), simulatedBanner(doc.simulated), h("p", { class: "note" }, doc.root, " · rows in the plan's order (model, condition, seed); click a column to sort"),
+  const out = [h("h2", {}, "Sessions"), simulatedBanner(doc.simulated), h("p", { class: "note" }, doc.root, task ? ` · ${doc.tasks.length} tasks; rows by task, then in the plan's order (model, condition, seed); click a column to sort` : " · rows in the plan's order (model, condition, seed); click a column to sort"),
     filter, " ", count, legend(),
     h("table", { id: "matrix" }, h("thead", {}, h("tr", {}, ...heads)), body),
-    h("h3", {}, "Per condition: mean with the tables' percentile bootstrap 95% CI (10,000 resamples) over the scored, unvoided sessions"), groupsTable(doc)];
+    h("h3", {}, (task ? "Per task and condition" : "Per condition") + ": mean with the tables' percentile bootstrap 95% CI (10,000 resamples) over the scored, unvoided sessions"), groupsTable(doc)];
   if (MODE === "server" && doc.running) {
     out.splice(2, 0, h("p", { class: "note", id: "refreshing" }, `${doc.running} session(s) running: this page refreshes every ${REFRESH_MS / 1000} s.`));
     refreshLater(() => load("matrix").then((next) => {
