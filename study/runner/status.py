@@ -19,7 +19,7 @@ from pathlib import Path
 
 from study.protocol.cost_text import cost_text, simulated_note
 from study.session_io.folders import find_sessions
-from study.session_io.record import DEFAULT_TASK, folder_size, read_record
+from study.session_io.record import DEFAULT_TASK, read_record
 from study.session_io.vocabulary import SessionStatus
 
 from .claim import session_status
