@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -62,9 +62,10 @@ class Procedure:
     item_keys: tuple[tuple[str, str], ...] = ()
     item_tables: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
-    @cached_property
+    @property
     def _keys(self) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-        return dict(self.item_keys), {arg: dict(pairs) for arg, pairs in self.item_tables}
+        # cached by value, not in the instance: ``Procedure(**proc.__dict__)`` keeps working
+        return _key_tables(self.item_keys, self.item_tables)
 
     def item_of(self, tool: str | None, args: Mapping[str, Any] | None) -> str | None:
         """The item a call names: its ``item_arg`` when a non-empty string, else through the
@@ -106,7 +107,7 @@ class Procedure:
         """The required tools a refusal of ``tool`` for an item stands for (empty: none)."""
         return dict(self.exit_tools).get(tool, ())
 
-    @cached_property
+    @property
     def record_names_none(self) -> bool:
         """Whether the record names no decision (every ``record_args`` entry is None)."""
         return all(f is None for f in self.record_args)
@@ -126,6 +127,13 @@ class Procedure:
         if len(self.record_args) == 1:
             return args.get(self.record_args[0])
         return LABEL_JOIN.join(str(args.get(f)) if f else "" for f in self.record_args)
+
+
+@lru_cache(maxsize=64)
+def _key_tables(item_keys: tuple[tuple[str, str], ...], item_tables: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+                ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """``Procedure._keys``: the tool -> key-argument map and each argument's value -> item table."""
+    return dict(item_keys), {arg: dict(pairs) for arg, pairs in item_tables}
 
 
 def referral_procedure() -> Procedure:

@@ -78,3 +78,11 @@ def test_a_required_tool_that_names_the_item_by_a_unique_argument_attributes_its
     assert proc.item_of("calculateContentSeverityIndex", {"userid": task.rows[post]["userid"]}) is None
     assert proc.item_of("calculate_user_trust_score", {"userid": "nobody"}) is None
     assert referral_procedure().item_of("investigate_account", {"account_id": "ACC100185"}) == "ACC100185"
+
+
+def test_a_procedure_rebuilt_from_its_fields_after_use_is_equal():
+    """Nothing a procedure computes is kept in the instance: one rebuilt from ``__dict__`` after
+    its labels and item lookups were used is the same procedure."""
+    proc = procedure_of(load_task("content_flagging"))
+    proc.record_label({}), proc.item_of(None, {}), proc.decision_label({})
+    assert proc.__class__(**proc.__dict__) == proc
