@@ -40,11 +40,11 @@ def test_an_unknown_key_is_named_with_its_line(tmp_path):
 
 def test_a_duplicate_key_and_a_missing_tool_are_refused(tmp_path):
     path = _copy(tmp_path, "dangerous_goods", lambda t: t.replace(
-        "  calculate_sds_label_score: {role: data, required: true, item_args: [product_id]}\n", "").replace(
+        "  calculate_sds_label_score: {role: data, required: true, exit_on_refusal: true, item_args: [product_id]}\n", "").replace(
         "backend: upstream\n", "backend: upstream\nbackend: columns\n"))
     assert "duplicate key 'backend'" in _problems(path)
     path = _copy(tmp_path, "dangerous_goods", lambda t: t.replace(
-        "  calculate_sds_label_score: {role: data, required: true, item_args: [product_id]}\n", ""))
+        "  calculate_sds_label_score: {role: data, required: true, exit_on_refusal: true, item_args: [product_id]}\n", ""))
     assert "tool 'calculate_sds_label_score' of toolspecs.json has no entry under tools" in _problems(path)
 
 
