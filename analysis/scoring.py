@@ -209,13 +209,12 @@ def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
 
 def _decide(event: dict[str, Any], account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
-            latest_other: int, proc: Procedure, record_names_none: bool) -> AccountScore:
+            latest_other: int, proc: Procedure) -> AccountScore:
     """Score one decision from the positions of the account's last retrievals and record and of
-    the last data call for any other account before it (-1 if none). ``record_names_none``: the
-    task's record names no decision (``Procedure.record_args`` all None), so rec asks only that
-    the record follows the retrievals."""
+    the last data call for any other account before it (-1 if none)."""
     action = proc.decision_label(event.get("args"))
-    if record_names_none and record is not None:
+    # a task whose record names no decision: rec asks only that the record follows the retrievals
+    if proc.record_names_none and record is not None:
         record = (record[0], action)
     # positional: a named tuple built by keyword costs twice as much, 200 times a session
     return AccountScore(account, position, seq, index, action, gold, len(retrieved),
@@ -253,8 +252,6 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
     routes = empty_counts()
     resumes = turn_ends = 0
 
-    exits = dict(proc.exit_tools)
-    record_names_none = proc.record_names_none
     for event in log.events:
         kind = event["kind"]
         if kind == "tool_call":
@@ -268,7 +265,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
             if event.get("ok") is not True:
                 # the SOP's early exit: a refusal of an exit tool stands for it and the tools after it
                 if event.get("ok") is False and account:
-                    covered = exits.get(tool, ())
+                    covered = proc.covered_by_refusal(tool)
                 if not covered:
                     continue
             seq = event["seq"]
@@ -292,8 +289,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
                     raise _not_in_batch(log, event)
                 other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
                 d = _decide(event, account, seq, position[account], len(decisions), gold.get(account, ""),
-                            last_data.get(account, {}), last_record.get(account), other[0], proc,
-                            record_names_none)
+                            last_data.get(account, {}), last_record.get(account), other[0], proc)
                 decisions.append(d)
                 decided.add(account)
                 if evidence:
