@@ -86,8 +86,7 @@ def task_files() -> list[Path]:
     from study.paths import prereg_dir
     from study.task_procedure import PROJECT_TASK_FILE, project_task_source
 
-    package = Path(tasks.__file__).parent
-    files = sorted(package.glob("*.py")) + sorted((package / "manifests").glob("*.yaml"))
+    files = sorted(Path(tasks.__file__).parent.glob("*.py")) + sorted(tasks.MANIFEST_DIR.glob("*.yaml"))
     files.append(prereg_dir() / PROJECT_TASK_FILE)
     source = project_task_source()
     if isinstance(source, Path):
@@ -199,12 +198,11 @@ class ScoreCache:
         found = self._read(key[2], key[3])     # str(root) as the key holds it
         return found[1] if found is not None and found[0].key == key else None
 
-    def put(self, key: Key | tuple[Any, ...] | None, value: Any) -> None:
-        """Store ``value`` under ``key`` (atomically; a cache that cannot be written is skipped)."""
+    def put(self, key: Key | None, value: Any) -> None:
+        """Store ``value`` under ``key`` (``lookup``'s; atomically; a cache that cannot be written
+        is skipped)."""
         if key is None:
             return
-        if not isinstance(key, Key):
-            key = Key(key, None, None)
         path = self._file(key.key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
