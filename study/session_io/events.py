@@ -210,34 +210,40 @@ def event_problems(event: Any) -> list[str]:
 
     Fast: an event of a kind with only simply typed fields is checked by its signature (kind,
     keys, the exact types of the values), and a signature once found valid is valid again."""
-    if type(event) is dict and type(event.get("kind")) is str and event["kind"] in _SIMPLE_KINDS:
-        signature = (event["kind"], *event, *map(type, event.values()))
-        if signature in _VALID_SIGNATURES:
-            return []
-        problems = _event_problems(event)
-        if not problems:
-            _VALID_SIGNATURES.add(signature)
-        return problems
+    if type(event) is dict and _simple_kind(event.get("kind")):
+        return _by_signature((event["kind"], *event, *map(type, event.values())), event)
     return _event_problems(event)
+
+
+def _simple_kind(kind: Any) -> bool:
+    """Whether ``kind`` names a kind whose events a signature decides (``_SIMPLE_KINDS``)."""
+    return type(kind) is str and kind in _SIMPLE_KINDS
+
+
+def _by_signature(signature: tuple[Any, ...], event: dict[str, Any]) -> list[str]:
+    """The problems of a simply typed ``event`` whose signature is ``signature``: none for a
+    signature already found valid, else checked (and remembered when valid)."""
+    if signature in _VALID_SIGNATURES:
+        return []
+    problems = _event_problems(event)
+    if not problems:
+        _VALID_SIGNATURES.add(signature)
+    return problems
 
 
 def all_valid(events: list[Any]) -> bool:
     """True if no event has a problem (every ``event_problems`` is empty), as fast as a log of
     thousands of events allows: the events of the simply typed kinds are grouped by signature
     (kind, keys, exact value types; the keys are strings and the types are not, so the flat tuple
-    is unambiguous) and one event of each new signature is checked; every event of the other
-    kinds is checked."""
+    is unambiguous) and one event of each signature is checked; every event of the other kinds is
+    checked."""
     try:
         signatures = {(e["kind"], *e, *map(type, e.values())): e for e in events}
     except (KeyError, TypeError, AttributeError):   # no kind, an unhashable kind, not an object
         return not any(map(event_problems, events))
-    for signature, event in signatures.items():
-        kind = signature[0]
-        if type(kind) is str and kind in _SIMPLE_KINDS and signature not in _VALID_SIGNATURES:
-            if _event_problems(event):
-                return False
-            _VALID_SIGNATURES.add(signature)
-    return not any(_event_problems(e) for e in events if not (type(e["kind"]) is str and e["kind"] in _SIMPLE_KINDS))
+    if any(_by_signature(sig, e) for sig, e in signatures.items() if _simple_kind(sig[0])):
+        return False
+    return not any(_event_problems(e) for e in events if not _simple_kind(e["kind"]))
 
 
 def _event_problems(event: Any) -> list[str]:
