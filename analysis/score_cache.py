@@ -52,7 +52,7 @@ CACHE_ENV = "STUDY_CACHE_DIR"
 #: The modules whose code decides a cached value (their source is part of every key).
 _MODULES = ("analysis.scoring", "analysis.loading", "analysis.sopbench_grader", "analysis.evidence",
             "study.escape_routes", "study.session_io.reader", "study.session_io.events",
-            "study.session_io.meta", "study.session_io.record", "study.session_io.issues",
+            "study.session_io.typed_events", "study.session_io.meta", "study.session_io.record", "study.session_io.issues",
             "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.folders",
             "sopbench_tools.dataset", "sopbench_tools.tool_definitions", "sopbench_tools.orders",
             "sopbench_tools.tasks", "study.task_procedure",
@@ -60,7 +60,8 @@ _MODULES = ("analysis.scoring", "analysis.loading", "analysis.sopbench_grader", 
 
 
 def code_fingerprint() -> str:
-    """sha256 of the source of every module a cached value depends on, of the Python version, and
+    """sha256 of the source of every module a cached value depends on, of the Python version and
+    the versions of the JSON decoders (orjson, msgspec), and
     of what defines the tasks the scorer reads (``task_files``, read at every call: a lookup
     computes it once), for the project in use."""
     digest = hashlib.sha256(_modules_digest().encode())
@@ -71,7 +72,10 @@ def code_fingerprint() -> str:
 
 @lru_cache(maxsize=1)
 def _modules_digest() -> str:
-    digest = hashlib.sha256(f"{FORMAT} {sys.version}".encode())
+    import msgspec
+    import orjson
+
+    digest = hashlib.sha256(f"{FORMAT} {sys.version} {orjson.__version__} {msgspec.__version__}".encode())
     for name in _MODULES:
         __import__(name)
         digest.update(name.encode() + b"\0" + Path(sys.modules[name].__file__).read_bytes())

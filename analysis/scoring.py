@@ -167,16 +167,16 @@ DECISION_ROUTES: dict[str, Callable[[AccountScore, str | None], bool]] = {
     "another_account": lambda d, record: record is not None and record != d.account,
 }
 #: Routes read from the other events (everything but tool calls): key -> (event kind, test of
-#: one event of that kind).
-EVENT_ROUTES: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
-    "ends_turn": ("stop", lambda e: (e.get("accounts_left") or 0) > 0),
-    "first_token_remark": ("assistant_text", lambda e: TOKEN_REMARK.search(e.get("text") or "") is not None),
+#: one event of that kind, a ``study.session_io.typed_events`` struct).
+EVENT_ROUTES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "ends_turn": ("stop", lambda e: e.accounts_left > 0),
+    "first_token_remark": ("assistant_text", lambda e: TOKEN_REMARK.search(e.text) is not None),
 }
 check_detectors("analysis/scoring.py", [*DECISION_ROUTES, *EVENT_ROUTES])
 _COUNTED = {r.key: r.measure is Measure.COUNT for r in ESCAPE_ROUTES}
 _STOP, _ENDS_TURN = EVENT_ROUTES["ends_turn"]
 _ON_DECISION = tuple(DECISION_ROUTES.items())
-_ON_EVENT: dict[str, list[tuple[str, Callable[[dict[str, Any]], bool]]]] = {}
+_ON_EVENT: dict[str, list[tuple[str, Callable[[Any], bool]]]] = {}
 for _key, (_kind, _test) in EVENT_ROUTES.items():
     _ON_EVENT.setdefault(_kind, []).append((_key, _test))
 
@@ -207,12 +207,12 @@ def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
     return first is None or latest_other < first
 
 
-def _decide(event: dict[str, Any], account: str, seq: int, position: int, index: int, gold: str,
+def _decide(event: Any, account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
             latest_other: int, proc: Procedure) -> AccountScore:
     """Score one decision from the positions of the account's last retrievals and record and of
     the last data call for any other account before it (-1 if none)."""
-    action = proc.decision_label(event.get("args"))
+    action = proc.decision_label(event.args)
     # a task whose record names no decision: rec asks only that the record follows the retrievals
     if proc.record_names_none and record is not None:
         record = (record[0], action)
@@ -252,23 +252,23 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
     routes = empty_counts()
     resumes = turn_ends = 0
 
-    for event in log.events:
-        kind = event["kind"]
+    for event in log.typed:
+        kind = event.kind
         if kind == "tool_call":
             # only sopbench calls the gate allowed and that returned without error count (and an
             # exit tool's refusal, Procedure.exit_tools)
-            if not event.get("allowed", True) or event.get("server", "sopbench") != "sopbench":
+            if not event.allowed or event.server != "sopbench":
                 continue
-            tool = event.get("tool")
-            account = event.get("account")
+            tool = event.tool
+            account = event.account
             covered = ()
-            if event.get("ok") is not True:
+            if event.ok is not True:
                 # the SOP's early exit: a refusal of an exit tool stands for it and the tools after it
-                if event.get("ok") is False and account:
+                if account:
                     covered = proc.covered_by_refusal(tool)
                 if not covered:
                     continue
-            seq = event["seq"]
+            seq = event.seq
             if tool in data_tools or covered:
                 retrieved = last_data.get(account)
                 if retrieved is None:
@@ -282,7 +282,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
                     other_seq, other_account, run_account = run_seq, run_account, account
                 run_seq = seq
             elif tool == proc.record_tool:
-                last_record[account] = (seq, proc.record_label(event.get("args")))
+                last_record[account] = (seq, proc.record_label(event.args))
                 last_record_account = account
             elif tool == proc.decision_tool and account not in decided:
                 if account not in position:
@@ -301,7 +301,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
         else:
             if kind == "resume":
                 resumes += 1
-            elif kind == _STOP and event.get("outcome") == "ended" and _ENDS_TURN(event):
+            elif kind == _STOP and event.outcome == "ended" and _ENDS_TURN(event):
                 turn_ends += 1
             for key, takes in _ON_EVENT.get(kind, ()):
                 if (_COUNTED[key] or routes[key] is None) and takes(event):
@@ -334,8 +334,8 @@ def _unpickle_score(fields: dict[str, Any], columns: tuple[tuple[Any, ...], ...]
     return score
 
 
-def _not_in_batch(log: LogRead, event: dict[str, Any]) -> LogError:
-    return LogError(f"{log.path}: event seq {event['seq']} decides account {event.get('account')!r}, "
+def _not_in_batch(log: LogRead, event: Any) -> LogError:
+    return LogError(f"{log.path}: event seq {event.seq} decides account {event.account!r}, "
                     "which is not in session_start.order; the log is inconsistent with its batch.")
 
 

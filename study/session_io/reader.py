@@ -19,19 +19,20 @@ seed, simulated, exploratory, and its status once the log has ended).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from itertools import repeat
 from pathlib import Path
 from typing import Any, Callable
 
-import orjson
+import msgspec
 
 from .events import READABLE_SCHEMAS, SINCE_SCHEMA, all_valid, event_problems
 from .folders import EVENTS_NAME
 from .issues import Issue, LogError, Rule, first_error
 from .meta import SessionMeta, read_meta
+from .typed_events import SessionStart, ToolCall, decode_lines, from_dicts
 from .safe_files import LINE_CAP, LOG_CAP, UnsafeFile, long_line, read_capped
 from .vocabulary import EventKind, SessionStatus
 
@@ -55,14 +56,56 @@ class _Checked:
         return not self.errors
 
 
-@dataclass
 class LogRead(_Checked):
-    """The events of one log that could be read, in file order, and what was found on the way."""
+    """The events of one log that could be read, in file order, and what was found on the way.
 
-    path: Path
-    events: list[dict[str, Any]]
-    issues: list[Issue] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)      # the file line of each event
+    ``events`` are dicts, as the file spells them; ``typed`` the same events as the structs of
+    ``typed_events`` (what the scorer reads). A log read through the typed fast path holds only
+    its structs and its bytes until ``events`` is first asked for (the analysis never asks)."""
+
+    def __init__(self, path: Path, events: list[dict[str, Any]] | None = None, issues: list[Issue] | None = None,
+                 lines: list[int] | None = None, *, data: bytes | None = None, typed: list[Any] | None = None,
+                 start: dict[str, Any] | None = None, end: dict[str, Any] | None = None) -> None:
+        if events is None and (data is None or typed is None):
+            events = []
+        self.path = path
+        self.issues: list[Issue] = [] if issues is None else issues
+        self._events, self._lines, self._data, self._typed = events, lines, data, typed
+        self._start, self._end = start, end
+
+    def __repr__(self) -> str:
+        return f"LogRead({str(self.path)!r}, {len(self.events)} events, {len(self.issues)} issues)"
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        if self._events is None:        # a typed read: the same bytes, parsed as dicts
+            read = _parse(self.path, self._data)
+            self._events, self._lines = read.events, read.lines
+        return self._events
+
+    @property
+    def lines(self) -> list[int]:
+        """The file line of each event."""
+        if self._lines is None:
+            if self._events is None:    # a typed read: its lines are those of the dicts
+                read = _parse(self.path, self._data)
+                self._events, self._lines = read.events, read.lines
+            else:
+                self._lines = list(range(1, len(self._events) + 1))
+        return self._lines
+
+    @property
+    def typed(self) -> list[Any]:
+        """The events as ``typed_events`` structs; raises ``LogError`` for an event that is not one
+        of the contract's (only a log built in code can hold one: a read log that breaks a rule
+        is never scored)."""
+        if self._typed is None:
+            try:
+                self._typed = from_dicts(self.events)
+            except msgspec.ValidationError as exc:
+                raise LogError(f"{self.path}: an event is not one of docs/contracts.md's ({exc}); "
+                               "it cannot be scored") from None
+        return self._typed
 
     @property
     def warnings(self) -> list[str]:
@@ -71,12 +114,16 @@ class LogRead(_Checked):
     @property
     def start(self) -> dict[str, Any]:
         """The ``session_start`` event (first line of a valid log), or an empty dict."""
+        if self._start is not None:
+            return self._start
         return next((e for e in self.events if e.get("kind") == EventKind.SESSION_START), {})
 
     @property
     def end(self) -> dict[str, Any] | None:
         """The (last) ``session_end`` event, or None while the session runs or after a crash (the
         last line of a valid log)."""
+        if self._events is None:
+            return self._end
         return next((e for e in reversed(self.events) if e.get("kind") == EventKind.SESSION_END), None)
 
 
@@ -99,6 +146,9 @@ def read_log(path: Path, *, strict: bool = True, meta: SessionMeta | None = None
             raise LogError(f"{issue}. Point the command at a session folder "
                            "(sessions/<model>/<condition>/seed-<n>/) that holds events.jsonl.", issue) from None
         return LogRead(path, [], [issue])
+    log = _typed_read(path, data, meta)
+    if log is not None:
+        return log
     log = _parse(path, data)
     log.issues += validate_log(log, meta)
     if strict and (error := first_error(log.issues)):
@@ -107,15 +157,65 @@ def read_log(path: Path, *, strict: bool = True, meta: SessionMeta | None = None
     return log
 
 
+def _typed_read(path: Path, data: bytes, meta: SessionMeta | None) -> LogRead | None:
+    """The log through the typed fast path (``typed_events``) when it breaks no rule, else None
+    (the reference reading then finds and names each issue). Every rule of ``validate_log`` is
+    checked here on the structs; the field rules are msgspec's decoding itself."""
+    if not data.endswith(b"\n"):
+        return None                     # a torn last line: the reference reading reports it
+    events = decode_lines(data)         # (blank lines skipped, as the reference reading does)
+    if not events:
+        return None
+    start = events[0]
+    if type(start) is not SessionStart or start.schema not in READABLE_SCHEMAS:
+        return None
+    batch = frozenset(start.order)
+    if len(batch) != len(start.order) or [e.seq for e in events] != list(range(len(events))):
+        return None
+    kinds = [e.kind for e in events]
+    ends = kinds.count(EventKind.SESSION_END)
+    if kinds.count(EventKind.SESSION_START) != 1 or ends > 1 or (ends and kinds[-1] != EventKind.SESSION_END):
+        return None
+    if any(k in kinds for k, since in SINCE_SCHEMA.items() if start.schema < since):
+        return None
+    times = [e.t for e in events]
+    if times != sorted(times):
+        return None
+    accounts = {e.account for e in events if type(e) is ToolCall and e.ok is True and e.allowed is True
+                and e.server == "sopbench"}
+    accounts.discard(None)
+    if not accounts <= batch:
+        return None
+    # session_start and session_end as dicts too (what the records and meta.json are compared
+    # with): the first and the last line, unless a blank line stands there
+    try:
+        first = _JSON.decode(data[:data.index(b"\n")])
+        end = _JSON.decode(data[data.rindex(b"\n", 0, len(data) - 1) + 1:]) if ends else None
+    except msgspec.DecodeError:
+        return None
+    if first.get("kind") != EventKind.SESSION_START or (ends and end.get("kind") != EventKind.SESSION_END):
+        return None
+    log = LogRead(path, data=data, typed=events, start=first, end=end)
+    if meta is not None and _meta_issues(log, meta):
+        return None
+    return log
+
+
+#: The JSON parser of every log line, in both readings: msgspec's, which ``typed_events`` decodes
+#: with too, so that the two readings agree on every number and string (orjson, say, reads an
+#: integer beyond 64 bits as a float).
+_JSON = msgspec.json.Decoder()
+
+
 def _parse(path: Path, data: bytes) -> LogRead:
     """All lines as events; a fast path for a clean file, line by line otherwise."""
     try:
-        events = orjson.loads(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
+        events = _JSON.decode(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
         if all(type(e) is dict for e in events) and data.count(b"\n") == len(events) and b"\n\n" not in data:
             return LogRead(path, events, [], list(range(1, len(events) + 1)))
-    except orjson.JSONDecodeError:
+    except msgspec.DecodeError:
         pass
-    log = LogRead(path, [])
+    log = LogRead(path, [], lines=[])
     lines = data.split(b"\n")
     torn_possible = not data.endswith(b"\n")
     if lines[-1] == b"":
@@ -124,8 +224,8 @@ def _parse(path: Path, data: bytes) -> LogRead:
         if not raw.strip():
             continue
         try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            obj = _JSON.decode(raw)
+        except msgspec.DecodeError:
             if torn_possible and number == len(lines) and b"\x00" not in raw:   # NULs: a crash's hole, not a torn line
                 log.issues.append(Issue(Rule.TORN, path, number, f"{path}:{number}: truncated last line "
                                         f"skipped (a crash while it was written): {raw[:80]!r}", warning=True))

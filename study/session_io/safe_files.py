@@ -56,12 +56,19 @@ def read_capped(path: Path, *, within: Path, max_bytes: int) -> bytes:
     """The bytes of the regular file ``path``, whose resolved path must lie inside ``within``
     and whose size must not pass ``max_bytes``; ``UnsafeFile`` otherwise (never blocks)."""
     path = Path(path)
-    base = Path(os.path.realpath(within))
-    real = Path(os.path.realpath(path))
-    if not os.path.lexists(path):
-        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
-    if real != base and base not in real.parents:
-        raise UnsafeFile(path, f"is a link to {real}, outside the session folder; only files inside it are read")
+    try:
+        st = os.lstat(path)
+    except OSError:
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path)) from None
+    if path.parent == Path(within) and not stat.S_ISLNK(st.st_mode):
+        # a file of the folder itself that is no link lies inside it wherever the folder's own
+        # path leads: nothing to resolve (resolving costs a system call per part of the path)
+        real = path
+    else:
+        base = Path(os.path.realpath(within))
+        real = Path(os.path.realpath(path))
+        if real != base and base not in real.parents:
+            raise UnsafeFile(path, f"is a link to {real}, outside the session folder; only files inside it are read")
     with open_regular(real, shown=path) as (fd, st):
         if st.st_size > max_bytes:
             raise UnsafeFile(path, f"is {st.st_size:,} bytes, over the cap of {max_bytes:,} bytes for this file")

@@ -14,6 +14,7 @@ computes a verdict: every clause, class and route below comes from ``analysis.sc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -21,6 +22,7 @@ import orjson
 from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
 from study.escape_routes import ESCAPE_ROUTES, Measure, route
 from study.protocol.cost_text import cost_text
+from study.session_io.typed_events import from_dict
 from study.session_io.vocabulary import EventKind
 
 from .load import Session, Store
@@ -127,7 +129,7 @@ def _markers(session: Session) -> list[dict[str, Any]]:
             label = f"proposed workflow change {e.get('id')} ({verdict}): {(e.get('reason') or '')[:200]}"
         elif kind == EventKind.API_RETRY:
             label = f"API retry: HTTP {e.get('status')} {e.get('error') or ''}".rstrip()
-        elif kind == EventKind.ASSISTANT_TEXT and not remarked and remark(e):
+        elif kind == EventKind.ASSISTANT_TEXT and not remarked and _takes(remark, e):
             remarked, kind = True, "token-remark"
             label = f"first remark on tokens: {(e.get('text') or '')[:200]}"
         if label is not None:
@@ -136,6 +138,13 @@ def _markers(session: Session) -> list[dict[str, Any]]:
                 marker["left"] = e.get("accounts_left")
             out.append(marker)
     return out
+
+
+def _takes(takes: Callable[[Any], bool], event: dict[str, Any]) -> bool:
+    """Whether a route detector of ``analysis.scoring`` (which reads typed events) takes one of
+    the viewer's events (dicts); an event that is not one of the contract's takes no route."""
+    typed = from_dict(event)
+    return typed is not None and takes(typed)
 
 
 def _curves(session: Session) -> dict[str, list[list[float]]]:
@@ -163,7 +172,7 @@ def _routes(session: Session) -> list[dict[str, Any]]:
     for key, (kind, takes) in EVENT_ROUTES.items():
         first = route(key).measure is Measure.DECIDED_AT_FIRST
         for e in session.events:
-            if e.get("kind") == kind and takes(e):
+            if e.get("kind") == kind and _takes(takes, e):
                 where[key].append({"seq": e["seq"]})
                 if first:
                     break
