@@ -35,6 +35,7 @@ from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_dete
 from study.session_io.issues import LogError
 from study.session_io.meta import SessionMeta
 from study.session_io.reader import LogRead, read_session
+from study.session_io.typed_events import ToolCall
 from study.session_io.record import void_of
 # The task's required data tools, its record and its decision, as the tool server names them
 # (docs/contracts.md, "Tools the agent sees"; the session's task: session_start.task).
@@ -207,14 +208,13 @@ def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
     return first is None or latest_other < first
 
 
-def _decide(event: Any, account: str, seq: int, position: int, index: int, gold: str,
+def _decide(action: str | None, account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
             latest_other: int, proc: Procedure) -> AccountScore:
-    """Score one decision from the positions of the account's last retrievals and record and of
-    the last data call for any other account before it (-1 if none)."""
-    action = proc.decision_label(event.args)
+    """Score one decision naming ``action`` from the positions of the account's last retrievals
+    and record and of the last data call for any other account before it (-1 if none)."""
     # a task whose record names no decision: rec asks only that the record follows the retrievals
-    if proc.record_names_none and record is not None:
+    if record is not None and proc.record_names_none:
         record = (record[0], action)
     # positional: a named tuple built by keyword costs twice as much, 200 times a session
     return AccountScore(account, position, seq, index, action, gold, len(retrieved),
@@ -252,9 +252,10 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
     routes = empty_counts()
     resumes = turn_ends = 0
 
+    record_tool, decision_tool = proc.record_tool, proc.decision_tool
+    names_none = proc.record_names_none         # (a property: asked once, not once per record)
     for event in log.typed:
-        kind = event.kind
-        if kind == "tool_call":
+        if type(event) is ToolCall:
             # only sopbench calls the gate allowed and that returned without error count (and an
             # exit tool's refusal, Procedure.exit_tools)
             if not event.allowed or event.server != "sopbench":
@@ -281,15 +282,16 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
                 if account != run_account:
                     other_seq, other_account, run_account = run_seq, run_account, account
                 run_seq = seq
-            elif tool == proc.record_tool:
-                last_record[account] = (seq, proc.record_label(event.args))
+            elif tool == record_tool:
+                last_record[account] = (seq, None if names_none else proc.record_label(event.args))
                 last_record_account = account
-            elif tool == proc.decision_tool and account not in decided:
+            elif tool == decision_tool and account not in decided:
                 if account not in position:
                     raise _not_in_batch(log, event)
                 other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
-                d = _decide(event, account, seq, position[account], len(decisions), gold.get(account, ""),
-                            last_data.get(account, {}), last_record.get(account), other[0], proc)
+                d = _decide(proc.decision_label(event.args), account, seq, position[account], len(decisions),
+                            gold.get(account, ""), last_data.get(account, {}), last_record.get(account), other[0],
+                            proc)
                 decisions.append(d)
                 decided.add(account)
                 if evidence:
@@ -299,6 +301,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
                     if takes(d, last_record_account):
                         _take(routes, key, len(decisions))
         else:
+            kind = event.kind
             if kind == "resume":
                 resumes += 1
             elif kind == _STOP and event.outcome == "ended" and _ENDS_TURN(event):

@@ -5,7 +5,8 @@ required keys must be present, ``NotRequired`` ones may be; every present field 
 definition must have its annotated JSON type; further fields are allowed (the contract says
 "more fields are allowed") and unchecked. The same definitions are used by the writer
 (``EventLog.emit`` refuses an unknown kind, a missing field or a wrongly typed one) and by the
-validator (``reader.validate_log``), so a log the writer accepts is one the reader accepts.
+validator (``reader.validate_log``), so a log the writer accepts is one the reader accepts, and
+``typed_events`` derives from them the msgspec structs that the reader's fast path decodes into.
 
 Schema 2 adds the kind ``usage`` (the running cost after each streamed model response) and the
 status ``interrupted``; ``call_end`` is part of the schema (schema 1 logs carry it too). Readers
@@ -15,7 +16,7 @@ accept schemas 1 and 2 (``READABLE_SCHEMAS``); ``usage`` in a schema 1 log is an
 import typing
 from typing import Any, Mapping, NotRequired, TypedDict
 
-from .jsontypes import Check, checker, describe, exact_types, shown
+from .jsontypes import Check, checker, describe, shown
 from .vocabulary import EventKind, SessionStatus
 
 #: The schema the writer writes (``session_start.schema``).
@@ -193,61 +194,8 @@ def field_problems(kind: Any, fields: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def _simple(td: type) -> bool:
-    """Every field of the kind is decided by its exact JSON type (no list of strings, enum or
-    literal), so an event's key and type tuple decides whether it is valid."""
-    return all(exact_types(h) is not None for h in typing.get_type_hints(td).values())
-
-
-_SIMPLE_KINDS = frozenset(kind.value for kind, td in EVENT_TYPES.items() if _simple(td))
-#: The (kind, keys, types) signatures of events already found valid: the careful check runs
-#: once per signature.
-_VALID_SIGNATURES: set[tuple[Any, ...]] = set()
-
-
 def event_problems(event: Any) -> list[str]:
-    """What is wrong with one event read back (``field_problems``, plus ``seq`` and ``t``).
-
-    Fast: an event of a kind with only simply typed fields is checked by its signature (kind,
-    keys, the exact types of the values), and a signature once found valid is valid again."""
-    if type(event) is dict and _simple_kind(event.get("kind")):
-        return _by_signature((event["kind"], *event, *map(type, event.values())), event)
-    return _event_problems(event)
-
-
-def _simple_kind(kind: Any) -> bool:
-    """Whether ``kind`` names a kind whose events a signature decides (``_SIMPLE_KINDS``)."""
-    return type(kind) is str and kind in _SIMPLE_KINDS
-
-
-def _by_signature(signature: tuple[Any, ...], event: dict[str, Any]) -> list[str]:
-    """The problems of a simply typed ``event`` whose signature is ``signature``: none for a
-    signature already found valid, else checked (and remembered when valid)."""
-    if signature in _VALID_SIGNATURES:
-        return []
-    problems = _event_problems(event)
-    if not problems:
-        _VALID_SIGNATURES.add(signature)
-    return problems
-
-
-def all_valid(events: list[Any]) -> bool:
-    """True if no event has a problem (every ``event_problems`` is empty), as fast as a log of
-    thousands of events allows: the events of the simply typed kinds are grouped by signature
-    (kind, keys, exact value types; the keys are strings and the types are not, so the flat tuple
-    is unambiguous) and one event of each signature is checked; every event of the other kinds is
-    checked."""
-    try:
-        signatures = {(e["kind"], *e, *map(type, e.values())): e for e in events}
-    except (KeyError, TypeError, AttributeError):   # no kind, an unhashable kind, not an object
-        return not any(map(event_problems, events))
-    if any(_by_signature(sig, e) for sig, e in signatures.items() if _simple_kind(sig[0])):
-        return False
-    return not any(_event_problems(e) for e in events if not _simple_kind(e["kind"]))
-
-
-def _event_problems(event: Any) -> list[str]:
-    """``field_problems`` for a whole line read back (also checks ``seq`` and ``t``)."""
+    """What is wrong with one event read back (``field_problems``, plus ``seq`` and ``t``)."""
     if type(event) is not dict:
         return [f"an event must be a JSON object, not {shown(event)}"]
     problems = []
