@@ -143,7 +143,9 @@ def _score_all(dirs: list[Path], workers: int | None, root: Path | None) -> list
     score = partial(score_or_reason, root=root)
     if workers < 2 or len(dirs) < _PARALLEL_FROM:
         return [score(d) for d in dirs]
-    with ProcessPoolExecutor(workers) as pool:
+    # no collector passes here either: unpickling the workers' scores makes as many objects as
+    # scoring them did, and each full pass would walk everything this process already holds
+    with without_gc(), ProcessPoolExecutor(workers) as pool:
         return list(pool.map(score, dirs, chunksize=max(1, len(dirs) // (8 * workers))))
 
 

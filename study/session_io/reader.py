@@ -167,8 +167,10 @@ def _typed_read(path: Path, data: bytes, meta: SessionMeta | None) -> LogRead | 
     checked here on the structs; the field rules are msgspec's decoding itself."""
     if not data.endswith(b"\n"):
         return None                     # a torn last line: the reference reading reports it
-    events = decode_lines(data)         # (blank lines skipped, as the reference reading does)
-    if not events:
+    events = decode_lines(data)
+    # one event per line: decode_lines reads any run of JSON values, so two events on one line
+    # (which the reference reading refuses) or a blank line (which it skips) differ in the count
+    if not events or len(events) != data.count(b"\n"):
         return None
     start = events[0]
     if type(start) is not SessionStart or start.schema not in READABLE_SCHEMAS:
@@ -217,7 +219,7 @@ def _parse(path: Path, data: bytes) -> LogRead:
         events = _JSON.decode(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
         if all(type(e) is dict for e in events) and data.count(b"\n") == len(events) and b"\n\n" not in data:
             return LogRead(path, events, [], list(range(1, len(events) + 1)))
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):   # RecursionError: nested deeper than msgspec reads
         pass
     log = LogRead(path, [], lines=[])
     lines = data.split(b"\n")
@@ -229,7 +231,7 @@ def _parse(path: Path, data: bytes) -> LogRead:
             continue
         try:
             obj = _JSON.decode(raw)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             if torn_possible and number == len(lines) and b"\x00" not in raw:   # NULs: a crash's hole, not a torn line
                 log.issues.append(Issue(Rule.TORN, path, number, f"{path}:{number}: truncated last line "
                                         f"skipped (a crash while it was written): {raw[:80]!r}", warning=True))

@@ -78,12 +78,13 @@ def decodable(data: bytes) -> bool:
 def decode_lines(data: bytes) -> list[Any] | None:
     """Every line of ``data`` as its event struct, or None if any line does not decode (not
     JSON, an unknown kind, a missing field, a wrongly typed one) or ``data`` is not
-    ``decodable``. Blank lines are skipped here; the caller counts lines."""
+    ``decodable``. Blank lines are skipped, and a line may hold several values: the caller
+    counts lines. Nested deeper than msgspec reads (about 1,000 levels): None too."""
     if not decodable(data):
         return None
     try:
         return _LINE.decode_lines(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
 
 
