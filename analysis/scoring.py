@@ -249,6 +249,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
 
     decisions: list[AccountScore] = []
     decided: set[str] = set()
+    labels: dict[str, str] = {}
     routes = empty_counts()
     resumes = turn_ends = 0
 
@@ -289,9 +290,12 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
                 if account not in position:
                     raise _not_in_batch(log, event)
                 other = (run_seq, run_account) if run_account != account else (other_seq, other_account)
-                d = _decide(proc.decision_label(event.args), account, seq, position[account], len(decisions),
-                            gold.get(account, ""), last_data.get(account, {}), last_record.get(account), other[0],
-                            proc)
+                action = proc.decision_label(event.args)
+                if type(action) is str:         # one object per label, as the account is order's:
+                    action = labels.setdefault(action, action)   # a pickle writes each once
+                at = position[account]
+                d = _decide(action, order[at], seq, at, len(decisions), gold.get(account, ""),
+                            last_data.get(account, {}), last_record.get(account), other[0], proc)
                 decisions.append(d)
                 decided.add(account)
                 if evidence:
