@@ -300,24 +300,32 @@ def huge_integer_inside_args(lines: Lines, rng: random.Random) -> bytes:
     return _with_event(lines, index, lambda e: e["args"].__setitem__("n", 123456789012345678901234))
 
 
-def invalid_utf8_in_a_known_string_field(lines: Lines, rng: random.Random) -> bytes:
+def _into_t(lines: Lines, rng: random.Random, junk: bytes) -> bytes:
+    """``junk`` at the start of one event's ``t`` (a known string field)."""
     index = _pick(lines, rng)
-    return _replaced(lines, index, lines[index].replace(b'"t": "', b'"t": "\xff\xfe', 1))
+    return _replaced(lines, index, lines[index].replace(b'"t": "', b'"t": "' + junk, 1))
+
+
+def _unknown_field(lines: Lines, rng: random.Random, value: bytes) -> bytes:
+    """One event gains the field ``zz_unknown`` holding the raw JSON ``value``."""
+    index = _pick(lines, rng)
+    return _replaced(lines, index, lines[index][:-1] + b', "zz_unknown": ' + value + b"}")
+
+
+def invalid_utf8_in_a_known_string_field(lines: Lines, rng: random.Random) -> bytes:
+    return _into_t(lines, rng, b"\xff\xfe")
 
 
 def invalid_utf8_in_an_unknown_field(lines: Lines, rng: random.Random) -> bytes:
-    index = _pick(lines, rng)
-    return _replaced(lines, index, lines[index][:-1] + b', "zz_unknown": "a\xc3\x28b"}')
+    return _unknown_field(lines, rng, b'"a\xc3\x28b"')
 
 
 def lone_surrogate_in_a_known_string_field(lines: Lines, rng: random.Random) -> bytes:
-    index = _pick(lines, rng)
-    return _replaced(lines, index, lines[index].replace(b'"t": "', b'"t": "\\ud800', 1))
+    return _into_t(lines, rng, b"\\ud800")
 
 
 def lone_surrogate_in_an_unknown_field(lines: Lines, rng: random.Random) -> bytes:
-    index = _pick(lines, rng)
-    return _replaced(lines, index, lines[index][:-1] + b', "zz_unknown": "\\ud800"}')
+    return _unknown_field(lines, rng, b'"\\ud800"')
 
 
 def nan_in_a_float_field(lines: Lines, rng: random.Random) -> bytes:
@@ -326,8 +334,7 @@ def nan_in_a_float_field(lines: Lines, rng: random.Random) -> bytes:
 
 
 def nan_in_an_unknown_field(lines: Lines, rng: random.Random) -> bytes:
-    index = _pick(lines, rng)
-    return _replaced(lines, index, lines[index][:-1] + b', "zz_unknown": ' + rng.choice([b"NaN", b"Infinity"]) + b"}")
+    return _unknown_field(lines, rng, rng.choice([b"NaN", b"Infinity"]))
 
 
 def deep_array_in_an_unknown_field(lines: Lines, rng: random.Random) -> bytes:
@@ -510,33 +517,32 @@ DECLINED_BUT_CLEAN = [insert_a_blank_line, insert_a_blank_line_first, insert_a_w
                       t_back_by_1_second]
 
 
-@pytest.mark.parametrize("mutation", BREAKING, ids=lambda m: m.__name__)
-def test_a_breaking_mutation_is_declined_by_the_fast_path_and_an_error_for_the_reference(mutation, bases):
-    folder = bases[0]
+def _readings_of(mutation: Callable[[Lines, random.Random], bytes], folder: Path):
+    """(seed, mutated bytes, fast-path log, reference log, meta) of ``mutation`` of ``folder``'s
+    log for each seed."""
     lines = (folder / EVENTS_NAME).read_bytes().split(b"\n")[:-1]
     for seed in SEEDS:
-        typed, ref, _ = _both_readings(folder, mutation(lines, random.Random(seed)))
+        data = mutation(lines, random.Random(seed))
+        yield (seed, data, *_both_readings(folder, data))
+
+
+@pytest.mark.parametrize("mutation", BREAKING, ids=lambda m: m.__name__)
+def test_a_breaking_mutation_is_declined_by_the_fast_path_and_an_error_for_the_reference(mutation, bases):
+    for seed, _, typed, ref, _ in _readings_of(mutation, bases[0]):
         assert not ref.valid, f"seed {seed}: the reference finds no error"
         assert typed is None, f"seed {seed}: the fast path took a log with {[str(i) for i in ref.errors][:2]}"
 
 
 @pytest.mark.parametrize("mutation", KEEPING, ids=lambda m: m.__name__)
 def test_a_harmless_mutation_is_clean_and_takes_the_fast_path(mutation, bases):
-    folder = bases[0]
-    lines = (folder / EVENTS_NAME).read_bytes().split(b"\n")[:-1]
-    for seed in SEEDS:
-        typed, ref, meta = _both_readings(folder, mutation(lines, random.Random(seed)))
+    for seed, _, typed, ref, meta in _readings_of(mutation, bases[0]):
         assert ref.issues == [], f"seed {seed}: {[str(i) for i in ref.issues]}"
         assert typed is not None and _breaches(typed, ref, meta) == []
 
 
 @pytest.mark.parametrize("mutation", DECLINED_BUT_CLEAN, ids=lambda m: m.__name__)
 def test_a_clean_log_the_fast_path_declines_is_read_clean_the_reference_way(mutation, bases, tmp_path):
-    folder = bases[0]
-    lines = (folder / EVENTS_NAME).read_bytes().split(b"\n")[:-1]
-    for seed in SEEDS:
-        data = mutation(lines, random.Random(seed))
-        typed, ref, _ = _both_readings(folder, data)
+    for seed, data, typed, ref, _ in _readings_of(mutation, bases[0]):
         assert typed is None and ref.issues == [], f"seed {seed}: {[str(i) for i in ref.issues]}"
     (tmp_path / EVENTS_NAME).write_bytes(data)
     assert read_log(tmp_path / EVENTS_NAME).events == ref.events      # strict: no error
