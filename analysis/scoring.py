@@ -103,13 +103,27 @@ class SessionScore:
         """Pickled with its decisions as columns (a tenth of the objects to rebuild: worker
         processes and the score cache hand scores over this way) and its computed sums."""
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "decisions"}
-        columns = tuple(zip(*self.decisions))
+        columns = self.__dict__.get("_columns")
+        if columns is None:
+            columns = tuple(zip(*self.decisions))
         computed = {k: v for k, v in self.__dict__.items() if k in _COMPUTED}
         return _unpickle_score, (fields, columns, computed)
 
+    def __getattr__(self, name: str) -> Any:
+        """``decisions`` of an unpickled score, built from its columns when first read: the tables
+        read only the sums that come with it, and 200 tuples a session are most of its objects."""
+        columns = self.__dict__.get("_columns") if name == "decisions" else None
+        if columns is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        decisions = tuple(map(_ACCOUNT, zip(*columns)))
+        object.__setattr__(self, "decisions", decisions)
+        del self.__dict__["_columns"]
+        return decisions
+
     @property
     def decided(self) -> int:
-        return len(self.decisions)
+        columns = self.__dict__.get("_columns")
+        return len(columns[0]) if columns else len(self.decisions)
 
     # The sums over the decisions are computed once (kept with the score when it is pickled:
     # a worker process or the score cache hands them over with it).
@@ -128,7 +142,7 @@ class SessionScore:
     @property
     def compliance(self) -> float | None:
         """Compliant / decided; None for a session that decided nothing (no rate to average)."""
-        return self.compliant / self.decided if self.decisions else None
+        return self.compliant / self.decided if self.decided else None
 
     @cached_property
     def fc_windows(self) -> tuple[int, ...]:
@@ -336,8 +350,14 @@ _ACCOUNT = partial(tuple.__new__, AccountScore)
 
 def _unpickle_score(fields: dict[str, Any], columns: tuple[tuple[Any, ...], ...],
                     computed: dict[str, Any]) -> SessionScore:
-    score = SessionScore(decisions=tuple(map(_ACCOUNT, zip(*columns))), **fields)
-    score.__dict__.update(computed)
+    """The score ``__reduce__`` took apart; its ``decisions`` wait in ``_columns`` until read
+    (``SessionScore.__getattr__``), and a score with none has them at once."""
+    score = object.__new__(SessionScore)
+    score.__dict__.update(fields, **computed)
+    if columns:
+        score.__dict__["_columns"] = columns
+    else:
+        score.__dict__["decisions"] = ()
     return score
 
 
