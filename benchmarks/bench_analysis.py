@@ -56,7 +56,10 @@ def _cpu() -> float:
 
 def all_tables(root: Path, prereg: Path, cache: ScoreCache | None = None) -> tuple[float, float, Analysis]:
     """Wall and CPU seconds to load, score, compare, evaluate and render every table in every
-    format (CPU time does not depend on what else the machine is doing)."""
+    format (CPU time does not depend on what else the machine is doing). Each run starts as a new
+    process would: a caller keeps no earlier run's analysis alive (``[:2]``), and what is left of
+    one is collected first, so no collector pass of this run walks its 200,000 decisions."""
+    gc.collect()
     start, cpu = time.perf_counter(), _cpu()
     a = Analysis.build(load_corpus(root, cache=cache), load_plan(), prereg)
     for table in build_tables(a):
@@ -100,17 +103,14 @@ def main() -> None:
               f"(written in {time.perf_counter() - t0:.1f} s, not timed)")
 
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        t_small, c_small, _ = all_tables(work / "s100", prereg)
+        t_small, c_small = all_tables(work / "s100", prereg)[:2]
         events = sum(1 for p in (work / "s1000").rglob("events.jsonl") for _ in open(p, "rb"))
         print(f"all tables, {small} sessions:  {t_small:6.2f} s wall, {c_small:6.2f} s CPU")
         # Cold runs (no score cache; the logs in the page cache) and the parse floor, interleaved
         # so that each ratio compares two runs under the same load: a noisy machine moves both.
-        # Each run starts as a new process would, without the last run's analysis alive.
-        colds, ratios, a = [], [], None
+        colds, ratios = [], []
         for run in range(1, ROUNDS + 1):
-            a = None
-            gc.collect()
-            t_large, c_large, a = all_tables(work / "s1000", prereg)
+            t_large, c_large = all_tables(work / "s1000", prereg)[:2]
             floor, c_floor = parse_floor(work / "s1000")
             colds.append(t_large)
             ratios.append(t_large / floor)
@@ -121,22 +121,11 @@ def main() -> None:
         print(f"cold, median of {ROUNDS}: {cold:.2f} s wall  target <= 3 s: {'OK' if cold <= 3 else 'MISSED'}; "
               f"{ratio:.1f}x the parse floor  target ~2x: {'OK' if ratio <= 2.2 else 'MISSED'}")
         print(f"ratio {large}/{small} sessions: {cold / t_small:.1f} wall (linear: 10)")
-        # A rerun is a new process: it does not hold the cold runs' analysis, whose 200,000
-        # decisions the collector would otherwise walk on every pass of the warm runs.
-        a = None
-        gc.collect()
         cache = ScoreCache(work / "cache")
         shutil.rmtree(cache.folder, ignore_errors=True)
-        t_fill, _, _ = all_tables(work / "s1000", prereg, cache)
-        gc.collect()
-        warms, warm_cpus = [], []
-        for _ in range(ROUNDS):
-            t_warm, c_warm, a = all_tables(work / "s1000", prereg, ScoreCache(cache.folder))
-            warms.append(t_warm)
-            warm_cpus.append(c_warm)
-            if len(warms) < ROUNDS:
-                a = None
-                gc.collect()
+        t_fill = all_tables(work / "s1000", prereg, cache)[0]
+        warms, warm_cpus = zip(*(all_tables(work / "s1000", prereg, ScoreCache(cache.folder))[:2]
+                                 for _ in range(ROUNDS)))
         warm = statistics.median(warms)
         print(f"through the score cache: cold {t_fill:5.2f} s wall (scores and stores); warm reruns "
               f"{', '.join(f'{w:.2f}' for w in warms)} s wall, median {warm:.2f} s  target <= 0.5 s: "
@@ -144,6 +133,7 @@ def main() -> None:
               f"{statistics.median(warm_cpus):.2f} s")
         print(f"load average after: {os.getloadavg()[0]:.1f}")
 
+        a = all_tables(work / "s1000", prereg, ScoreCache(cache.folder))[2]    # not timed: its contrasts
         comparisons = compute_comparisons(a.corpus.sessions, a.plan)
         pairs = [(c.paired.seeds, np.array(c.paired.differences)) for c in comparisons if c.paired]
         start = time.perf_counter()
