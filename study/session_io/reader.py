@@ -18,7 +18,7 @@ seed, simulated, exploratory, and its status once the log has ended).
 
 Two readings of those rules: the fast path (``_typed_read``) decodes the file into the structs of
 ``typed_events``, whose decoding checks every field, and checks the other rules on them; a log it
-does not accept is read the reference way (``_parse`` into dicts, then ``validate_log``), which
+does not accept is read the reference way (``log_lines`` into dicts, then ``validate_log``), which
 names every issue. They agree on every log (``tests/session_io/test_typed_reading.py``).
 """
 
@@ -36,6 +36,7 @@ import msgspec
 from .events import READABLE_SCHEMAS, SINCE_SCHEMA, event_problems
 from .folders import EVENTS_NAME
 from .issues import Issue, LogError, Rule, first_error
+from .log_lines import JSON, parse_lines
 from .meta import SessionMeta, read_meta
 from .typed_events import SessionStart, ToolCall, decode_lines, from_dicts
 from .safe_files import LINE_CAP, LOG_CAP, UnsafeFile, long_line, read_capped
@@ -84,19 +85,16 @@ class LogRead(_Checked):
     @property
     def events(self) -> list[dict[str, Any]]:
         if self._events is None:        # a typed read: the same bytes, parsed as dicts
-            read = _parse(self.path, self._data)
-            self._events, self._lines = read.events, read.lines
+            self._events, _, self._lines = parse_lines(self.path, self._data)
         return self._events
 
     @property
     def lines(self) -> list[int]:
         """The file line of each event."""
         if self._lines is None:
-            if self._events is None:    # a typed read: its lines are those of the dicts
-                read = _parse(self.path, self._data)
-                self._events, self._lines = read.events, read.lines
-            else:
-                self._lines = list(range(1, len(self._events) + 1))
+            events = self.events        # a typed read: parsing its bytes gives its lines too
+            if self._lines is None:     # a log built in code from events alone
+                self._lines = list(range(1, len(events) + 1))
         return self._lines
 
     @property
@@ -202,8 +200,8 @@ def _typed_read(path: Path, data: bytes, meta: SessionMeta | None) -> LogRead | 
     # session_start and session_end as dicts too (what the records and meta.json are compared
     # with): the first and the last line, unless a blank line stands there
     try:
-        first = _JSON.decode(data[:data.index(b"\n")])
-        end = _JSON.decode(data[data.rindex(b"\n", 0, len(data) - 1) + 1:]) if ends else None
+        first = JSON.decode(data[:data.index(b"\n")])
+        end = JSON.decode(data[data.rindex(b"\n", 0, len(data) - 1) + 1:]) if ends else None
     except msgspec.DecodeError:
         return None
     if first.get("kind") != EventKind.SESSION_START or (ends and end.get("kind") != EventKind.SESSION_END):
@@ -214,53 +212,10 @@ def _typed_read(path: Path, data: bytes, meta: SessionMeta | None) -> LogRead | 
     return log
 
 
-#: The JSON parser of every log line, in both readings: msgspec's, which ``typed_events`` decodes
-#: with too, so that the two readings agree on every number and string (orjson, say, reads an
-#: integer beyond 64 bits as a float).
-_JSON = msgspec.json.Decoder()
-
-
 def _parse(path: Path, data: bytes) -> LogRead:
-    """All lines as events; a fast path for a clean file, line by line otherwise."""
-    try:
-        events = _JSON.decode(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
-        if all(type(e) is dict for e in events) and data.count(b"\n") == len(events) and b"\n\n" not in data:
-            return LogRead(path, events, [], list(range(1, len(events) + 1)))
-    except (msgspec.DecodeError, RecursionError):   # RecursionError: nested deeper than msgspec reads
-        pass
-    log = LogRead(path, [], lines=[])
-    lines = data.split(b"\n")
-    torn_possible = not data.endswith(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = _JSON.decode(raw)
-        except (msgspec.DecodeError, RecursionError):
-            if torn_possible and number == len(lines) and b"\x00" not in raw:   # NULs: a crash's hole, not a torn line
-                log.issues.append(Issue(Rule.TORN, path, number, f"{path}:{number}: truncated last line "
-                                        f"skipped (a crash while it was written): {raw[:80]!r}", warning=True))
-                continue
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                log.issues.append(Issue(Rule.ENCODING, path, number,
-                                        f"line is not UTF-8 (byte {exc.start}): {raw[:80]!r}"))
-                continue
-            obj = None                      # not JSON: malformed, like JSON that is not an object
-        if obj is None and not raw.strip(b"\x00"):
-            log.issues.append(Issue(Rule.JSON, path, number, f"line of {len(raw):,} NUL bytes (a crash left "
-                                    "a hole in the file): every line must be one JSON object"))
-            continue
-        if type(obj) is not dict:
-            log.issues.append(Issue(Rule.JSON, path, number, f"malformed event line {raw[:120]!r}: "
-                                    "every line must be one JSON object with 'seq' and 'kind'"))
-            continue
-        log.events.append(obj)
-        log.lines.append(number)
-    return log
+    """The reference reading's first step: every line that is one JSON object, as a dict (``log_lines``)."""
+    events, issues, lines = parse_lines(path, data)
+    return LogRead(path, events, issues, lines)
 
 
 def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:

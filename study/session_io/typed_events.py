@@ -12,7 +12,7 @@ every field of its definition, and the kind as the class attribute ``kind``:
 
 msgspec checks the JSON types exactly as ``jsontypes`` does (no ``bool`` for a number, an
 ``int`` accepted for a ``float``, a ``StrEnum`` or a ``Literal`` by its values), and the
-reference reading parses with msgspec too (``reader._JSON``), so both read every number and
+reference reading parses with msgspec too (``log_lines.JSON``), so both read every number and
 string alike. One thing msgspec does not look at: the bytes of a field a struct skips, so a log
 that is not UTF-8 throughout never takes this path (``decodable``).
 
