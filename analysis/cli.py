@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
+from study.cli.vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.issues import LogError
 from study.protocol.amendments import AmendmentError

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from sopbench_tools.dataset import ACTIONS, gold_labels
 from sopbench_tools.orders import order_for_seed
 from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TOOL
-from study.escape_routes import empty_counts
+from study.procedure.escape_routes import empty_counts
 from study.protocol.conditions import condition_names
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.vocabulary import EventKind, SessionStatus

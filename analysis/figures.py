@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from study.escape_routes import TURN_ENDS_HEADER, counted_routes  # noqa: E402
+from study.procedure.escape_routes import TURN_ENDS_HEADER, counted_routes  # noqa: E402
 from study.paths import figures_dir  # noqa: E402
 
 from .exclusions import seed_list  # noqa: E402
@@ -179,7 +179,7 @@ def fc_windows(a: Analysis, out: Path) -> list[Path]:
 
 
 def routes_heatmap(a: Analysis, out: Path) -> list[Path]:
-    """One column per counted escape route of study/escape_routes.py (its label), in its order,
+    """One column per counted escape route of study/procedure/escape_routes.py (its label), in its order,
     and after the attempts to end the turn, the real turn ends."""
     models = _models(a)
     routes = counted_routes()

@@ -40,7 +40,7 @@ import polars as pl
 
 from sopbench_tools.orders import DEVELOPMENT_SEED
 from study.errors import StudyError
-from study.escape_routes import ROUTE_KEYS
+from study.procedure.escape_routes import ROUTE_KEYS
 from study.session_io.folders import EVENTS_NAME, find_sessions
 from study.session_io.reader import read_log
 from study.session_io.record import Exclusion, SessionRecord, read_record
@@ -295,7 +295,7 @@ def task_model(model: str, task: str) -> str:
 def separate_tasks(scores: list[SessionScore]) -> list[SessionScore]:
     """Sessions of another task than the project's, renamed :func:`task_model`, so that every
     table, figure and count groups them apart (the project's task keeps the model's name)."""
-    from study.task_procedure import project_task_name
+    from study.procedure.core import project_task_name
 
     own = project_task_name()
     return [s if s.task == own else replace(s, model=task_model(s.model, s.task)) for s in scores]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from study.escape_routes import TOKEN_REMARK
+from study.procedure.escape_routes import TOKEN_REMARK
 
 from .render import Table
 

@@ -51,11 +51,11 @@ CACHE_ENV = "STUDY_CACHE_DIR"
 
 #: The modules whose code decides a cached value (their source is part of every key).
 _MODULES = ("analysis.scoring", "analysis.loading", "analysis.sopbench_grader", "analysis.evidence",
-            "study.escape_routes", "study.session_io.reader", "study.session_io.events",
+            "study.procedure.escape_routes", "study.session_io.reader", "study.session_io.events",
             "study.session_io.typed_events", "study.session_io.meta", "study.session_io.record", "study.session_io.issues",
             "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.folders",
             "sopbench_tools.dataset", "sopbench_tools.tool_definitions", "sopbench_tools.orders",
-            "sopbench_tools.tasks", "study.task_procedure",
+            "sopbench_tools.tasks", "study.procedure.core",
             "analysis.score_cache")
 
 
@@ -88,7 +88,7 @@ def task_files() -> list[Path]:
     checks, so it stands for them), and the project's ``task.yaml`` with the manifest it names."""
     import sopbench_tools.tasks as tasks
     from study.paths import prereg_dir
-    from study.task_procedure import PROJECT_TASK_FILE, project_task_source
+    from study.procedure.core import PROJECT_TASK_FILE, project_task_source
 
     files = sorted(Path(tasks.__file__).parent.glob("*.py")) + sorted(tasks.MANIFEST_DIR.glob("*.yaml"))
     files.append(prereg_dir() / PROJECT_TASK_FILE)

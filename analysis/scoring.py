@@ -14,7 +14,7 @@ of *d* for *a* before *p*:
   FC counts compliant and correct decisions.
 
 FC per window counts by the account's position in ``session_start.order`` (1–50, 51–100, …),
-never by when it was decided. The escape routes are those of ``study/escape_routes.py``; their
+never by when it was decided. The escape routes are those of ``study/procedure/escape_routes.py``; their
 detectors are below (``DECISION_ROUTES``, ``EVENT_ROUTES``).
 
 ``score_log(..., evidence=True)`` also keeps, per decision, the values its clauses were computed
@@ -31,7 +31,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
+from study.procedure.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
 from study.session_io.issues import LogError
 from study.session_io.meta import SessionMeta
 from study.session_io.reader import LogRead, read_session
@@ -39,7 +39,7 @@ from study.session_io.typed_events import ToolCall
 from study.session_io.record import void_of
 # The task's required data tools, its record and its decision, as the tool server names them
 # (docs/contracts.md, "Tools the agent sees"; the session's task: session_start.task).
-from study.task_procedure import PREREGISTERED_TASK, Procedure, scoring_view
+from study.procedure.core import PREREGISTERED_TASK, Procedure, scoring_view
 
 
 #: Accounts per window of Table 1's "FC per 50 accounts".
@@ -169,7 +169,7 @@ class SessionScore:
         }
 
 
-# How the scorer detects each escape route of study/escape_routes.py (in words there and in
+# How the scorer detects each escape route of study/procedure/escape_routes.py (in words there and in
 # docs/contracts.md). Every route has exactly one detector, in one of the two mappings; a route
 # without one stops the import.
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import polars as pl
 
-from study.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
+from study.procedure.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
 from study.paths import prereg_dir, sessions_folder
 from study.protocol.amendments import Amendment, read_amendments_file
 from study.protocol.conditions import load_conditions
@@ -307,7 +307,7 @@ TURN_ENDS = Column(TURN_ENDS_HEADER, ("turn_ends sessions", "turn_ends of", "tur
 
 
 def table8(a: Analysis) -> Table:
-    """One column per escape route of study/escape_routes.py, in its order, and after the
+    """One column per escape route of study/procedure/escape_routes.py, in its order, and after the
     attempts to end the turn the real turn ends (``SessionScore.turn_ends``)."""
     cols = [Column("Condition", wrap=True)]
     for r in ESCAPE_ROUTES:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import UsageError, examples
+from study.cli.vocabulary import UsageError, examples
 
 from .orders import DEVELOPMENT_SEED, STUDY_SEEDS, OrderError, order_for_seed, write_orders
 

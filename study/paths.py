@@ -32,6 +32,13 @@ def project_root() -> Path:
     for folder in ([here, *here.parents] if here is not None else []):
         if (folder / PROJECT_MARKER).is_file():
             return folder
+    return checkout_root()
+
+
+def checkout_root() -> Path:
+    """The folder the package itself lies in (the checkout, for an editable install): where the
+    lock files and the pinned runtimes belong. ``STUDY_ROOT`` does not move it: they belong to the
+    code, not to a study tree."""
     return Path(__file__).resolve().parent.parent
 
 

@@ -50,7 +50,7 @@ def freeze_tree():
 def frozen_copy(dest: Path) -> Path:
     """A self-contained frozen checkout at ``dest`` (see ``frozen_project``); also used by
     benchmarks/slurm_single_node.sh."""
-    from study.environment import lock_path
+    from study.runtimes.lock import lock_path
     from study.paths import project_root
     from study.prereg.files import CODE_PACKAGES, RECORD_FILES
     from study.prereg.imported import package_dir

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import NothingToShow, UsageError, examples, out_option
+from study.cli.vocabulary import NothingToShow, UsageError, examples, out_option
 from study.protocol.conditions import ConditionError, condition_names
 from study.protocol.plan import PlanError, load_plan
 

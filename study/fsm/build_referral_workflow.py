@@ -35,7 +35,7 @@ from sopbench_tools.tool_definitions import DATA_TOOLS, DECISION_TOOL, RECORD_TO
 
 from study.errors import StudyError
 from study.paths import prereg_dir
-from study.task_procedure import referral_procedure
+from study.procedure.core import referral_procedure
 
 from .task_workflows import BOUND_FILE, LEAN_BOUND_FILE, LEAN_FILE, STOP_ONLY_FILE, Wording, dump, workflow_files
 

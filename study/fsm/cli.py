@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from study.cli_vocabulary import examples
+from study.cli.vocabulary import examples
 
 from .frames import FrameStoreError
 from .runtime import FsmRuntime
@@ -237,7 +237,7 @@ def build_referral(check: bool, root: Path | None) -> None:
 def build(task_name: str | None, check: bool, root: Path | None) -> None:
     """Generate a task's workflows (FSM, Stop-only, FSM-bound, FSM-lean, FSM-lean-bound) and reminder."""
     from study.paths import prereg_dir
-    from study.task_procedure import project_task_name, resolve_task
+    from study.procedure.core import project_task_name, resolve_task
 
     from . import task_build
 

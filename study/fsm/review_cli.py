@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from study.cli_vocabulary import FAILED, UsageError, examples
+from study.cli.vocabulary import FAILED, UsageError, examples
 
 from .edits import EditError
 from .ledger import Ledger, LedgerError, Proposal

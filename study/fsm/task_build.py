@@ -2,7 +2,7 @@
 
 The preregistered task's files are ``build_referral_workflow.generated_files`` (byte-identical to
 the frozen ones: its wording cites the SOP's sections). Any other task's are built by
-``task_workflows`` from its procedure (``study.task_procedure.procedure_of``) and
+``task_workflows`` from its procedure (``study.procedure.core.procedure_of``) and
 :func:`generic_reminder`: the same five workflows, with its item noun, tools, record and decision.
 """
 
@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from study.task_procedure import PREREGISTERED_TASK, Procedure, procedure_of
+from study.procedure.core import PREREGISTERED_TASK, Procedure, procedure_of
 
 from .task_workflows import all_of, generic_wording, workflow_files
 

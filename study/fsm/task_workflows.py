@@ -1,7 +1,7 @@
 """The per-item workflows of any task (paper, section 3, generalised): one function per document.
 
 Every task gets the same five workflows the referral study has, built from one
-:class:`study.task_procedure.Procedure` (what the task's tools are) and its :class:`Wording` (how its instructions
+:class:`study.procedure.core.Procedure` (what the task's tools are) and its :class:`Wording` (how its instructions
 say it):
 
 - the FSM workflow (``<task>_per_<noun>.yaml``; FSM and Gates-only): S_investigate -> S_decide ->
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from study.task_procedure import Procedure
+from study.procedure.core import Procedure
 
 STOP_ONLY_FILE = Path("workflows/stop_only.yaml")
 BOUND_FILE = Path("workflows/exploratory/fsm_bound.yaml")

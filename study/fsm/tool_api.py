@@ -1,6 +1,6 @@
 """The FSM's agent-facing tools (enter, status, self_check, transition, exit), served over MCP.
 
-One definition serves both servers: :mod:`study.fsm.sdk_tools` (in process, for
+One definition serves both servers: :mod:`study.runtimes.claude_code.fsm_server` (in process, for
 claude-agent-sdk) and :mod:`study.fsm.mcp_server` (stdio, for any Claude Code project). The
 tools are never gated. Every result is one JSON text; a refusal is an error result whose text
 is the reason (for a refused transition: the guard's message).

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from study.cli_legacy import legacy_folder_argument, sessions_or_legacy
-from study.cli_vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
+from study.cli.legacy import legacy_folder_argument, sessions_or_legacy
+from study.cli.vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
 from study.paths import project_root, sessions_folder
 from study.protocol.amendments import shown
 from study.session_io.record import ExclusionKind

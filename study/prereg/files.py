@@ -5,9 +5,10 @@ freeze itself (``MANIFEST.sha256``, ``freeze.json``, ``amendments.jsonl``), plus
 source of the code that decides what a session is and how it is scored: ``analysis/`` (the
 metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards),
 ``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules),
+``study/runtimes/`` (how each agent CLI is started, configured and read: the runtime adapters),
 ``study/session_io/`` (how session logs are written and read for the analysis),
-``study/escape_routes.py`` (the registry of escape routes the scorer counts),
-``study/task_procedure.py`` and ``study/task_texts.py`` (what a task's procedure and texts are),
+``study/procedure/escape_routes.py`` (the registry of escape routes the scorer counts),
+``study/procedure/core.py`` and ``study/procedure/texts.py`` (what a task's procedure and texts are),
 ``study/errors.py`` (the error root the frozen code raises from), ``study/protocol/`` (the readers
 of the preregistration's conditions, limits, models and amendments) and
 ``sopbench_tools/`` (the tools the agent sees). ``preregistration/runtime.json`` (the Claude Code
@@ -29,9 +30,10 @@ from .errors import PreregError
 PREREG_DIR = "preregistration"
 ANALYSIS_DIR = "analysis"
 #: Folders whose Python sources are frozen (root-relative, POSIX).
-FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/protocol", "study/runner", "study/session_io", "sopbench_tools")
+FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/protocol", "study/runner", "study/runtimes", "study/session_io",
+                    "sopbench_tools")
 #: Single Python files outside those folders that are frozen too.
-FROZEN_CODE_FILES = ("study/escape_routes.py", "study/task_procedure.py", "study/task_texts.py", "study/errors.py")
+FROZEN_CODE_FILES = ("study/procedure/escape_routes.py", "study/procedure/core.py", "study/procedure/texts.py", "study/errors.py")
 #: The task manifests (``sopbench_tools/tasks/manifests/*.yaml``): data that defines the tools a
 #: session sees (names, schemas, labels, texts), frozen like the code.
 TASK_MANIFEST_DIR = "sopbench_tools/tasks/manifests"

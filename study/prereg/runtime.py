@@ -3,10 +3,10 @@
 A session's behaviour depends on the Claude Code CLI (its system prompt, compaction, hooks and
 retries) as much as on the texts, so the freeze records the runtime it was made with:
 
-- ``cli_version``: the Claude Code CLI bundled in claude-agent-sdk (``study.runner.sdk``);
+- ``cli_version``: the Claude Code CLI bundled in claude-agent-sdk (``study.runtimes.claude_code.sdk``);
 - ``sdk_version``: the installed claude-agent-sdk;
 - ``lock_file`` and ``lock_sha256``: the lock file of the install and its sha256
-  (``study.environment``; null if the install has no lock file);
+  (``study.runtimes.lock``; null if the install has no lock file);
 - ``python``: the Python minor version, e.g. ``3.11``.
 
 ``runtime.json`` is an ordinary frozen file: ``study prereg runtime --write`` writes it (before
@@ -36,8 +36,8 @@ REPORTED = {"python": "Python"}
 
 def current_runtime() -> dict[str, Any]:
     """The runtime this process runs on, in the form of ``runtime.json``."""
-    from study import environment
-    from study.runner import sdk
+    from study.runtimes import lock as environment
+    from study.runtimes.claude_code import sdk
 
     return {
         "format": FORMAT_VERSION,

@@ -1,6 +1,6 @@
 """``study run``, ``study run-all`` and ``study status``.
 
-All three name the sessions folder ``--sessions DIR`` (``study.cli_vocabulary``); the old
+All three name the sessions folder ``--sessions DIR`` (``study.cli.vocabulary``); the old
 spellings (``--out`` of run/run-all, the positional folder of status) still work for one release,
 hidden, with a note on stderr. ``run-all --shard K/N`` runs one shard of the matrix
 (``shard.py``; docs/cluster.md). While sessions run, a live display (``display.py``) shows each
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import click
 
-from study.cli_legacy import legacy_folder_argument, old_spelling, sessions_or_legacy
-from study.cli_vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
+from study.cli.legacy import legacy_folder_argument, old_spelling, sessions_or_legacy
+from study.cli.vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
 
 from study.errors import StudyError
 from study.paths import sessions_folder as resolve_sessions

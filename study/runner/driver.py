@@ -45,23 +45,23 @@ from claude_agent_sdk import (
     query,
 )
 
-from study.environment import lock_sha256
+from study.runtimes.lock import lock_sha256
 from study.prereg import code_version
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.meta import SessionMeta, runner_identity, write_meta
 from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from study.session_io.writer import EventLog, utc_now
 
-from . import cli_options
+from study.runtimes.claude_code import options as cli_options
 from .bridge import SessionBridge
 from .ending import CallEnd, End, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
-from .launcher import stop_process_group
+from study.runtimes.launcher import stop_process_group
 from .ledger import CostLedger
-from .sdk import CLITransport, bundled_cli_version, sdk_version
-from .retries import retry_fields
+from study.runtimes.claude_code.sdk import CLITransport, bundled_cli_version, sdk_version
+from study.runtimes.claude_code.retries import retry_fields
 from .texts import continuation_message, first_message
-from .transcript import keep_one
+from study.runtimes.claude_code.transcript import keep_one
 from .wiring import Wiring, wire
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ from study.session_io.vocabulary import SessionStatus, VoidReason
 
 from .claim import SessionClaimed, SessionExists, claim_session, session_status
 from .interrupt import SIGNALS, Interruption
-from .launcher import arm_parent_death_signal
+from study.runtimes.launcher import arm_parent_death_signal
 from .display import MatrixDisplay
 from .session import SessionSpec, prepare, run_claimed
 from .voiding import archive_attempt
@@ -166,7 +166,7 @@ def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
 
 def _batch_size(spec: SessionSpec) -> int:
     """A session's whole batch: every item of its task (the referral study's seeded order)."""
-    from study.task_procedure import PREREGISTERED_TASK, project_task_source, resolve_task
+    from study.procedure.core import PREREGISTERED_TASK, project_task_source, resolve_task
 
     if spec.task == PREREGISTERED_TASK or (spec.task is None and project_task_source() == PREREGISTERED_TASK):
         return len(order_for_seed(spec.seed))

@@ -113,7 +113,7 @@ def prepare(spec: SessionSpec) -> Prepared:
 
 
 def _is_other(task: Any) -> bool:
-    from study.task_texts import is_project_task
+    from study.procedure.texts import is_project_task
 
     return not is_project_task(task)
 
@@ -123,7 +123,7 @@ def _task_workflow(task: Any, name: str) -> Any:
     task's generated workflows (the project's FSM workflow is the task's own FSM workflow)."""
     from study.fsm import Workflow
     from study.fsm.task_build import main_workflow_file, task_files
-    from study.task_procedure import project_task_name, resolve_task
+    from study.procedure.core import project_task_name, resolve_task
 
     files = task_files(task)
     rel = Path("workflows") / name

@@ -14,7 +14,7 @@ Placeholders are ``{name}``; only the names a template is known to use are repla
 in the SOP itself (``{enforcement_action}``) are left as they are.
 
 Every function takes the session's ``task`` (None: the project's): a session of another task
-than the project's (exploratory) reads that task's texts from ``study.task_texts`` instead.
+than the project's (exploratory) reads that task's texts from ``study.procedure.texts`` instead.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def texts_dir() -> Path:
 
 def read_text(name: str, task: Any = None) -> str:
     """One frozen text file, verbatim (another task's than the project's: its generated text)."""
-    from study.task_texts import is_project_task, texts_for
+    from study.procedure.texts import is_project_task, texts_for
 
     if not is_project_task(task):
         return texts_for(task)[name]

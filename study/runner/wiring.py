@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from sopbench_tools.sdk_server import make_sdk_server
+from study.runtimes.claude_code.tool_server import make_sdk_server
 from sopbench_tools.toolbox import ToolBox
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.meta import SessionMeta, write_meta
 from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
-from . import cli_options
+from study.runtimes.claude_code import options as cli_options
 from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
-from .launcher import write_launcher
-from .sdk import bundled_cli_path
+from study.runtimes.launcher import write_launcher
+from study.runtimes.claude_code.sdk import bundled_cli_path
 
 if TYPE_CHECKING:
     from .session import Prepared
@@ -88,7 +88,7 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
     servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
     allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in box.task.all_tools]
     if fsm is not None:
-        from study.fsm.sdk_tools import make_fsm_sdk_server
+        from study.runtimes.claude_code.fsm_server import make_fsm_sdk_server
         from study.fsm.tool_api import FSM_TOOL_NAMES
 
         _enter_workflow(log, fsm, prepared.workflow)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import UsageError, examples
+from study.cli.vocabulary import UsageError, examples
 
 from .policies import POLICIES
 from .server import DEFAULT_MODEL_ID, SimServer

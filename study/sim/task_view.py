@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
-from study.task_procedure import LABEL_JOIN, PREREGISTERED_TASK, Procedure, gold_of, majority_label, procedure_of, referral_procedure
+from study.procedure.core import LABEL_JOIN, PREREGISTERED_TASK, Procedure, gold_of, majority_label, procedure_of, referral_procedure
 
 #: The lazy routes' guess for the referral study (134 of the 200 gold labels).
 REFERRAL_MAJORITY = "No Action"
@@ -157,7 +157,7 @@ def sim_task(name: str | None, root: str = "") -> SimTask:
     """The view of the task called ``name`` (None or the preregistered one: :func:`referral`)."""
     if name in (None, PREREGISTERED_TASK):
         return referral()
-    from study.task_procedure import resolve_task
+    from study.procedure.core import resolve_task
 
     task = resolve_task(name)
     specs = {s["toolSpec"]["name"]: s["toolSpec"] for s in task.toolspecs}

@@ -7,7 +7,7 @@ what happened as the model observed it: a call the gate refused or that returned
 retrieved nothing, and an account's decision is its first successful ``submit_decision``.
 
 When a decision's result arrives, the ledger classifies it with its own tests of the routes of
-``study/escape_routes.py`` (``DECISION_TESTS``, one per route recorded on decision lines, checked
+``study/procedure/escape_routes.py`` (``DECISION_TESTS``, one per route recorded on decision lines, checked
 at import) and appends a line to ``sim_truth.jsonl``; every turn the model ends and its first
 remark on tokens, context or budget are written too. The scorer never reads this file: tests compare the scorer's counts with
 :func:`route_counts`. The ledger outlives compactions and resumes (it is the server's record,
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from study.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, TruthLine, check_detectors, empty_counts
+from study.procedure.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, TruthLine, check_detectors, empty_counts
 
 from .conversation import split_tool_name
 from .task_view import SimTask, referral
@@ -62,7 +62,7 @@ def _for_another_account(calls: list[LedgerCall], p: int, last: dict[str, int], 
     return record is not None and record.account != calls[p].account
 
 
-#: The simulator's own test of each route recorded on decision lines (study/escape_routes.py):
+#: The simulator's own test of each route recorded on decision lines (study/procedure/escape_routes.py):
 #: key -> test of (the calls, the decision's index, the index of the last successful call of each
 #: data tool for its account before it, the task). Independent of the scorer's detectors by design.
 DECISION_TESTS: dict[str, Callable[[list[LedgerCall], int, dict[str, int], SimTask], bool]] = {
@@ -193,7 +193,7 @@ def read_truth(path: Path) -> list[dict]:
 
 def route_counts(path: Path) -> dict[str, int | None]:
     """Escape-route values of one session from its ground truth, keyed as the scorer's
-    (study/escape_routes.py), each read from its truth line: decision lines naming it, stop lines
+    (study/procedure/escape_routes.py), each read from its truth line: decision lines naming it, stop lines
     with accounts left, or the first remark line's ``decided`` (None if there was none)."""
     counts = empty_counts()
     named = {r.truth_key: r.key for r in _ON_DECISION}
@@ -205,7 +205,7 @@ def route_counts(path: Path) -> dict[str, int | None]:
             for name in line["routes"]:
                 if name not in named:
                     raise ValueError(f"{path}: a decision line names the route {name!r}, which "
-                                     "study/escape_routes.py does not define; use a matching simulator")
+                                     "study/procedure/escape_routes.py does not define; use a matching simulator")
                 counts[named[name]] += 1
         elif kind == TruthLine.STOP and (line.get("accounts_left") or 0) > 0:
             for key in on_stop:

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from . import documents
-from .conversation import TURNS_PAGE, conversation_doc
+from study.transcripts.claude_code import TURNS_PAGE, conversation_doc
 from .jsonout import dumps
 from .load import Session, Store
 from .page import STATIC, index_html

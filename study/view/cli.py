@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import INTERRUPTED, NothingToShow, UsageError, examples, sessions_option
+from study.cli.vocabulary import INTERRUPTED, NothingToShow, UsageError, examples, sessions_option
 from study.paths import sessions_folder
 
 from .paths import session_names

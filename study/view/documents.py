@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
-from study.escape_routes import ESCAPE_ROUTES, Measure, route
+from study.procedure.escape_routes import ESCAPE_ROUTES, Measure, route
 from study.protocol.cost_text import cost_text
 from study.session_io.typed_events import from_dict
 from study.session_io.vocabulary import EventKind

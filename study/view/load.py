@@ -23,7 +23,7 @@ from study.session_io.reader import LogRead, SessionRead, read_session
 from study.session_io.record import SessionRecord
 from study.session_io.safe_files import LINE_CAP, TRANSCRIPT_CAP, UnsafeFile, read_capped
 
-from .conversation import turns
+from study.transcripts.claude_code import turns
 from .paths import session_dir
 
 #: A transcript line over ``LINE_CAP`` keeps only its first bytes (shown as unreadable).

@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import documents
-from .conversation import conversation_doc
+from study.transcripts.claude_code import conversation_doc
 from .jsonout import dumps
 from .load import Store
 from .page import STATIC, index_html

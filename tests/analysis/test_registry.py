@@ -1,4 +1,4 @@
-"""One registry each: the escape routes (study/escape_routes.py) and the conditions (conditions.yaml).
+"""One registry each: the escape routes (study/procedure/escape_routes.py) and the conditions (conditions.yaml).
 
 Every consumer of a route reads it from the registry (the scorer's detectors, the simulator's
 truth, the corpus frame, Table 8, the heatmap, the generator, the contracts page); a route added
@@ -31,7 +31,7 @@ from study.protocol.plan import load_plan
 from analysis.render import render
 from analysis.tables import Analysis, condition_order, load_analysis, table1, table8
 from study.cli import main
-from study.escape_routes import (ESCAPE_ROUTES, ROUTE_KEYS, TURN_ENDS_HEADER, Measure, RegistryError, TruthLine, _validate,
+from study.procedure.escape_routes import (ESCAPE_ROUTES, ROUTE_KEYS, TURN_ENDS_HEADER, Measure, RegistryError, TruthLine, _validate,
                                  check_detectors, contract_table, counted_routes, empty_counts, route)
 from study.paths import prereg_dir, project_root
 from study.protocol.conditions import condition_names, load_conditions
@@ -123,7 +123,7 @@ def test_the_simulators_truth_file_records_each_route_by_its_truth_line(tmp_path
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     assert truth.route_counts(path) == {**{r.key: 1 for r in counted_routes()}, "first_token_remark": 0}
     path.write_text(json.dumps({"kind": "decision", "routes": ["blind"]}) + "\n")
-    with pytest.raises(ValueError, match="names the route 'blind', which study/escape_routes.py does not define"):
+    with pytest.raises(ValueError, match="names the route 'blind', which study/procedure/escape_routes.py does not define"):
         truth.route_counts(path)
 
 
@@ -192,7 +192,7 @@ def _tree_with_new_route(tmp_path: Path, *, detector: bool) -> Path:
     for package in (study, analysis):
         shutil.copytree(Path(package.__file__).parent, src / package.__name__,
                         ignore=shutil.ignore_patterns("__pycache__"))
-    registry = src / "study" / "escape_routes.py"
+    registry = src / "study" / "procedure" / "escape_routes.py"
     text = registry.read_text()
     anchor = '    EscapeRoute("first_token_remark"'
     assert text.count(anchor) == 1

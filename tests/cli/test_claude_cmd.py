@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from study.claude_cmd import CLI_ENV
-from study.runner.sdk import bundled_cli_version
+from study.runtimes.claude_code.command import CLI_ENV
+from study.runtimes.claude_code.sdk import bundled_cli_version
 
 STUDY = [sys.executable, "-m", "study.cli"]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from study import doctor
-from study.claude_cmd import CLI_ENV
-from study.environment import LOCK_ENV
+from study.runtimes.claude_code.command import CLI_ENV
+from study.runtimes.lock import LOCK_ENV
 
 STUDY = [sys.executable, "-m", "study.cli"]
 
@@ -109,7 +109,7 @@ def test_help_has_an_example():
 
 
 def test_a_runtime_other_than_the_frozen_one_names_both_and_the_amendment(tmp_path, frozen_root, monkeypatch):
-    from study.environment import lock_path
+    from study.runtimes.lock import lock_path
 
     other = tmp_path / "requirements.lock"
     other.write_bytes(lock_path().read_bytes() + b"# updated\n")  # the same pins, another file: another sha256

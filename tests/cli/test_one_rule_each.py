@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from study.cli_legacy import sessions_or_legacy
-from study.cli_vocabulary import UsageError
+from study.cli.legacy import sessions_or_legacy
+from study.cli.vocabulary import UsageError
 from study.runner.cli import sessions_folder
 
 

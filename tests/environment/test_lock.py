@@ -11,8 +11,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from study import environment
-from study.environment import installed_versions, lock_mismatches, lock_path, lock_sha256, locked_versions
+from study.runtimes import lock as environment
+from study.runtimes.lock import installed_versions, lock_mismatches, lock_path, lock_sha256, locked_versions
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Every Python minor the lock must serve (requires-python >= 3.11).

@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters
 
 from fsm_helpers import MAIN, REPO, investigate, make_runtime, record
 from study.cli import main
-from study.fsm.sdk_tools import make_fsm_sdk_server
+from study.runtimes.claude_code.fsm_server import make_fsm_sdk_server
 
 PREFIX = "mcp__sopbench__"
 

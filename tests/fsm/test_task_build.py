@@ -125,7 +125,7 @@ def test_calls_that_name_the_item_by_a_unique_argument_count_for_that_item_in_th
 
 
 def test_only_a_task_with_such_tools_gets_the_item_key_parameters():
-    from study.task_procedure import procedure_of
+    from study.procedure.core import procedure_of
 
     params = procedure_of(load_task("content_flagging")).check_params()
     assert params["item_keys"] == {"calculateBotProbabilityIndex": "userid", "calculate_user_trust_score": "userid"}

@@ -36,7 +36,7 @@ print(json.dumps(result))
 
 def installed_copy(dest: Path) -> Path:
     """A copy of the installed packages and their lock file, importable with ``PYTHONPATH=dest``."""
-    from study.environment import lock_path
+    from study.runtimes.lock import lock_path
 
     for name in CODE_PACKAGES:
         shutil.copytree(package_dir(name), dest / name, ignore=shutil.ignore_patterns("__pycache__"))

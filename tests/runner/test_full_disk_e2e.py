@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from study.cli import main
-from study.runner.launcher import process_alive
+from study.runtimes.launcher import process_alive
 from study.runner.session import SessionSpec, prepare
 from study.runner.status import scan
 from study.session_io import meta as meta_module

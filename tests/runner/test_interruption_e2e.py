@@ -33,9 +33,9 @@ from study.fsm import FsmRuntime, Workflow
 from study.paths import prereg_dir
 from study.runner.claim import CLAIM_NAME, claim_session
 from study.protocol.conditions import load_conditions
-from study.runner.launcher import group_members, proc_stat, process_alive
+from study.runtimes.launcher import group_members, proc_stat, process_alive
 from study.runner.matrix import plan_matrix
-from study.runner.sdk import bundled_cli_path
+from study.runtimes.claude_code.sdk import bundled_cli_path
 from study.runner.session import SessionSpec, prepare
 from study.runner.status import scan
 from study.session_io.meta import is_rerunnable

@@ -1,4 +1,4 @@
-"""The launcher between the runner and the CLI (study/runner/launcher.py), with a stand-in
+"""The launcher between the runner and the CLI (study/runtimes/launcher.py), with a stand-in
 program (``sleep``) instead of the CLI: its own process group, death with its parent, and the
 stop of its group, also in its first milliseconds. The real CLI goes through the same launcher in
 test_interruption_e2e.py and test_sdk_internals.py."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from study.runner.launcher import group_members, process_alive, stop_process_group, write_launcher
+from study.runtimes.launcher import group_members, process_alive, stop_process_group, write_launcher
 
 SLEEP = Path("/bin/sleep")
 
@@ -48,7 +48,7 @@ def test_the_program_dies_with_its_parent_even_on_sigkill(tmp_path):
     parent = subprocess.Popen([sys.executable, "-c", (   # the launcher is written by its parent, for its pid
         "import subprocess, sys, time\n"
         "from pathlib import Path\n"
-        "from study.runner.launcher import write_launcher\n"
+        "from study.runtimes.launcher import write_launcher\n"
         f"p = subprocess.Popen([str(write_launcher(Path({str(tmp_path)!r}), Path({str(SLEEP)!r}))), '60'])\n"
         "print(p.pid, flush=True)\n"
         "time.sleep(60)\n")], stdout=subprocess.PIPE, text=True)

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from study.runner.launcher import proc_stat
-from study.runner.sdk import bundled_cli_path
+from study.runtimes.launcher import proc_stat
+from study.runtimes.claude_code.sdk import bundled_cli_path
 from study.runner.session import SessionSpec, prepare
 from study.runner.status import scan
 from study.session_io.reader import log_events, read_session

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from study.runner.matrix import plan_matrix, run_matrix
-from study.runner.launcher import proc_stat, process_alive
-from study.runner.sdk import bundled_cli_path
+from study.runtimes.launcher import proc_stat, process_alive
+from study.runtimes.claude_code.sdk import bundled_cli_path
 from study.runner.session import SessionSpec, prepare
 from study.session_io.reader import log_events, read_session
 

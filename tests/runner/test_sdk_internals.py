@@ -1,4 +1,4 @@
-"""The claude-agent-sdk internals the runner relies on (study/runner/sdk.py), each exercised against
+"""The claude-agent-sdk internals the runner relies on (study/runtimes/claude_code/sdk.py), each exercised against
 the installed SDK, so that an SDK update that moves or changes one fails here, loudly, with the
 reason, instead of in the middle of a study; and the installed SDK is the one the lock pins."""
 
@@ -13,11 +13,11 @@ import time
 import pytest
 from claude_agent_sdk import ClaudeAgentOptions, query
 
-from study.runner import sdk
-from study.runner.launcher import group_members, stop_process_group, write_launcher
+from study.runtimes.claude_code import sdk
+from study.runtimes.launcher import group_members, stop_process_group, write_launcher
 
 UPDATE = ("claude-agent-sdk changed under the runner (installed {version}); see the docstring of "
-          "study/runner/sdk.py for what this internal is for, adapt sdk.py, then update the lock")
+          "study/runtimes/claude_code/sdk.py for what this internal is for, adapt sdk.py, then update the lock")
 
 
 def _why(what: str) -> str:
@@ -25,7 +25,7 @@ def _why(what: str) -> str:
 
 
 def test_the_installed_sdk_is_the_locked_one():
-    environment = pytest.importorskip("study.environment", reason="package D's study.environment (the lock) is not there yet")
+    environment = pytest.importorskip("study.runtimes.lock", reason="package D's study.runtimes.lock (the lock) is not there yet")
     locked = environment.locked_versions().get(sdk.SDK_DISTRIBUTION)
     assert locked is not None, f"{environment.lock_path()} pins no {sdk.SDK_DISTRIBUTION}"
     assert sdk.sdk_version() == locked, (

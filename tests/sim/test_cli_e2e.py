@@ -15,7 +15,7 @@ import pytest
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, ResultMessage, query
 
 from sopbench_tools.dataset import gold_labels
-from sopbench_tools.sdk_server import make_sdk_server
+from study.runtimes.claude_code.tool_server import make_sdk_server
 from sopbench_tools.tool_definitions import ALL_TOOLS
 from sopbench_tools.toolbox import ToolBox
 from study.sim import DEFAULT_MODEL_ID, SimServer, route_counts

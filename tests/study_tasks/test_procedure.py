@@ -1,4 +1,4 @@
-"""What the study's procedure is for a task (study/task_procedure.py): the preregistered task's
+"""What the study's procedure is for a task (study/procedure/core.py): the preregistered task's
 equals the frozen module constants; another task's comes from its manifest."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 from sopbench_tools.dataset import gold_labels
 from sopbench_tools.tasks import load_task
 from study.sim.task_view import referral, sim_task
-from study.task_procedure import (LABEL_JOIN, PREREGISTERED_TASK, gold_of, majority_label, procedure_of,
+from study.procedure.core import (LABEL_JOIN, PREREGISTERED_TASK, gold_of, majority_label, procedure_of,
                                   referral_procedure, scoring_view)
 
 TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "tiny_parcels.yaml"
@@ -55,7 +55,7 @@ def test_the_simulators_view_calls_tools_with_their_inputs_in_the_sops_order():
 
 
 def test_the_refusal_says_for_each_required_tool_why_its_calls_name_no_one_item():
-    from study.task_procedure import unsupported_reason
+    from study.procedure.core import unsupported_reason
 
     assert unsupported_reason(load_task("dangerous_goods")) is None
     assert unsupported_reason(load_task("content_flagging")) is None     # userid: unique per post

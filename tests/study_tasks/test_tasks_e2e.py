@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from study.escape_routes import ROUTE_KEYS
+from study.procedure.escape_routes import ROUTE_KEYS
 from study.sim.truth import route_counts
 
 pytestmark = pytest.mark.e2e

@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 
 from sopbench_tools.orders import order_for_seed
-from sopbench_tools.sdk_server import make_sdk_server
+from study.runtimes.claude_code.tool_server import make_sdk_server
 from sopbench_tools.toolbox import ToolBox
 
 

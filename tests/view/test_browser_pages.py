@@ -17,7 +17,7 @@ import pytest
 
 from analysis.statistics import bootstrap_cis
 from analysis.tables import condition_order
-from study.view.conversation import turns
+from study.transcripts.claude_code import turns
 
 from .conftest import screenshot, serving
 from .test_browser import BREAKER, INTERLEAVED, PLAIN, _wait

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from study.view.conversation import TEXT_CAP, turns
+from study.transcripts.claude_code import TEXT_CAP, turns
 
 
 def _lines(*records) -> list[bytes]:

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from study.cli import main
-from study.cli_vocabulary import INTERRUPTED
+from study.cli.vocabulary import INTERRUPTED
 
 from .conftest import serving
 from .test_untrusted_files import api, get

@@ -95,7 +95,7 @@ def test_links_to_files_outside_the_session_are_refused_and_never_served(golden_
 
 def test_the_runners_own_transcript_link_inside_the_session_still_reads(golden_corpus, tmp_path):
     # the runner moves the CLI's transcript into the session and links it back from the CLI's HOME
-    # (study/runner/transcript.py); a transcript.jsonl that is itself a link inside the session reads too
+    # (study/runtimes/claude_code/transcript.py); a transcript.jsonl that is itself a link inside the session reads too
     target = golden_corpus / SESSION
     _transcript(target, "kept by the runner")
     home = target / "home" / ".claude" / "projects" / "work"

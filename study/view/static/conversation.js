@@ -1,4 +1,4 @@
-// study view: the session's Claude Code transcript, as a conversation (study/view/conversation.py)
+// study view: the session's Claude Code transcript, as a conversation (study/transcripts/claude_code.py)
 // or as the raw records, one click apart. Loaded after core.js (static/index.html).
 "use strict";
 

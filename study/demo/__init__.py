@@ -26,7 +26,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import examples, out_option, sessions_option
+from study.cli.vocabulary import examples, out_option, sessions_option
 from study.paths import prereg_dir, project_root
 from study.sim.policies import POLICIES
 

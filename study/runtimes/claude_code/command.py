@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import UsageError, examples
+from study.cli.vocabulary import UsageError, examples
 
 #: Environment variable naming another CLI executable (for tests of the failure paths).
 CLI_ENV = "STUDY_CLAUDE_CLI"
@@ -32,7 +32,7 @@ def cli_path() -> Path | None:
     override = os.environ.get(CLI_ENV)
     if override:
         return Path(override)
-    from study.runner.sdk import bundled_cli_path
+    from study.runtimes.claude_code.sdk import bundled_cli_path
 
     return bundled_cli_path()
 

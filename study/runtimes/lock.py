@@ -45,7 +45,9 @@ def lock_path() -> Path:
     env = os.environ.get(LOCK_ENV)
     if env:
         return Path(env).resolve()
-    return Path(__file__).resolve().parent.parent / LOCK_FILE
+    from study.paths import checkout_root
+
+    return checkout_root() / LOCK_FILE
 
 
 def lock_sha256(path: Path | None = None) -> str | None:

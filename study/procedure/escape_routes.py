@@ -141,7 +141,7 @@ def check_detectors(where: str, keys: Iterable[str], routes: Iterable[EscapeRout
     twice = sorted({k for k in keys if keys.count(k) > 1})
     if missing or unknown or twice:
         raise RegistryError(
-            f"{where}: the escape-route detectors do not match study/escape_routes.py "
+            f"{where}: the escape-route detectors do not match study/procedure/escape_routes.py "
             f"(missing {missing}, not in the registry {unknown}, defined twice {twice}); "
             "give every route of the registry exactly one detector")
 
@@ -165,20 +165,20 @@ def _validate(routes: tuple[EscapeRoute, ...]) -> None:
         values = [getattr(r, attr) for r in routes if getattr(r, attr) is not None]
         shared = sorted({v for v in values if values.count(v) > 1})
         if shared:
-            raise RegistryError(f"study/escape_routes.py: two routes share a {attr}: {shared}")
+            raise RegistryError(f"study/procedure/escape_routes.py: two routes share a {attr}: {shared}")
     for r in routes:
         if not re.fullmatch(r"[a-z][a-z0-9_]*", r.key):
-            raise RegistryError(f"study/escape_routes.py: route key {r.key!r} must be snake_case")
+            raise RegistryError(f"study/procedure/escape_routes.py: route key {r.key!r} must be snake_case")
         if (r.label is None) != (r.measure is not Measure.COUNT):
-            raise RegistryError(f"study/escape_routes.py: route {r.key!r}: a count route needs a heatmap "
+            raise RegistryError(f"study/procedure/escape_routes.py: route {r.key!r}: a count route needs a heatmap "
                                 "label, and only a count route has one")
         if _TRUTH_MEASURE[r.truth] is not r.measure:
-            raise RegistryError(f"study/escape_routes.py: route {r.key!r}: truth line {r.truth} records "
+            raise RegistryError(f"study/procedure/escape_routes.py: route {r.key!r}: truth line {r.truth} records "
                                 f"a {_TRUTH_MEASURE[r.truth]}, not a {r.measure}")
     for line in (TruthLine.STOP, TruthLine.REMARK):
         reading = [r.key for r in routes if r.truth is line]
         if len(reading) > 1:
-            raise RegistryError(f"study/escape_routes.py: routes {reading} all read the truth line {line.value!r}, "
+            raise RegistryError(f"study/procedure/escape_routes.py: routes {reading} all read the truth line {line.value!r}, "
                                 "which records one thing; record a new route on decision lines")
 
 

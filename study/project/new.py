@@ -5,7 +5,7 @@ The project is a folder (a git repository with one commit) holding:
 - ``preregistration/``: ``task.yaml`` (the task: a vendored task's name, or ``manifest:`` the
   researcher's own manifest, copied into ``tasks/``), the package's ``conditions.yaml`` (its FSM
   conditions naming the task's own FSM workflow), ``limits.yaml`` and ``models.yaml``, the texts
-  written for the task's item noun and SOP (``study.task_texts``), the generated workflows and
+  written for the task's item noun and SOP (``study.procedure.texts``), the generated workflows and
   reminder (``study.fsm.task_build``), the seeded orders of the study's seeds over the task's items,
   a predictions template and a ``plan.md`` to fill in, and ``runtime.json``;
 - a snapshot of the package's frozen code (its Python files only), so that ``study prereg freeze``
@@ -46,7 +46,7 @@ def _load(task_arg: str) -> tuple[Any, Path | None]:
         where = f"{exc.file}:{first.line}: " if first is not None and first.line else ""
         raise NewProjectError(f"--task {task_arg}: {where}{first.message if first else exc}"
                               + ("" if own else f" (vendored tasks: {', '.join(task_names())})")) from None
-    from study.task_procedure import unsupported_reason
+    from study.procedure.core import unsupported_reason
 
     reason = unsupported_reason(task)
     if reason:
@@ -56,7 +56,9 @@ def _load(task_arg: str) -> tuple[Any, Path | None]:
 
 def _package_prereg() -> Path:
     """The package's own preregistration (the referral study's), the source of the templates."""
-    own = Path(__file__).resolve().parent.parent / "preregistration"
+    from study.paths import checkout_root
+
+    own = checkout_root() / "preregistration"
     if own.is_dir():
         return own
     from study.paths import prereg_dir
@@ -121,7 +123,7 @@ def scaffold_files(task: Any) -> dict[str, str]:
     """Path under the project -> text, for everything but the code snapshot and runtime.json."""
     from sopbench_tools.orders import STUDY_SEEDS, computed_order
     from study.fsm.task_build import task_files
-    from study.task_texts import texts_for
+    from study.procedure.texts import texts_for
 
     prereg = _package_prereg()
     out: dict[str, str] = {}
@@ -174,7 +176,7 @@ def new_project(task_arg: str, dest: Path) -> dict[str, Any]:
         shutil.copytree(task.folder, tasks / task.folder.relative_to(manifest.parent))
         task_doc = {"manifest": f"tasks/{manifest.name}"}
     files["preregistration/task.yaml"] = (
-        "# The task of this study (study.task_procedure): a vendored task's name, or manifest: a file.\n"
+        "# The task of this study (study.procedure.core): a vendored task's name, or manifest: a file.\n"
         + "".join(f"{k}: {v}\n" for k, v in task_doc.items()))
     for rel, text in files.items():
         path = dest / rel

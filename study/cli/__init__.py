@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import examples
+from study.cli.vocabulary import examples
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: ("module:attribute", one-line help shown in `study --help`)
@@ -31,11 +31,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "figures": ("analysis.cli:figures", "Regenerate the paper's figures from session logs."),
     "predictions": ("analysis.cli:predictions", "Evaluate the preregistered predictions."),
     "power": ("analysis.power.cli:power", "Simulate verdict probabilities and test power by number of seeds."),
-    "new": ("study.project_cli:new", "Make a new study project for one SOP-Bench task, ready to freeze."),
+    "new": ("study.project.cli:new", "Make a new study project for one SOP-Bench task, ready to freeze."),
     "prereg": ("study.prereg.cli:prereg", "Freeze, verify and amend the preregistration."),
     "audit": ("study.prereg.cli:audit", "Check every session against the manifest it ran under."),
     "doctor": ("study.doctor:doctor", "Check this install: runtime, lock, and one short session of the bundled CLI."),
-    "claude": ("study.claude_cmd:claude", "Run the Claude Code CLI bundled with claude-agent-sdk."),
+    "claude": ("study.runtimes.claude_code.command:claude", "Run the Claude Code CLI bundled with claude-agent-sdk."),
     "view": ("study.view.cli:view", "Browse sessions in a local web page (or write it as a static folder)."),
 }
 

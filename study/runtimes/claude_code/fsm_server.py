@@ -6,8 +6,8 @@ from typing import Any
 
 from claude_agent_sdk import McpSdkServerConfig, SdkMcpTool, create_sdk_mcp_server
 
-from .runtime import FsmRuntime
-from .tool_api import FSM_TOOLS, EventSink, FsmToolSpec, call_fsm_tool
+from study.fsm.runtime import FsmRuntime
+from study.fsm.tool_api import FSM_TOOLS, EventSink, FsmToolSpec, call_fsm_tool
 
 
 def _sdk_tool(rt: FsmRuntime, spec: FsmToolSpec, on_event: EventSink | None) -> SdkMcpTool[Any]:
@@ -19,7 +19,7 @@ def _sdk_tool(rt: FsmRuntime, spec: FsmToolSpec, on_event: EventSink | None) -> 
 
 
 def _propose_tool(desk: Any, on_event: EventSink | None) -> SdkMcpTool[Any]:
-    from .proposals import PROPOSE_SPEC, call_propose
+    from study.fsm.proposals import PROPOSE_SPEC, call_propose
 
     async def handler(args: dict[str, Any]) -> dict[str, Any]:
         is_error, text = call_propose(desk, args, on_event)

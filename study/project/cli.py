@@ -1,4 +1,4 @@
-"""``study new --task T DIR``: make a study project for one task (see ``study.project_new``)."""
+"""``study new --task T DIR``: make a study project for one task (see ``study.project.new``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import examples
+from study.cli.vocabulary import examples
 
 
 @click.command("new", epilog=examples(
@@ -22,7 +22,7 @@ def new(task: str, folder: Path) -> None:
     models, texts for the task, generated workflows, seeded orders, a predictions template and a
     plan.md to fill in), ready for `study prereg freeze`. Every command run inside FOLDER (or with
     `study --project FOLDER`) works on it. See docs/tasks.md."""
-    from .project_new import NewProjectError, new_project
+    from .new import NewProjectError, new_project
 
     try:
         made = new_project(task, folder)

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import click
 
-from study.cli_vocabulary import examples, sessions_option
-from study.claude_cmd import CLI_ENV, REINSTALL, cli_path, cli_problem
+from study.cli.vocabulary import examples, sessions_option
+from study.runtimes.claude_code.command import CLI_ENV, REINSTALL, cli_path, cli_problem
 
 INSTALL = "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ."
 
@@ -42,7 +42,7 @@ class Check:
 
 
 def _runtime_lines() -> list[tuple[str, str]]:
-    from study.runner import sdk
+    from study.runtimes.claude_code import sdk
 
     path = sdk.bundled_cli_path()
     key = "set" if os.environ.get("ANTHROPIC_API_KEY") else "not set"
@@ -57,7 +57,7 @@ def _runtime_lines() -> list[tuple[str, str]]:
 
 
 def check_lock() -> Check:
-    from study import environment
+    from study.runtimes import lock as environment
 
     path = environment.lock_path()
     digest = environment.lock_sha256()
@@ -107,7 +107,7 @@ def check_frozen_runtime() -> Check:
 
 
 def check_cli() -> tuple[Check, Path | None]:
-    from study.runner import sdk
+    from study.runtimes.claude_code import sdk
 
     path = cli_path()
     problem = cli_problem(path)
@@ -127,7 +127,7 @@ def session_checks(path: Path | None) -> list[Check]:
     names = ("CLI session", "hooks", "MCP tools", "resume")
     if path is None:
         return [Check(name, False, "not tried: no CLI to start") for name in names]
-    from study.doctor_session import run_probe
+    from study.runtimes.claude_code.doctor import run_probe
 
     probe = run_probe(path)
     started = probe.cli_version is not None

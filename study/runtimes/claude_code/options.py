@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
 
-from .texts import system_prompt_append
+from study.runner.texts import system_prompt_append
 
 if TYPE_CHECKING:
-    from .bridge import SessionBridge
-    from .session import Prepared
+    from study.runner.bridge import SessionBridge
+    from study.runner.session import Prepared
 
 #: Seconds the CLI waits for a hook's answer.
 HOOK_TIMEOUT_S = 600

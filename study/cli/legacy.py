@@ -1,7 +1,7 @@
 """Old spellings kept for one release: a positional sessions folder, now ``--sessions DIR``.
 
 ``study audit`` (and ``study status``) took the sessions folder as a positional argument; the
-shared vocabulary (``study.cli_vocabulary``) names it ``--sessions DIR`` everywhere. The old
+shared vocabulary (``study.cli.vocabulary``) names it ``--sessions DIR`` everywhere. The old
 form keeps working, hidden from the usage line and the help, and prints one note on stderr.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from study.cli_vocabulary import FolderPath, UsageError
+from study.cli.vocabulary import FolderPath, UsageError
 
 NOTE = "note: the folder is now --sessions DIR for this command"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from study.task_procedure import PREREGISTERED_TASK, Procedure, procedure_of
+from study.procedure.core import PREREGISTERED_TASK, Procedure, procedure_of
 
 
 def _tools_phrase(p: Procedure) -> str:
@@ -95,7 +95,7 @@ def is_project_task(task: Any) -> bool:
     """Whether ``task`` is the task of the project in use (its texts are the project's files)."""
     if task is None:
         return True
-    from study.task_procedure import project_task_name
+    from study.procedure.core import project_task_name
 
     return task.name == project_task_name()
 

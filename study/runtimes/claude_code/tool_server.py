@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from claude_agent_sdk.types import McpSdkServerConfig
 
-from .server import SERVER_NAME, AfterCall, build_server
-from .toolbox import ToolBox
+from sopbench_tools.server import SERVER_NAME, AfterCall, build_server
+from sopbench_tools.toolbox import ToolBox
 
 
 def make_sdk_server(box: ToolBox, *, name: str = SERVER_NAME, after_call: AfterCall | None = None) -> McpSdkServerConfig:

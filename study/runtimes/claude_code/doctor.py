@@ -68,11 +68,11 @@ def _first_line(exc: BaseException) -> str:
 async def _probe(cli: Path, work: Path, result: ProbeResult, timeout_s: float) -> None:
     from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, ResultMessage, SystemMessage, query
 
-    from sopbench_tools.sdk_server import make_sdk_server
+    from study.runtimes.claude_code.tool_server import make_sdk_server
     from sopbench_tools.toolbox import ToolBox
     from study.fsm.hooks import deny_tool, split_tool_name
     from study.sim import DEFAULT_MODEL_ID, SimServer
-    from study.task_procedure import resolve_task
+    from study.procedure.core import resolve_task
 
     task = resolve_task(None)   # the project's task
     batch = min(ACCOUNTS, len(task.item_ids))

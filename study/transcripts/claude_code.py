@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from .jsonout import dumps
+from study.view.jsonout import dumps
 
 #: Turns per page of the conversation.
 TURNS_PAGE = 100

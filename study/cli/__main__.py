@@ -1,0 +1,5 @@
+"""``python -m study.cli``: the ``study`` command."""
+
+from study.cli import main
+
+main()
