@@ -62,8 +62,8 @@ class SessionWriter:
         self.calls = 0
         self.log.emit(EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=condition, seed=seed,
                       model=model, simulated=simulated, manifest_sha256="0" * 64,
-                      code_version="corpus-generator", cli_version="none", order=self.order,
-                      limits={})
+                      code_version="corpus-generator", runtime="claude-code", cli_version="none",
+                      order=self.order, limits={})
 
     def call(self, tool: str, account: str | None = None, *, ok: bool = True,
              allowed: bool = True, server: str = "sopbench", **args: Any) -> None:

@@ -3,8 +3,9 @@
 ``build_server`` adapts a ``ToolBox`` to MCP: ``tools/list`` gives ``box.tool_specs()``
 unchanged, ``tools/call`` runs ``box.call`` and answers with one text block (``isError`` set
 for a refused call), followed by any extra blocks ``after_call`` returns. The same server is
-served over stdio here (``python -m sopbench_tools``, ``study tools serve``) and in process by
-``sdk_server.py``; any MCP client can use the stdio one (see ``sopbench_tools/README.md``).
+served over stdio here (``python -m sopbench_tools``, ``study tools serve``), in process by the
+Claude Code runtime (``study/runtimes/claude_code/tool_server.py``) and over a local socket by the
+Codex CLI runtime; any MCP client can use the stdio one (see ``sopbench_tools/README.md``).
 """
 
 from __future__ import annotations

@@ -274,9 +274,10 @@ def _usage_against_responses(events: list[dict], start: dict, responses: list[di
     if not usage or not isinstance(prices, dict):
         return
     from study.runner.spending import price_usage
+    from study.transcripts.claude_code import usage_of
 
     try:
-        priced = [price_usage(r["usage"] if isinstance(r["usage"], dict) else {}, prices) for r in responses]
+        priced = [price_usage(usage_of(r["usage"]), prices) for r in responses]
     except (KeyError, TypeError, ValueError):
         problems.append("session_start's prices_per_mtok cannot price the transcript's usage")
         return

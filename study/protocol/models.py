@@ -1,13 +1,18 @@
 """The models table (``preregistration/models.yaml``) and how a session reaches its model.
 
-A model is an alias of the table (API model id, endpoint, list prices, the environment variable
-holding the key) or ``sim:<policy>``, the built-in simulator, which needs neither key nor
-network (the table gives its model id and the list prices the CLI charges it at). The list
-prices are what the runner's spending cap is priced with (``study/runner/spending.py``). Any
-Anthropic-compatible endpoint can replace the table's one via ``--base-url`` or
-``ANTHROPIC_BASE_URL``. A real model without an API key stops before anything starts; the form
-of the key and of the URL (and whether the endpoint answers at all) is checked by
+A model is an alias of the table (the runtime it runs on and the API that runtime speaks, the API
+model id, endpoint, list prices, the environment variable holding the key) or ``sim:<policy>``,
+the built-in simulator, which needs neither key nor network and runs on any runtime (the table
+gives, per runtime, the model id its CLI sends the simulator and the list prices it is charged
+at). The list prices are what the runner's spending cap is priced with
+(``study/runner/spending.py``). Any endpoint of the runtime's API can replace the table's one via
+``--base-url`` or the runtime's variable (``ANTHROPIC_BASE_URL`` for Claude Code,
+``OPENAI_BASE_URL`` for Codex CLI). A real model without an API key stops before anything starts;
+the form of the key and of the URL (and whether the endpoint answers at all) is checked by
 ``study/runner/preflight.py``.
+
+A table written before the runtime seam (no ``runtime:`` keys, one ``simulator:`` entry) is read
+as it always was: every model on Claude Code.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 from study.errors import StudyError
 from study.paths import prereg_dir
 
+from .runtimes import DEFAULT_RUNTIME, RUNTIMES, runtime_named
 from .yaml_file import read_yaml_file
 
 SIM_PREFIX = "sim:"
@@ -32,12 +38,35 @@ class ModelError(StudyError, ValueError):
 
 
 @dataclass(frozen=True)
+class Usage:
+    """The token usage of one model response, in the price keys: uncached input, output, cache
+    writes (5-minute and 1-hour lifetime) and cache reads. Each runtime's adapter reads its own
+    API's usage into this form; ``study/runner/spending.py`` prices it."""
+
+    input: int = 0
+    output: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    cache_read: int = 0
+
+
+@dataclass(frozen=True)
 class ModelEntry:
     alias: str
     model_id: str
     endpoint: str | None
     api_key_env: str
     prices_per_mtok: dict[str, float] | None
+    runtime: str = DEFAULT_RUNTIME
+    api: str = RUNTIMES[DEFAULT_RUNTIME].api
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """The model a runtime's CLI is told it talks to when it talks to the simulator."""
+
+    model_id: str
+    prices_per_mtok: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -52,20 +81,34 @@ class ResolvedModel:
     policy: str | None        # the simulator policy, or None
     prices_per_mtok: dict[str, float] | None
     api_key_env: str | None = None      # the variable the key came from (None for the simulator)
-    base_url_source: str | None = None  # where base_url came from: --base-url, ANTHROPIC_BASE_URL or models.yaml
+    base_url_source: str | None = None  # where base_url came from: --base-url, the runtime's variable or models.yaml
+    runtime: str = DEFAULT_RUNTIME      # the agent runtime the session runs on
+    api: str = RUNTIMES[DEFAULT_RUNTIME].api   # the model API that runtime speaks
 
     @property
     def folder_name(self) -> str:
-        """The model's folder under sessions/ (``sim:oracle`` -> ``sim-oracle``)."""
-        return self.name.replace(":", "-").replace("/", "-")
+        """The model's folder under sessions/ (``sim:oracle`` -> ``sim-oracle``). The simulator on
+        another runtime than Claude Code gets the runtime after an ``@`` (``sim-oracle@codex``):
+        a real alias names its runtime itself."""
+        folder = self.name.replace(":", "-").replace("/", "-")
+        return f"{folder}@{self.runtime}" if self.simulated and self.runtime != DEFAULT_RUNTIME else folder
 
 
 @dataclass(frozen=True)
 class ModelsTable:
     default: str
     models: dict[str, ModelEntry]
-    simulator_model_id: str
-    simulator_prices: dict[str, float]
+    #: runtime -> the simulator's stand-in model on that runtime
+    simulators: dict[str, StandIn]
+
+    @property
+    def simulator_model_id(self) -> str:
+        """The stand-in model id Claude Code sends the simulator."""
+        return self.simulators[DEFAULT_RUNTIME].model_id
+
+    @property
+    def simulator_prices(self) -> dict[str, float]:
+        return self.simulators[DEFAULT_RUNTIME].prices_per_mtok
 
 
 def _prices(path: Path, owner: str, raw: object, *, required: bool) -> dict[str, float] | None:
@@ -79,23 +122,54 @@ def _prices(path: Path, owner: str, raw: object, *, required: bool) -> dict[str,
     return {k: float(v) for k, v in raw.items()}
 
 
+def _runtime_of(path: Path, owner: str, body: dict) -> tuple[str, str]:
+    """The runtime a model entry names (default: Claude Code) and the API it gives (which must be
+    the runtime's)."""
+    name = body.get("runtime", DEFAULT_RUNTIME)
+    try:
+        runtime = runtime_named(name if isinstance(name, str) else repr(name))
+    except KeyError as exc:
+        raise ModelError(f"{path}: {owner}: {exc.args[0]}") from None
+    api = body.get("api", runtime.api)
+    if api != runtime.api:
+        raise ModelError(f"{path}: {owner}: runtime {runtime.name} speaks the {runtime.api} API, not {api!r}; "
+                         f"write api: {runtime.api} or leave it out")
+    return runtime.name, runtime.api
+
+
+def _simulators(path: Path, raw: object) -> dict[str, StandIn]:
+    """``simulator:`` as one stand-in (a table written before the runtime seam: Claude Code's) or
+    one per runtime name."""
+    if not isinstance(raw, dict):
+        raise KeyError("simulator")
+    entries = {DEFAULT_RUNTIME: raw} if "model_id" in raw else raw
+    out: dict[str, StandIn] = {}
+    for name, body in entries.items():
+        if name not in RUNTIMES:
+            raise ModelError(f"{path}: simulator: unknown runtime {name!r}; the runtimes are {', '.join(RUNTIMES)}")
+        out[name] = StandIn(str(body["model_id"]), _prices(path, f"simulator on {name}", body.get("prices_per_mtok"),
+                                                             required=True))
+    if DEFAULT_RUNTIME not in out:
+        raise ModelError(f"{path}: simulator: needs a stand-in for {DEFAULT_RUNTIME}")
+    return out
+
+
 def load_models(path: Path | None = None) -> ModelsTable:
     path = Path(path) if path is not None else prereg_dir() / "models.yaml"
     raw = read_yaml_file(path, ModelError)
     try:
-        models = {
-            alias: ModelEntry(
+        models = {}
+        for alias, body in raw["models"].items():
+            runtime, api = _runtime_of(path, alias, body)
+            models[alias] = ModelEntry(
                 alias=alias,
                 model_id=str(body["model_id"]),
                 endpoint=body.get("endpoint"),
                 api_key_env=str(body.get("api_key_env", "ANTHROPIC_API_KEY")),
                 prices_per_mtok=_prices(path, alias, body.get("prices_per_mtok"), required=False),
+                runtime=runtime, api=api,
             )
-            for alias, body in raw["models"].items()
-        }
-        table = ModelsTable(default=raw["default"], models=models, simulator_model_id=raw["simulator"]["model_id"],
-                            simulator_prices=_prices(path, "simulator", raw["simulator"].get("prices_per_mtok"),
-                                                     required=True))
+        table = ModelsTable(default=raw["default"], models=models, simulators=_simulators(path, raw["simulator"]))
     except (KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"{path}: malformed models table ({exc!r}); each model needs model_id, endpoint, api_key_env, prices_per_mtok") from None
     if table.default not in models:
@@ -104,33 +178,47 @@ def load_models(path: Path | None = None) -> ModelsTable:
 
 
 def resolve_model(name: str | None, base_url: str | None = None, environ: Mapping[str, str] | None = None,
-                  table: ModelsTable | None = None) -> ResolvedModel:
-    """Resolve ``name`` to an endpoint and key; raise ModelError saying what to do if it cannot."""
+                  table: ModelsTable | None = None, runtime: str | None = None) -> ResolvedModel:
+    """Resolve ``name`` to a runtime, an endpoint and a key; raise ModelError saying what to do if
+    it cannot. ``runtime`` (``--runtime``) chooses the simulator's runtime; for a real alias it
+    must be the alias's own (the table says which runtime a model runs on)."""
     env = os.environ if environ is None else environ
     table = table or load_models()
     name = name or table.default
+    if runtime is not None and runtime not in RUNTIMES:
+        raise ModelError(f"unknown runtime {runtime!r}; the runtimes are {', '.join(RUNTIMES)}")
     if name.startswith(SIM_PREFIX):
         policy = name[len(SIM_PREFIX):]
         if not policy:
             raise ModelError("sim: needs a policy, e.g. --model sim:oracle (see `study sim --help`)")
-        return ResolvedModel(name=name, model_id=table.simulator_model_id, base_url=None, api_key="sim-no-key",
-                             simulated=True, policy=policy, prices_per_mtok=table.simulator_prices)
+        on = runtime_named(runtime)
+        stand_in = table.simulators.get(on.name)
+        if stand_in is None:
+            raise ModelError(f"the models table has no simulator stand-in for {on.name}: add one under "
+                             f"simulator: in preregistration/models.yaml")
+        return ResolvedModel(name=name, model_id=stand_in.model_id, base_url=None, api_key="sim-no-key",
+                             simulated=True, policy=policy, prices_per_mtok=stand_in.prices_per_mtok,
+                             runtime=on.name, api=on.api)
     entry = table.models.get(name)
     if entry is None:
         raise ModelError(
             f"unknown model {name!r}; models of preregistration/models.yaml: {', '.join(table.models)}; "
             "or sim:<policy> for the offline simulator (e.g. sim:oracle)"
         )
+    if runtime is not None and runtime != entry.runtime:
+        raise ModelError(f"model {name!r} runs on {entry.runtime} (preregistration/models.yaml), not on {runtime}: "
+                         f"leave --runtime out, or run the simulator there (--model sim:<policy> --runtime {runtime})")
+    url_env = runtime_named(entry.runtime).base_url_env
     if base_url:
         url, source = base_url, "--base-url"
-    elif env.get("ANTHROPIC_BASE_URL"):
-        url, source = env["ANTHROPIC_BASE_URL"], "ANTHROPIC_BASE_URL"
+    elif env.get(url_env):
+        url, source = env[url_env], url_env
     else:
         url, source = entry.endpoint, f"the endpoint of {name} in preregistration/models.yaml"
     if not url:
         raise ModelError(
-            f"model {name!r} has no default endpoint: give --base-url URL or set ANTHROPIC_BASE_URL to an "
-            "Anthropic-compatible endpoint (a relay or a local server)"
+            f"model {name!r} has no default endpoint: give --base-url URL or set {url_env} to an "
+            f"endpoint of the {entry.api} API (a relay or a local server)"
         )
     key = env.get(entry.api_key_env)
     if not key:
@@ -141,4 +229,4 @@ def resolve_model(name: str | None, base_url: str | None = None, environ: Mappin
         )
     return ResolvedModel(name=name, model_id=entry.model_id, base_url=url, api_key=key, simulated=False,
                          policy=None, prices_per_mtok=entry.prices_per_mtok, api_key_env=entry.api_key_env,
-                         base_url_source=source)
+                         base_url_source=source, runtime=entry.runtime, api=entry.api)

@@ -1,27 +1,30 @@
-"""The I/O of one session: the ``query()`` calls under the watchdog, the stream, the end.
+"""The I/O of one session on any runtime: the calls under the watchdog, what the CLI reports, the end.
 
 ``SessionDriver(prepared, interruption).run()`` (called by ``session.run_claimed`` once the
 folder is claimed) writes meta.json (``running``), has ``wiring.wire`` set the session up (the
-tool state, the simulator for ``sim:<policy>`` models, ``session_start``, the MCP servers, the
-condition's workflow entered for the agent), sends the first message and then drives
-``query()`` calls until the session ends:
+tool state, the simulator for ``sim:<policy>`` models, the FSM, the bridge, ``session_start``, the
+runtime adapter of the model's runtime, the condition's workflow entered for the agent), sends
+the first message and then drives calls until the session ends:
 
-- the CLI is started through the launcher (``launcher.py``) with the options of
-  ``cli_options.py``; the -loop conditions and Gates-only are resumed (``query(resume=...)``)
-  with the continuation message whenever a call ends with accounts left;
-- a watchdog ends the running call at once when the spending cap (priced from the stream as it
-  arrives, ``ledger.py``), the wall time or the time without a decision is reached (in the
-  exploratory conditions also ``gate_refusals``: calls the gate refused without a new
-  decision), or when the runner gets a signal (``interrupt.py``): the CLI's process group is
+- each call is the adapter's (``study.runtimes.base.RuntimeSession.call``): it starts its CLI in a
+  process group of its own and tells this driver (the ``CallSink``) what the CLI reports; the
+  -loop conditions and Gates-only are resumed with the continuation message whenever a call ends
+  with accounts left;
+- a watchdog ends the running call at once when the spending cap (priced from the usage the
+  adapter reports as it streams, ``ledger.py``), the wall time or the time without a decision is
+  reached (in the exploratory conditions also ``gate_refusals``: calls the gate refused without a
+  new decision), or when the runner gets a signal (``interrupt.py``): the CLI's process group is
   stopped first;
 - what happens after each call is decided by ``ending.after_call`` (every ending rule is there);
-- a ``usage`` event after each streamed model response records the cost so far, so a session
-  whose runner was killed shows what it streamed; ``session_end`` and the final meta.json
-  close it (a crash of the runtime is an ``infrastructure_failure``; voided).
+  the error a call ended with is classified by the adapter (a limit, a model outcome or a voiding
+  infrastructure failure);
+- a ``usage`` event after each model response records the cost so far, so a session whose runner
+  was killed shows what it streamed; ``session_end`` and the final meta.json close it (a crash of
+  the runtime is an ``infrastructure_failure``; voided).
 
 Everything the session does is in ``events.jsonl`` (``study.session_io.writer.EventLog``),
-summarised in ``meta.json``; Claude Code's own transcript is kept once, as ``transcript.jsonl``
-(``transcript.py``: moved there after each call, linked back for a resume).
+summarised in ``meta.json``; the CLI's own transcript is kept once, as ``transcript.jsonl``
+(by the adapter, after each call).
 """
 
 from __future__ import annotations
@@ -34,38 +37,25 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claude_agent_sdk import (
-    AssistantMessage,
-    CLIConnectionError,
-    ClaudeAgentOptions,
-    ResultMessage,
-    StreamEvent,
-    SystemMessage,
-    TextBlock,
-    query,
-)
-
-from study.runtimes.lock import lock_sha256
 from study.prereg import code_version
+from study.runtimes.base import Usage, crash
+from study.runtimes.launcher import stop_process_group
+from study.runtimes.lock import lock_sha256
+from study.session_io.events import ApiRetry
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.meta import SessionMeta, runner_identity, write_meta
 from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from study.session_io.writer import EventLog, utc_now
 
-from study.runtimes.claude_code import options as cli_options
 from .bridge import SessionBridge
 from .ending import CallEnd, End, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
-from study.runtimes.launcher import stop_process_group
 from .ledger import CostLedger
-from study.runtimes.claude_code.sdk import CLITransport, bundled_cli_version, sdk_version
-from study.runtimes.claude_code.retries import retry_fields
 from .texts import continuation_message, first_message
-from study.runtimes.claude_code.transcript import keep_one
 from .wiring import Wiring, wire
 
 if TYPE_CHECKING:
-    from .session import Prepared
+    from .prepared import Prepared
 
 #: Recorded as the manifest hash of sessions whose caller did not run the preregistration check.
 UNCHECKED = "unchecked"
@@ -75,36 +65,32 @@ class RecordsUnwritable(OSError):
     """Neither ``session_end`` nor the final meta.json could be written (a full disk)."""
 
 
-def _quiet_after_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """Drop the SDK's late hook answers to a CLI that has already exited (``ProcessTransport is
-    not ready for writing``): the call's outcome is known by then. Report anything else."""
-    if isinstance(context.get("exception"), CLIConnectionError):
-        return
-    loop.default_exception_handler(context)
-
-
 def _rounded(usd: float | None) -> float | None:
     return round(usd, 6) if usd is not None else None
 
 
 class SessionDriver:
-    """The I/O of one session: the calls under the watchdog, the stream, the end. The set-up is
-    ``wiring.wire``'s; what happens after each call is decided by ``ending.after_call``; the cost
-    is kept by ``ledger.CostLedger``."""
+    """The I/O of one session: the calls under the watchdog, what the CLI reports, the end. The
+    set-up is ``wiring.wire``'s; each call is the runtime adapter's; what happens after each call
+    is decided by ``ending.after_call``; the cost is kept by ``ledger.CostLedger``."""
 
     def __init__(self, prepared: "Prepared", interruption: Interruption):
+        from study.runtimes import runtime
+
         self.prepared = prepared
         self.interruption = interruption
         self.dir = prepared.session_dir
         self.home = self.dir / "home"
         self.work = self.dir / "work"
+        self.runtime = runtime(prepared.model.runtime)
+        self.versions = self.runtime.record()                     # cli_version, sdk_version, ...
+        self.cli_version: str | None = self.versions.get("cli_version")
         self.session_id: str | None = None
-        self.cli_version = bundled_cli_version()
         self.ledger = CostLedger(prepared.model.prices_per_mtok)
         self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
         self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
         self.refusals_reached = asyncio.Event()                   # set at the gate_refusals limit (exploratory)
-        self.transport: CLITransport | None = None                # the running call's CLI
+        self.adapter: Any = None                                  # the runtime adapter, once wired
         self.cli_stop_s: float | None = None                      # how long stopping the CLI took
         self.turns = 0
         self.resumes = 0
@@ -113,7 +99,6 @@ class SessionDriver:
         self.log: EventLog | None = None                          # events.jsonl, while run() runs
 
     async def run(self) -> Path:
-        asyncio.get_running_loop().set_exception_handler(_quiet_after_exit)
         self.stop_requested = self.interruption.attach()
         for d in (self.dir, self.home, self.work):
             d.mkdir(parents=True, exist_ok=True)
@@ -124,20 +109,26 @@ class SessionDriver:
             status=SessionStatus.RUNNING, voided=False, cost_usd=0.0, cost_estimated_usd=0.0, turns=0,
             duration_s=0.0, resumes=0, decisions=0,
             manifest_sha256=spec.manifest_sha256 or UNCHECKED, code_version=code_version(),
-            cli_version=self.cli_version, sdk_version=sdk_version(), lock_sha256=lock_sha256(),
+            cli_version=self.cli_version, sdk_version=self.versions.get("sdk_version"), lock_sha256=lock_sha256(),
             token_reminder=self.prepared.token_reminder, started=utc_now(),
             limits=self.prepared.limits.as_dict(), runner=runner_identity(),
             other={"task": self.prepared.task.name} if self.prepared.task is not None else {},
         )
+        self.meta.runtime = model.runtime
+        if self.versions.get("runtime_lock_sha256") is not None:
+            self.meta.runtime_lock_sha256 = self.versions["runtime_lock_sha256"]
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
             self.log = log
             try:
-                wiring = wire(self.prepared, self.meta, log, stack, home=self.home, cli_version=self.cli_version,
-                              on_refusal=self._on_refusal)
-                bridge = wiring.bridge
-                end = await self._drive(log, wiring, first_message(self.prepared.condition, len(bridge.box.order),
-                                                                   task=self.prepared.task))
+                wiring = wire(self.prepared, self.meta, log, stack, runtime=self.runtime, home=self.home, work=self.work,
+                              versions=self.versions, on_refusal=self._on_refusal)
+                bridge, self.adapter = wiring.bridge, wiring.adapter
+                try:
+                    end = await self._drive(log, bridge, first_message(self.prepared.condition, len(bridge.box.order),
+                                                                       task=self.prepared.task))
+                finally:
+                    await self.adapter.aclose()
             except Exception as exc:  # a crash of the runtime voids the session
                 end = End(SessionStatus.INFRASTRUCTURE_FAILURE,
                           f"runtime crash: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
@@ -148,19 +139,15 @@ class SessionDriver:
 
     # ----- the run -----------------------------------------------------------------------------
 
-    async def _drive(self, log: EventLog, wiring: Wiring, prompt: str) -> End:
+    async def _drive(self, log: EventLog, bridge: SessionBridge, prompt: str) -> End:
         """Run calls (the first one, then resumes) until ``ending.after_call`` ends the session."""
-        bridge = wiring.bridge
         resume_id: str | None = None
         idle_resumes = 0
         while True:
             if self.interruption.signal:
                 return interrupted(self.interruption.reason)
             decided_before = bridge.decisions
-            options = cli_options.options(self.prepared, work=self.work, cli_path=wiring.cli_path, env=wiring.env,
-                                          bridge=bridge, servers=wiring.servers, allowed=wiring.allowed,
-                                          resume=resume_id)
-            call = await self._call(bridge, options, prompt)
+            call = await self._call(bridge, prompt, resume_id)
             state = SessionState(
                 accounts_left=bridge.accounts_left, decided_in_call=bridge.decisions > decided_before,
                 stop_cap_reached=bridge.stop_cap_reached, resumable=self.prepared.condition.resume,
@@ -176,17 +163,16 @@ class SessionDriver:
             resume_id = self.session_id
             prompt = continuation_message(bridge.accounts_left, bridge.box.next_undecided(), task=bridge.box.task)
 
-    async def _call(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> CallEnd:
-        """One query() call under the watchdog of the spending and time limits and the signals."""
+    async def _call(self, bridge: SessionBridge, prompt: str, resume_id: str | None) -> CallEnd:
+        """One call of the CLI under the watchdog of the spending and time limits and the signals."""
         self.ledger.new_call()
         self.cap_reached = asyncio.Event()
-        self.transport = None
         bridge.new_call()
-        consumer = asyncio.create_task(self._consume(bridge, options, prompt))
+        consumer = asyncio.create_task(self.adapter.call(prompt, resume_id, _Sink(self, bridge)))
         watchdog = asyncio.create_task(self._watch(bridge))
         done, _ = await asyncio.wait({consumer, watchdog}, return_when=asyncio.FIRST_COMPLETED)
         if consumer not in done:
-            # a limit or a signal: stop the CLI's process group first, then the SDK's side
+            # a limit or a signal: stop the CLI's process group first, then the adapter's side
             await self._stop_cli()
             consumer.cancel()
             with contextlib.suppress(BaseException):
@@ -197,11 +183,14 @@ class SessionDriver:
         watchdog.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watchdog
-        keep_one(self.dir, self.home, self.session_id)
+        self.adapter.after_call(self.session_id)
         # The call may report its result in the same breath as the response that reached the cap
         # (or as a signal arrives), before the watchdog runs: the ending is the same either way.
         error = consumer.exception()
-        return self._signal_or_cap() or CallEnd(error=error)
+        ending = self._signal_or_cap()
+        if ending is not None:
+            return ending
+        return CallEnd(error=self.adapter.classify_error(error) if error is not None else None)
 
     def _on_refusal(self, refusals: int) -> None:
         if refusals >= (self.prepared.limits.gate_refusals or 0):
@@ -217,18 +206,18 @@ class SessionDriver:
         if self.refusals_reached.is_set():
             return CallEnd(limit=Limit.GATE_REFUSALS)
         if self.log is not None and self.log.failed is not None:   # a full disk: nothing is recorded any more
-            return CallEnd(error=self.log.failed)
+            return CallEnd(error=crash(self.log.failed))
         return None
 
     async def _stop_cli(self) -> None:
-        pid = self.transport.pid if self.transport is not None else None
+        pid = self.adapter.pid if self.adapter is not None else None
         if pid is not None:
             took = await stop_process_group(pid)
             self.cli_stop_s = took if self.cli_stop_s is None else self.cli_stop_s + took
 
     async def _watch(self, bridge: SessionBridge) -> CallEnd:
         """Return how the call is to be ended once a signal arrives or a limit is reached during
-        it: the spending cap (signalled by ``_on_stream_event``) or a time limit."""
+        it: the spending cap (signalled by ``_Sink.response_usage``) or a time limit."""
         limits = self.prepared.limits
         waiters = [asyncio.ensure_future(event.wait())
                    for event in (self.cap_reached, self.stop_requested, self.refusals_reached)]
@@ -249,53 +238,6 @@ class SessionDriver:
             for waiter in waiters:
                 waiter.cancel()
 
-    async def _consume(self, bridge: SessionBridge, options: ClaudeAgentOptions, prompt: str) -> None:
-        self.transport = CLITransport(prompt=prompt, options=options)
-        async for message in query(prompt=prompt, options=options, transport=self.transport):
-            if isinstance(message, AssistantMessage):
-                if message.error is None and message.model != "<synthetic>":
-                    for block in message.content:
-                        if isinstance(block, TextBlock) and block.text.strip():
-                            bridge.log.emit(EventKind.ASSISTANT_TEXT, text=block.text)
-            elif isinstance(message, StreamEvent):
-                self._on_stream_event(bridge, message)
-            elif isinstance(message, SystemMessage):
-                self._on_system(bridge, message)
-            elif isinstance(message, ResultMessage):
-                self._on_result(bridge, message)
-
-    def _on_stream_event(self, bridge: SessionBridge, message: StreamEvent) -> None:
-        """Price the main thread's responses as they stream; signal the cap once it is reached;
-        log the running cost (``usage``) after each response, so a killed session shows it."""
-        if message.parent_tool_use_id is not None:
-            return
-        completed = self.ledger.on_stream_event(message.event)
-        if self.ledger.cap_reached(self.prepared.limits.spending_usd):
-            self.cap_reached.set()
-        if completed:
-            bridge.log.emit(EventKind.USAGE, call=self.resumes, priced_usd=_rounded(self.ledger.running_usd),
-                            session_cost_usd=round(self.ledger.so_far_usd, 6))
-
-    def _on_result(self, bridge: SessionBridge, message: ResultMessage) -> None:
-        """Account for one call's result: session id, turns and cost."""
-        self.session_id = message.session_id or self.session_id
-        self.turns += message.num_turns or 0
-        call_cost, priced = self.ledger.on_result(message.total_cost_usd)
-        bridge.log.emit(EventKind.CALL_END, n=self.resumes, subtype=message.subtype, is_error=message.is_error,
-                        turns=message.num_turns, cost_usd=round(call_cost, 6),
-                        session_cost_usd=round(self.ledger.cost_usd, 6), priced_usd=_rounded(priced),
-                        decisions=bridge.decisions, accounts_left=bridge.accounts_left)
-
-    def _on_system(self, bridge: SessionBridge, message: SystemMessage) -> None:
-        data = message.data or {}
-        if message.subtype == "api_retry":   # a transient API error the CLI retries: logged, voids nothing
-            bridge.log.emit(EventKind.API_RETRY, **retry_fields(data, self.resumes))
-        if message.subtype == "init":
-            self.session_id = data.get("session_id") or self.session_id
-            self.cli_version = data.get("claude_code_version") or self.cli_version
-            broken = [s for s in data.get("mcp_servers", []) if s.get("status") != "connected"]
-            if broken:
-                raise RuntimeError(f"MCP server(s) failed to start in the CLI: {broken}")
 
     # ----- the end -----------------------------------------------------------------------------
 
@@ -304,8 +246,9 @@ class SessionDriver:
         full disk), meta.json says ``unfinished`` (voided) with the reason; when meta.json cannot
         be written either, ``RecordsUnwritable`` says so in one line (status then shows the
         session unfinished: its claim is released)."""
-        with contextlib.suppress(OSError):
-            keep_one(self.dir, self.home, self.session_id)   # the CLI has been stopped or has exited
+        if self.adapter is not None:
+            with contextlib.suppress(OSError):
+                self.adapter.after_call(self.session_id)   # the CLI has been stopped or has exited
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)
@@ -334,3 +277,46 @@ class SessionDriver:
             raise RecordsUnwritable(f"{self.dir}: neither session_end nor the final meta.json could be written "
                                     f"({exc}); the session is unfinished, rerun it from scratch once there is room "
                                     "(study run-all --rerun-voided)") from None
+
+
+class _Sink:
+    """What the runtime adapter reports during one call, turned into the session's log and costs
+    (``study.runtimes.base.CallSink``)."""
+
+    def __init__(self, driver: SessionDriver, bridge: SessionBridge):
+        self.driver = driver
+        self.bridge = bridge
+
+    def assistant_text(self, text: str) -> None:
+        self.bridge.log.emit(EventKind.ASSISTANT_TEXT, text=text)
+
+    def response_usage(self, usage: Usage, *, response: object, done: bool) -> None:
+        """Price the main thread's responses as they stream; signal the cap once it is reached;
+        log the running cost (``usage``) after each response, so a killed session shows it."""
+        d = self.driver
+        d.ledger.on_usage(usage, response, done)
+        if d.ledger.cap_reached(d.prepared.limits.spending_usd):
+            d.cap_reached.set()
+        if done:
+            self.bridge.log.emit(EventKind.USAGE, call=d.resumes, priced_usd=_rounded(d.ledger.running_usd),
+                                 session_cost_usd=round(d.ledger.so_far_usd, 6))
+
+    def api_retry(self, fields: ApiRetry) -> None:
+        self.bridge.log.emit(EventKind.API_RETRY, **{"call": self.driver.resumes, **fields})
+
+    def thread_id(self, thread_id: str) -> None:
+        self.driver.session_id = thread_id
+
+    def runtime_version(self, version: str) -> None:
+        self.driver.cli_version = version
+
+    def call_result(self, *, subtype: str | None, is_error: bool, turns: int | None,
+                    reported_cost_usd: float | None) -> None:
+        """Account for one call's result: turns and cost."""
+        d = self.driver
+        d.turns += turns or 0
+        call_cost, priced = d.ledger.on_result(reported_cost_usd, reports_cost=d.adapter.reports_cost)
+        self.bridge.log.emit(EventKind.CALL_END, n=d.resumes, subtype=subtype, is_error=is_error,
+                             turns=turns, cost_usd=round(call_cost, 6),
+                             session_cost_usd=round(d.ledger.cost_usd, 6), priced_usd=_rounded(priced),
+                             decisions=self.bridge.decisions, accounts_left=self.bridge.accounts_left)

@@ -1,4 +1,4 @@
-"""What happens after a ``query()`` call ends: resume, or end the session with a status.
+"""What happens after a call of the agent CLI ends: resume, or end the session with a status.
 
 ``after_call`` is a pure function of how the call ended (``CallEnd``), what the session's state
 is once it ended (``SessionState``: accounts left, whether the call decided anything, the stop
@@ -12,8 +12,8 @@ each one with a table instead of a real CLI session:
    ``completed`` (the voiding rule of preregistration/plan.md section 7), recording the signal;
 2. the call was ended by a limit the runner enforces mid-call (spending, no decision, wall
    time; in the exploratory conditions also gate refusals without a decision): ``limit:<name>``;
-3. the call ended with an error: ``classify_error`` decides (``limit:turns``, a voiding
-   ``infrastructure_failure``, or a model outcome: a context overflow, then rule 4 or
+3. the call ended with an error: how the runtime adapter classified it decides (``limit:turns``,
+   a voiding ``infrastructure_failure``, or a model outcome: a context overflow, then rule 4 or
    ``ended_with_accounts_left`` with the overflow as the error);
 4. no account is left: ``completed``;
 5. the CLI let a stop through at the stop-hook block cap: ``limit:stop_blocks``;
@@ -32,20 +32,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from study.protocol.limits import Limits
+from study.runtimes.base import MODEL_OUTCOME, Ending
 from study.session_io.vocabulary import Limit, SessionStatus, VoidReason
-
-from .voiding import MODEL_OUTCOME, classify_error
 
 NO_SESSION_ID = "the CLI reported no session id, so the session cannot be resumed"
 
 
 @dataclass(frozen=True)
 class CallEnd:
-    """How one ``query()`` call ended: on its own (``error`` None), with an error, ended by one of
-    the runner's mid-call limits, or ended because the runner received a signal."""
+    """How one call ended: on its own (``error`` None), with an error (as the runtime adapter
+    classified it, ``study.runtimes.base.Ending``), ended by one of the runner's mid-call limits,
+    or ended because the runner received a signal."""
 
     limit: Limit | None = None
-    error: BaseException | None = None
+    error: Ending | None = None
     interrupted: str | None = None      # the signal's name (``SIGTERM``), when one ended the call
 
 
@@ -117,7 +117,7 @@ def after_call(call: CallEnd, state: SessionState, limits: Limits) -> Resume | E
     if call.limit is not None:
         return End(call.limit.status)
     if call.error is not None:
-        ending = classify_error(call.error)
+        ending = call.error
         if ending.status != MODEL_OUTCOME:
             return End(SessionStatus(ending.status), ending.reason)
         return _by_accounts(state.accounts_left, ending.reason)

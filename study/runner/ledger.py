@@ -1,11 +1,12 @@
 """A session's cost: what the CLI reported, what the runner priced from the stream, and which
 part of the total is the runner's estimate.
 
-- ``reported_usd``: the CLI's own figures, one per call that reported one (``ResultMessage.
-  total_cost_usd`` is cumulative over the session, also across resumes, so a call costs the
-  difference to the previous total);
+- ``reported_usd``: the cost of the calls that reported their end: the CLI's own figures where
+  it reports one (Claude Code's ``total_cost_usd`` is cumulative over the session, also across
+  resumes, so a call costs the difference to the previous total), else (a runtime that reports
+  no cost, Codex CLI) the list price of the call's streamed usage;
 - ``running_usd``: the list price of the running call's responses so far (``spending.CallMeter``,
-  fed with the call's stream events);
+  fed with the usage the runtime adapter reports);
 - ``estimated_usd``: the streamed price of calls that were ended (a limit, a signal) before they
   could report a cost; ``complete`` is False once there is such a call;
 - ``cost_usd`` = reported + estimated (what ``session_end`` and ``meta.json`` record), and
@@ -14,7 +15,7 @@ part of the total is the runner's estimate.
 
 from __future__ import annotations
 
-from typing import Any
+from study.runtimes.base import Usage
 
 from .spending import CallMeter
 
@@ -47,21 +48,27 @@ class CostLedger:
         """The running call's price starts again at 0."""
         self.meter = CallMeter(self.prices)
 
-    def on_stream_event(self, event: dict[str, Any]) -> bool:
-        """Price one main-thread stream event; True when it completes a model response."""
-        self.meter.on_event(event)
-        return event.get("type") == "message_stop"
+    def on_usage(self, usage: Usage, response: object, done: bool) -> None:
+        """Response ``response``'s usage so far; ``done``: the response is complete."""
+        self.meter.update(usage, response)
+        if done:
+            self.meter.finish()
 
     def cap_reached(self, cap_usd: float) -> bool:
         """The running call has brought the session to the spending cap (checked as it streams)."""
         priced = self.meter.usd
         return priced is not None and self.cost_usd + priced >= cap_usd
 
-    def on_result(self, total_cost_usd: float | None) -> tuple[float, float | None]:
-        """A call reported the session's cumulative cost. Returns the call's own cost and its
-        streamed price; the call is then accounted for (``running_usd`` starts again at 0)."""
+    def on_result(self, total_cost_usd: float | None, *, reports_cost: bool = True) -> tuple[float, float | None]:
+        """A call reported its end, with the session's cumulative cost where the runtime reports
+        one (``reports_cost``; else the streamed price is the call's cost). Returns the call's own
+        cost and its streamed price; the call is then accounted for (``running_usd`` starts again
+        at 0)."""
         priced = self.meter.usd
         self.new_call()
+        if not reports_cost:
+            self.reported_usd += priced or 0.0
+            return priced or 0.0, priced
         if total_cost_usd is None:
             return 0.0, priced
         call_cost = max(total_cost_usd - self._last_total, 0.0)

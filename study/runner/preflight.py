@@ -245,7 +245,7 @@ def validate_spec(spec) -> Checked:
                              f"got {spec.accounts}")
     if spec.base_url is not None:
         check_base_url(spec.base_url)
-    model = resolve_model(spec.model, spec.base_url)
+    model = resolve_model(spec.model, spec.base_url, runtime=spec.runtime)
     if model.simulated:
         from study.sim.policies import POLICIES
 

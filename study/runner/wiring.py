@@ -1,12 +1,12 @@
-"""A session's set-up, before its first call: what the ``query()`` calls run with.
+"""A session's set-up, before its first call: what every call of the runtime adapter runs with.
 
-``wire(prepared, meta, log, stack, ...)`` (called once by ``driver.SessionDriver.run``) builds
-the tool state (``ToolBox``) and records its batch size in meta.json, writes the launcher of the
-bundled CLI (``launcher.py``), starts the simulator for ``sim:<policy>`` models (stopped by
-``stack``), builds the FSM runtime and the ``SessionBridge``, writes ``session_start``, makes the
-in-process MCP servers and enters the condition's workflow for the agent (a ``transition``
-event). It returns the ``Wiring``: the bridge, the CLI's environment, the servers, the allowed
-tool names and the launcher.
+``wire(prepared, meta, log, stack, runtime=..., ...)`` (called once by ``driver.SessionDriver.run``)
+builds the tool state (``ToolBox``) and records its batch size in meta.json, starts the
+simulator for ``sim:<policy>`` models (speaking the runtime's API; stopped by ``stack``), builds the
+FSM runtime and the ``SessionBridge``, opens the runtime's adapter for the session (which makes
+its tool servers and hooks from the bridge), writes ``session_start`` and enters the condition's
+workflow for the agent (a ``transition`` event). It returns the ``Wiring``: the bridge and the
+adapter.
 """
 
 from __future__ import annotations
@@ -16,36 +16,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from study.runtimes.claude_code.tool_server import make_sdk_server
 from sopbench_tools.toolbox import ToolBox
+from study.runtimes.base import SessionSetup
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.meta import SessionMeta, write_meta
 from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
-from study.runtimes.claude_code import options as cli_options
-from .bridge import FSM_SERVER, SOPBENCH_SERVER, SessionBridge
-from study.runtimes.launcher import write_launcher
-from study.runtimes.claude_code.sdk import bundled_cli_path
+from .bridge import SessionBridge
+from .texts import system_prompt_append
 
 if TYPE_CHECKING:
-    from .session import Prepared
+    from .prepared import Prepared
 
 
 @dataclass(frozen=True)
 class Wiring:
-    """What every ``query()`` call of one session runs with."""
+    """What every call of one session runs with."""
 
     bridge: SessionBridge
-    env: dict[str, str]          # the CLI's environment
-    servers: dict[str, Any]      # the in-process MCP servers, by name
-    allowed: list[str]           # the Claude Code names of the tools the agent may call
-    cli_path: Path               # the launcher of the bundled CLI
+    adapter: Any                 # the runtime adapter (``study.runtimes.base.RuntimeSession``)
 
 
-def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextlib.ExitStack, *, home: Path,
-         cli_version: str | None, on_refusal: Callable[[int], None]) -> Wiring:
-    """Tool state, simulator (sim: models), FSM, the session_start event and the MCP servers.
+def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextlib.ExitStack, *, runtime: Any,
+         home: Path, work: Path, versions: dict[str, Any], on_refusal: Callable[[int], None]) -> Wiring:
+    """Tool state, simulator (sim: models), FSM, the runtime adapter, the session_start event.
     Fills in ``meta``'s ``accounts`` (and writes meta.json) and ``cli_settings``; ``on_refusal``
     is told each refusal of the tool-call gate where the limits have ``gate_refusals``."""
     spec, model = prepared.spec, prepared.model
@@ -53,52 +48,47 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
     box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=session_dir / "tools", task=prepared.task)
     meta.accounts = len(box.order)
     write_meta(session_dir, meta)
-    cli = bundled_cli_path()
-    if cli is None:
-        raise RuntimeError("the installed claude-agent-sdk has no bundled Claude Code CLI")
-    cli_path = write_launcher(home / ".study", cli)
+    sim = None
     if model.simulated:
         from study.sim import SimServer
 
-        sim = SimServer(model.policy, spec.seed, session_dir / "sim_truth.jsonl",
-                        **{"task": box.task.name, **spec.sim_options})
-        sim_env = stack.enter_context(sim).cli_env()
-        base_url = sim_env["ANTHROPIC_BASE_URL"]
-        env = {**sim_env, **cli_options.cli_env(prepared, home, base_url)}
+        sim = stack.enter_context(SimServer(model.policy, spec.seed, session_dir / "sim_truth.jsonl",
+                                            **{"task": box.task.name, "api": model.api, **spec.sim_options}))
+        base_url = sim.base_url_for(model.api)
     else:
         base_url = model.base_url
-        env = cli_options.cli_env(prepared, home, base_url)
     fsm = _make_fsm(prepared, box.order)
     bridge = SessionBridge(log, box, prepared.condition, fsm=fsm, reminder=prepared.reminder,
                            stop_block_cap=prepared.limits.stop_blocks)
     if prepared.limits.gate_refusals is not None:
         bridge.on_refusal = on_refusal
-    meta.cli_settings = cli_options.recorded_settings(env)
+    fsm_tools = fsm is not None and prepared.workflow.needs_agent_moves   # FSM-lean offers no FSM tools
+    adapter = runtime.open(SessionSetup(
+        prepared=prepared, session_dir=session_dir, home=home, work=work, base_url=base_url, hooks=bridge, box=box,
+        fsm=fsm, fsm_tools=fsm_tools, proposals=_proposal_desk(prepared, fsm) if fsm_tools else None,
+        system_append=system_prompt_append(task=prepared.task) if prepared.condition.sop_in_system_prompt else None,
+        sim=sim, stack=stack))
+    meta.cli_settings = adapter.settings
     log.emit(
         EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=spec.condition, seed=spec.seed,
         model=model.name, model_id=model.model_id, simulated=model.simulated,
         exploratory=prepared.exploratory, manifest_sha256=meta.manifest_sha256,
-        code_version=meta.code_version, cli_version=cli_version,
+        code_version=meta.code_version, runtime=model.runtime, cli_version=versions.get("cli_version"),
         sdk_version=meta.sdk_version, lock_sha256=meta.lock_sha256, order=list(box.order),
         limits=prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
         factors=prepared.condition.as_dict(), token_reminder=prepared.token_reminder,
-        cli_settings=meta.cli_settings, inherited_env=cli_options.inherited(env), base_url=base_url,
-        task=box.task.name,
+        cli_settings=meta.cli_settings, inherited_env=adapter.inherited_env, base_url=base_url,
+        task=box.task.name, **_runtime_lock(versions),
     )
-    servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
-    allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in box.task.all_tools]
     if fsm is not None:
-        from study.runtimes.claude_code.fsm_server import make_fsm_sdk_server
-        from study.fsm.tool_api import FSM_TOOL_NAMES
-
         _enter_workflow(log, fsm, prepared.workflow)
-        if prepared.workflow.needs_agent_moves:  # a runtime-driven workflow (FSM-lean) needs no FSM tools
-            desk = _proposal_desk(prepared, fsm)  # FSM-propose only: propose_workflow_change too
-            servers[FSM_SERVER] = make_fsm_sdk_server(fsm, name=FSM_SERVER, on_event=bridge.on_fsm_event, proposals=desk)
-            allowed += [f"mcp__{FSM_SERVER}__{t}" for t in FSM_TOOL_NAMES]
-            if desk is not None:
-                allowed.append(f"mcp__{FSM_SERVER}__{desk.tool}")
-    return Wiring(bridge, env, servers, allowed, cli_path)
+    return Wiring(bridge, adapter)
+
+
+def _runtime_lock(versions: dict[str, Any]) -> dict[str, Any]:
+    """The hash of the runtime's own lock file, for a runtime pinned outside the Python lock."""
+    sha = versions.get("runtime_lock_sha256")
+    return {"runtime_lock_sha256": sha} if sha is not None else {}
 
 
 def _make_fsm(prepared: "Prepared", order: list[str]) -> Any:

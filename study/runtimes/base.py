@@ -23,26 +23,14 @@ Nothing here imports an agent SDK; each adapter module imports its own.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from study.protocol.models import Usage
 from study.session_io.events import ApiRetry
 
-#: The runtime of every session whose log names none (logs written before the runtime seam).
-DEFAULT_RUNTIME = "claude-code"
-
-
-@dataclass(frozen=True)
-class Usage:
-    """The token usage of one model response, in the price keys of ``models.yaml``: uncached
-    input, output, cache writes (5-minute and 1-hour lifetime) and cache reads."""
-
-    input: int = 0
-    output: int = 0
-    cache_write_5m: int = 0
-    cache_write_1h: int = 0
-    cache_read: int = 0
+__all__ = ["CallSink", "Ending", "MODEL_OUTCOME", "Runtime", "RuntimeSession", "SessionSetup", "Usage", "crash"]
 
 
 @dataclass(frozen=True)
@@ -74,9 +62,10 @@ class CallSink(Protocol):
     def assistant_text(self, text: str) -> None:
         """A text the model said in the main conversation (not a sub-agent's)."""
 
-    def response_usage(self, usage: Usage, *, done: bool) -> None:
-        """The running usage of the model response being streamed (each report replaces the
-        previous one of the same response); ``done``: the response is complete."""
+    def response_usage(self, usage: Usage, *, response: object, done: bool) -> None:
+        """The running usage of model response ``response`` (any id unique within the call): each
+        report replaces the previous one of the same response, a report of another response closes
+        the previous one; ``done``: the response is complete (the runner logs the cost so far)."""
 
     def api_retry(self, fields: ApiRetry) -> None:
         """The CLI retries a request that met a transient API error (logged; voids nothing)."""
@@ -111,14 +100,13 @@ class SessionSetup:
     home: Path                    # the CLI's fresh HOME (its config lives under it)
     work: Path                    # the CLI's working folder
     base_url: str                 # the model endpoint (the simulator's, for sim: models)
-    api_key: str
     hooks: Any                    # study.runner.bridge.SessionBridge
     box: Any                      # sopbench_tools.toolbox.ToolBox
     fsm: Any = None
     fsm_tools: bool = False
     proposals: Any = None
-    system_append: str | None = None      # the SOP copy for the Sys conditions' system prompt
-    extra_env: dict[str, str] = field(default_factory=dict)   # the CLI's extra environment (development)
+    system_append: str | None = None   # the SOP copy the Sys conditions add to the system prompt
+    sim: Any = None               # the running study.sim.SimServer of a sim: model, else None
     stack: contextlib.ExitStack | None = None   # for what must be stopped with the session
 
 

@@ -9,8 +9,12 @@ validator (``reader.validate_log``), so a log the writer accepts is one the read
 ``typed_events`` derives from them the msgspec structs that the reader's fast path decodes into.
 
 Schema 2 adds the kind ``usage`` (the running cost after each streamed model response) and the
-status ``interrupted``; ``call_end`` is part of the schema (schema 1 logs carry it too). Readers
-accept schemas 1 and 2 (``READABLE_SCHEMAS``); ``usage`` in a schema 1 log is an error.
+status ``interrupted``; ``call_end`` is part of the schema (schema 1 logs carry it too). Schema 3
+adds the agent runtime to ``session_start`` (``runtime``: ``claude-code`` or ``codex``, required
+from schema 3; a log of schema 1 or 2 was written by Claude Code, the only runtime then, and may
+not name another one) and, for a runtime pinned by a lock of its own (Codex CLI's npm lock), that
+lock's sha256 (``runtime_lock_sha256``). Readers accept schemas 1 to 3 (``READABLE_SCHEMAS``);
+``usage`` in a schema 1 log is an error.
 """
 
 import typing
@@ -20,11 +24,32 @@ from .jsontypes import Check, checker, describe, shown
 from .vocabulary import EventKind, SessionStatus
 
 #: The schema the writer writes (``session_start.schema``).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The schemas this package reads.
-READABLE_SCHEMAS = (1, 2)
+READABLE_SCHEMAS = (1, 2, 3)
 #: Kinds that a log of an earlier schema cannot hold: kind -> first schema with it.
 SINCE_SCHEMA = {EventKind.USAGE: 2, EventKind.API_RETRY: 2}
+#: The first schema whose session_start names its runtime (``runtime`` required from then on).
+RUNTIME_SINCE_SCHEMA = 3
+#: The runtime of every log of an earlier schema.
+EARLIER_RUNTIME = "claude-code"
+
+
+def runtime_problem(schema: Any, runtime: Any) -> str | None:
+    """What is wrong with session_start's ``runtime`` for its ``schema`` (None: nothing; an
+    unreadable schema is reported by the schema rule). The runtime names are
+    ``study.protocol.runtimes.RUNTIMES``'; this module stays below that package, so it checks only
+    the form and the earlier schemas' one runtime, and the record check names unknown runtimes."""
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema not in READABLE_SCHEMAS:
+        return None
+    if schema >= RUNTIME_SINCE_SCHEMA:
+        if not isinstance(runtime, str) or not runtime:
+            return f"a schema {schema} session_start must name its runtime (e.g. 'runtime': 'claude-code')"
+        return None
+    if runtime is not None and runtime != EARLIER_RUNTIME:
+        return (f"a schema {schema} log was written by {EARLIER_RUNTIME}, the only runtime before schema "
+                f"{RUNTIME_SINCE_SCHEMA}; it cannot name runtime {runtime!r}")
+    return None
 
 
 class SessionStart(TypedDict):
@@ -43,6 +68,8 @@ class SessionStart(TypedDict):
     sdk_version: NotRequired[str | None]  # claude-agent-sdk (schema 2)
     lock_sha256: NotRequired[str | None]  # the lock file the environment was installed from (schema 2)
     task: NotRequired[str]                # the SOP-Bench task (absent: the preregistered referral task)
+    runtime: NotRequired[str]             # the agent runtime (schema 3, required there; earlier: claude-code)
+    runtime_lock_sha256: NotRequired[str | None]  # the runtime's own lock file (Codex CLI's npm lock; schema 3)
 
 
 class ToolCall(TypedDict):

@@ -62,6 +62,8 @@ class SessionMeta:
     manifest_sha256: str | None = None
     code_version: str | None = None
     cli_version: str | None = None
+    runtime: str | None = _extra()              # the agent runtime (absent: claude-code, the only one before schema 3)
+    runtime_lock_sha256: str | None = _extra()  # the runtime's own lock (Codex CLI's npm lock)
     sdk_version: str | None = _extra()
     lock_sha256: str | None = _extra()
     token_reminder: str | None = None

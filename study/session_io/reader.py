@@ -33,12 +33,12 @@ from typing import Any, Callable
 
 import msgspec
 
-from .events import READABLE_SCHEMAS, SINCE_SCHEMA, event_problems
+from .events import READABLE_SCHEMAS, SINCE_SCHEMA, event_problems, runtime_problem
 from .folders import EVENTS_NAME
 from .issues import Issue, LogError, Rule, first_error
 from .log_lines import JSON, parse_lines
 from .meta import SessionMeta, read_meta
-from .typed_events import SessionStart, ToolCall, decode_lines, from_dicts
+from .typed_events import UNSET, SessionStart, ToolCall, decode_lines, from_dicts
 from .safe_files import LINE_CAP, LOG_CAP, UnsafeFile, long_line, read_capped
 from .vocabulary import EventKind, SessionStatus
 
@@ -186,6 +186,8 @@ def _typed_read(path: Path, data: bytes, meta: SessionMeta | None) -> LogRead | 
         return None
     if any(k in kinds for k, since in SINCE_SCHEMA.items() if start.schema < since):
         return None
+    if runtime_problem(start.schema, None if start.runtime is UNSET else start.runtime) is not None:
+        return None
     times = [e.t for e in events]
     if times != sorted(times):
         return None
@@ -239,6 +241,8 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
             f"session log schema {schema!r}, but this analysis reads schema "
             f"{' or '.join(map(str, READABLE_SCHEMAS))}. Use the version of the package that wrote the "
             f"log (its code_version is {start.get('code_version')!r})")
+    elif (problem := runtime_problem(schema, start.get("runtime"))) is not None:
+        add(Rule.SCHEMA, log.lines[0], problem)
     order = start.get("order") if isinstance(start.get("order"), list) else []
     batch = frozenset(a for a in order if isinstance(a, str))
     if len(batch) != len(order) and start.get("kind") == EventKind.SESSION_START:
@@ -317,7 +321,7 @@ def _capped(issues: list[Issue]) -> list[Issue]:
 
 
 #: meta.json fields that must equal the session_start field of the same name when both are set.
-_SAME_AS_START = ("model", "condition", "seed", "simulated", "exploratory")
+_SAME_AS_START = ("model", "condition", "seed", "simulated", "exploratory", "runtime")
 
 
 def _meta_issues(log: LogRead, meta: SessionMeta) -> list[Issue]:

@@ -66,7 +66,8 @@ class EventLog:
              seed: int, model: str, simulated: bool, manifest_sha256: str | None, code_version: str | None,
              cli_version: str | None, order: list[str], limits: dict, exploratory: bool = ...,
              model_id: str | None = ..., sdk_version: str | None = ..., lock_sha256: str | None = ...,
-             task: str = ..., **more: Any) -> dict[str, Any]: ...
+             task: str = ..., runtime: str = ..., runtime_lock_sha256: str | None = ...,
+             **more: Any) -> dict[str, Any]: ...
 
     @overload
     def emit(self, kind: Literal[EventKind.TOOL_CALL, "tool_call"], *, tool: str, args: dict, account: str | None,

@@ -84,11 +84,13 @@ class SimServer:
                  compact_after: int | None = None, compact_mode: str = "http400",
                  fault: str | None = None, fault_at: int = 1,
                  context_window: int = CONTEXT_WINDOW, request_log: Path | None = None, port: int = 0,
-                 task: str | None = None, **policy_params: Any):
+                 task: str | None = None, api: str = "anthropic-messages", **policy_params: Any):
         from study.paths import project_root
 
         from .task_view import sim_task
 
+        #: the model API the runtime's CLI speaks (``anthropic-messages`` or ``openai-responses``)
+        self.api = api
         self.policy: Policy = make_policy(policy, seed, **policy_params) if isinstance(policy, str) else policy
         #: the task the model plays (``task``: its name; None: the referral study)
         self.task = sim_task(task, str(project_root()))
@@ -141,6 +143,12 @@ class SimServer:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def base_url_for(self, api: str | None = None) -> str:
+        """The base URL a CLI speaking ``api`` is given: the server's own for the Messages API
+        (the CLI appends ``/v1/messages``), with ``/v1`` for the Responses API (the CLI appends
+        ``/responses``)."""
+        return self.base_url if (api or self.api) == "anthropic-messages" else f"{self.base_url}/v1"
 
     def cli_env(self) -> dict[str, str]:
         """The environment that points the Claude Code CLI at this server (no real key needed)."""

@@ -22,7 +22,26 @@ from typing import Any
 
 import orjson
 
-from study.view.jsonout import dumps
+from study.protocol.models import Usage
+from study.session_io.jsonout import dumps
+
+
+def usage_of(raw: Any) -> Usage:
+    """A Messages API response's ``usage`` in the price keys: cache writes are split into 5-minute
+    and 1-hour writes when the usage says how (``cache_creation``), otherwise all priced as
+    5-minute writes. Missing or non-numeric counts are 0."""
+    raw = raw if isinstance(raw, dict) else {}
+
+    def tokens(key: str, source: dict[str, Any] = raw) -> int:
+        value = source.get(key)
+        return int(value) if isinstance(value, (int, float)) else 0
+
+    written = tokens("cache_creation_input_tokens")
+    split = raw.get("cache_creation") if isinstance(raw.get("cache_creation"), dict) else {}
+    written_1h = min(tokens("ephemeral_1h_input_tokens", split), written)
+    return Usage(input=tokens("input_tokens"), output=tokens("output_tokens"),
+                 cache_write_5m=written - written_1h, cache_write_1h=written_1h,
+                 cache_read=tokens("cache_read_input_tokens"))
 
 #: Turns per page of the conversation.
 TURNS_PAGE = 100

@@ -20,7 +20,7 @@ import orjson
 
 from . import documents
 from study.transcripts.claude_code import TURNS_PAGE, conversation_doc
-from .jsonout import dumps
+from study.session_io.jsonout import dumps
 from .load import Session, Store
 from .page import STATIC, index_html
 from .paths import Refused, file_key, session_names

@@ -26,7 +26,7 @@ from study.session_io.typed_events import from_dict
 from study.session_io.vocabulary import EventKind
 
 from .load import Session, Store
-from .jsonout import dumps
+from study.session_io.jsonout import dumps
 from .matrix import groups, ordered, tasks_of
 from .paths import session_names
 

@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 
 from . import documents
 from study.transcripts.claude_code import conversation_doc
-from .jsonout import dumps
+from study.session_io.jsonout import dumps
 from .load import Store
 from .page import STATIC, index_html
 from .paths import Refused

@@ -30,8 +30,8 @@ FROZEN = [
     "preregistration/texts/first_message.md",
     "preregistration/workflows/referral_abuse_per_account.yaml",
     "sopbench_tools/toolbox.py",
-    "study/procedure/escape_routes.py",
     "study/fsm/guards.py",
+    "study/procedure/escape_routes.py",
     "study/runner/texts.py",
     "study/session_io/reader.py",
 ]

@@ -10,6 +10,7 @@ import pytest
 from claude_agent_sdk import ProcessError, ResultError
 
 from study.runner.ending import NO_SESSION_ID, CallEnd, End, Resume, SessionState, after_call
+from study.runtimes.claude_code.errors import classify_error
 from study.protocol.limits import Limits
 from study.session_io.vocabulary import Limit, SessionStatus as S, VoidReason
 
@@ -44,13 +45,13 @@ ROWS = [
     ("2 the wall time", CallEnd(limit=Limit.WALL_TIME), {"accounts_left": 0}, S.LIMIT_WALL_TIME),
     ("2 the gate refused too many calls without a decision (exploratory conditions)",
      CallEnd(limit=Limit.GATE_REFUSALS), {}, S.LIMIT_GATE_REFUSALS),
-    ("3 an API error voids", CallEnd(error=API_500), {}, S.INFRASTRUCTURE_FAILURE),
-    ("3 a crash of the CLI voids", CallEnd(error=ProcessError("Command failed", exit_code=137)), {}, S.INFRASTRUCTURE_FAILURE),
-    ("3 a crash of the runtime voids", CallEnd(error=RuntimeError("frame store unreadable")), {}, S.INFRASTRUCTURE_FAILURE),
-    ("3 the turns limit", CallEnd(error=MAX_TURNS), {}, S.LIMIT_TURNS),
-    ("3 a context overflow with accounts left is a model outcome", CallEnd(error=OVERFLOW), {}, S.ENDED_WITH_ACCOUNTS_LEFT),
-    ("3 a context overflow after the last decision", CallEnd(error=OVERFLOW), {"accounts_left": 0}, S.COMPLETED),
-    ("3 an error is not resumed, even resumable", CallEnd(error=OVERFLOW), {"resumes": 1}, S.ENDED_WITH_ACCOUNTS_LEFT),
+    ("3 an API error voids", CallEnd(error=classify_error(API_500)), {}, S.INFRASTRUCTURE_FAILURE),
+    ("3 a crash of the CLI voids", CallEnd(error=classify_error(ProcessError("Command failed", exit_code=137))), {}, S.INFRASTRUCTURE_FAILURE),
+    ("3 a crash of the runtime voids", CallEnd(error=classify_error(RuntimeError("frame store unreadable"))), {}, S.INFRASTRUCTURE_FAILURE),
+    ("3 the turns limit", CallEnd(error=classify_error(MAX_TURNS)), {}, S.LIMIT_TURNS),
+    ("3 a context overflow with accounts left is a model outcome", CallEnd(error=classify_error(OVERFLOW)), {}, S.ENDED_WITH_ACCOUNTS_LEFT),
+    ("3 a context overflow after the last decision", CallEnd(error=classify_error(OVERFLOW)), {"accounts_left": 0}, S.COMPLETED),
+    ("3 an error is not resumed, even resumable", CallEnd(error=classify_error(OVERFLOW)), {"resumes": 1}, S.ENDED_WITH_ACCOUNTS_LEFT),
     ("4 no account left", CallEnd(), {"accounts_left": 0}, S.COMPLETED),
     ("4 completed beats the stop cap and every later rule", CallEnd(),
      {"accounts_left": 0, "stop_cap_reached": True, "resumes": 3, "cost_usd": 99.0, "signal": "SIGTERM"}, S.COMPLETED),
@@ -88,9 +89,9 @@ def test_what_an_ending_records():
     assert (done.status, done.error, done.void_kind, done.after_last_decision) == (S.COMPLETED, None, None, "SIGTERM")
     signal = after_call(CallEnd(interrupted="SIGTERM"), BASE, LIMITS)
     assert signal.void_kind == VoidReason.INTERRUPTED and "SIGTERM" in signal.error
-    api = after_call(CallEnd(error=API_500), BASE, LIMITS)
+    api = after_call(CallEnd(error=classify_error(API_500)), BASE, LIMITS)
     assert api.void_kind == VoidReason.INFRASTRUCTURE_FAILURE and "HTTP 500" in api.error
-    assert "context overflow" in after_call(CallEnd(error=OVERFLOW), BASE, LIMITS).error
+    assert "context overflow" in after_call(CallEnd(error=classify_error(OVERFLOW)), BASE, LIMITS).error
     assert after_call(CallEnd(), replace(BASE, has_session_id=False), LIMITS).error == NO_SESSION_ID
     for status in (S.COMPLETED, S.LIMIT_SPENDING, S.ENDED_WITH_ACCOUNTS_LEFT):
         assert End(status).void_kind is None and not status.voids

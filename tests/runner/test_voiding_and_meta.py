@@ -9,7 +9,8 @@ import sys
 from claude_agent_sdk import ProcessError, ResultError
 
 from study.session_io.meta import effective_status, read_meta, runner_identity, write_meta
-from study.runner.voiding import archive_attempt, classify_error
+from study.runner.voiding import archive_attempt
+from study.runtimes.claude_code.errors import classify_error
 
 
 def _result_error(**data) -> ResultError:

@@ -13,7 +13,8 @@ from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
 START = dict(schema=SCHEMA_VERSION, condition="FSM", seed=2, model="sim:oracle", simulated=True,
-             manifest_sha256="unchecked", code_version="x", cli_version="2.1.332", order=["A", "B"], limits={})
+             manifest_sha256="unchecked", code_version="x", runtime="claude-code", cli_version="2.1.332",
+             order=["A", "B"], limits={})
 
 
 def test_every_kind_has_one_typed_definition_and_the_required_fields_come_from_it():
@@ -21,7 +22,7 @@ def test_every_kind_has_one_typed_definition_and_the_required_fields_come_from_i
     for kind, td in EVENT_TYPES.items():
         assert typing.is_typeddict(td)
         assert set(REQUIRED_FIELDS[kind]) == set(td.__required_keys__)
-    assert SCHEMA_VERSION == 2 and READABLE_SCHEMAS == (1, 2)
+    assert SCHEMA_VERSION == 3 and READABLE_SCHEMAS == (1, 2, 3)
     assert REQUIRED_FIELDS[EventKind.CALL_END] == ("n", "cost_usd", "session_cost_usd")
     assert REQUIRED_FIELDS[EventKind.USAGE] == ("call", "priced_usd", "session_cost_usd")
 
@@ -68,14 +69,20 @@ def _rules(read) -> set[str]:
     return {i.rule for i in read.errors}
 
 
-def test_schemas_one_and_two_are_read_and_usage_needs_schema_two(tmp_path):
+def test_schemas_one_to_three_are_read_usage_needs_schema_two_and_the_runtime_schema_three(tmp_path):
     start = {"kind": "session_start", **START}
+    earlier = {k: v for k, v in start.items() if k != "runtime"}
     end = {"kind": "session_end", "status": "completed", "cost_usd": 0.0, "turns": 0, "duration_s": 0.0}
     usage = {"kind": "usage", "call": 0, "priced_usd": None, "session_cost_usd": 0.0}
-    assert _log(tmp_path, [{**start, "schema": 1}, end]).valid
-    assert _log(tmp_path, [{**start, "schema": 2}, usage, end]).valid
-    assert _rules(_log(tmp_path, [{**start, "schema": 1}, usage, end])) == {"schema"}
-    assert _rules(_log(tmp_path, [{**start, "schema": 3}, end])) == {"schema"}
+    assert _log(tmp_path, [{**earlier, "schema": 1}, end]).valid
+    assert _log(tmp_path, [{**earlier, "schema": 2}, usage, end]).valid
+    assert _log(tmp_path, [{**start, "schema": 2}, usage, end]).valid            # claude-code: the only runtime then
+    assert _rules(_log(tmp_path, [{**earlier, "schema": 1}, usage, end])) == {"schema"}
+    assert _log(tmp_path, [{**start, "schema": 3}, usage, end]).valid
+    assert _log(tmp_path, [{**start, "schema": 3, "runtime": "codex"}, usage, end]).valid
+    assert _rules(_log(tmp_path, [{**earlier, "schema": 3}, end])) == {"schema"}   # schema 3 names its runtime
+    assert _rules(_log(tmp_path, [{**start, "schema": 2, "runtime": "codex"}, end])) == {"schema"}
+    assert _rules(_log(tmp_path, [{**start, "schema": 4}, end])) == {"schema"}
 
 
 def test_a_successful_call_for_an_account_outside_the_batch_breaks_the_batch_rule(tmp_path):

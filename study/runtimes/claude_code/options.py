@@ -3,7 +3,8 @@
 The CLI runs with its own fresh HOME and working directory inside the session folder, no
 filesystem settings, built-in tools off, the SOP-Bench (and FSM) tools in process over MCP,
 Claude Code's default system prompt (plus the SOP copy for the Sys conditions), the hooks of
-``bridge.SessionBridge``, and ``cli_path`` pointing at the runner's launcher (``launcher.py``),
+the runner's ``SessionBridge``, and ``cli_path`` pointing at the runner's launcher
+(``study/runtimes/launcher.py``),
 which execs the bundled CLI so that it never outlives the runner.
 """
 
@@ -11,15 +12,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
 
-from study.runner.texts import system_prompt_append
-
-if TYPE_CHECKING:
-    from study.runner.bridge import SessionBridge
-    from study.runner.session import Prepared
+#: ``prepared`` below is the runner's ``Prepared`` session and ``bridge`` its ``SessionBridge``
+#: (``study.runtimes.base.SessionSetup``); this module reads their fields and calls the bridge's hooks.
+Prepared = Any
+SessionBridge = Any
 
 #: Seconds the CLI waits for a hook's answer.
 HOOK_TIMEOUT_S = 600
@@ -54,11 +54,13 @@ def inherited(env: dict[str, str]) -> list[str]:
 
 
 def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, str], bridge: "SessionBridge",
-            servers: dict[str, Any], allowed: list[str], resume: str | None) -> ClaudeAgentOptions:
-    """The options of one ``query()`` call (the first, or a resume of ``resume``)."""
+            servers: dict[str, Any], allowed: list[str], resume: str | None,
+            system_append: str | None = None) -> ClaudeAgentOptions:
+    """The options of one ``query()`` call (the first, or a resume of ``resume``); ``system_append``
+    is the SOP copy the Sys conditions append to Claude Code's system prompt."""
     system_prompt: dict[str, str] = {"type": "preset", "preset": "claude_code"}
-    if prepared.condition.sop_in_system_prompt:
-        system_prompt["append"] = system_prompt_append(task=prepared.task)
+    if system_append is not None:
+        system_prompt["append"] = system_append
 
     def hook(fn: Any) -> list[HookMatcher]:
         return [HookMatcher(hooks=[fn], timeout=HOOK_TIMEOUT_S)]

@@ -7,9 +7,10 @@ with the reason, instead of in the middle of a study.
 
 - ``claude_agent_sdk._cli_version.__cli_version__``: the version of the Claude Code CLI bundled
   in the wheel. Needed to record and check the frozen runtime *before* a CLI is started (the
-  CLI's own ``init`` message reports it only once a session runs). Without it: the version would
-  have to be read by running ``claude --version``, which ``bundled_cli_version_from_binary``
-  does as a cross-check.
+  CLI's own ``init`` message reports it only once a session runs). ``pin.py`` reads the same
+  file without importing the SDK (for the reading commands); ``tests/runner/test_sdk_internals.py``
+  checks both readings agree. Without it: the version would have to be read by running
+  ``claude --version``, which ``bundled_cli_version_from_binary`` does as a cross-check.
 - ``claude_agent_sdk._internal.transport.subprocess_cli.SubprocessCLITransport``: the SDK's CLI
   transport. ``query(transport=...)`` is public, but the stock transport offers no way to end
   the CLI at once: cancelling ``query()`` only closes the CLI's stdin, and the CLI goes on asking
@@ -19,57 +20,27 @@ with the reason, instead of in the middle of a study.
   the model (billed, recorded nowhere) until it noticed its closed stdin.
 
 Public API is used wherever there is one: the CLI is started through ``ClaudeAgentOptions.
-cli_path`` (pointing at the runner's launcher, ``launcher.py``, which execs the bundled CLI
-whose path ``bundled_cli_path`` gives) and ``query(transport=...)``.
+cli_path`` (pointing at the runner's launcher, ``study/runtimes/launcher.py``, which execs the
+bundled CLI whose path ``pin.bundled_cli_path`` gives) and ``query(transport=...)``.
 """
 
 from __future__ import annotations
 
-import subprocess
-from importlib import metadata
-from pathlib import Path
-
-import claude_agent_sdk
 from claude_agent_sdk._cli_version import __cli_version__
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 
+from .pin import SDK_DISTRIBUTION, bundled_cli_path, bundled_cli_version_from_binary, sdk_version
+
 __all__ = [
     "CLITransport", "SubprocessCLITransport", "bundled_cli_path", "bundled_cli_version", "sdk_version",
-    "bundled_cli_version_from_binary",
+    "bundled_cli_version_from_binary", "SDK_DISTRIBUTION",
 ]
-
-#: The distribution that bundles the CLI.
-SDK_DISTRIBUTION = "claude-agent-sdk"
-
-
-def sdk_version() -> str:
-    """The installed claude-agent-sdk version (from its distribution metadata)."""
-    return metadata.version(SDK_DISTRIBUTION)
 
 
 def bundled_cli_version() -> str:
-    """The version of the Claude Code CLI bundled in the installed SDK wheel, e.g. ``2.1.332``."""
+    """The version of the Claude Code CLI bundled in the installed SDK wheel, as the SDK itself
+    says it (``pin.bundled_cli_version`` reads the same file without importing the SDK)."""
     return __cli_version__
-
-
-def bundled_cli_path() -> Path | None:
-    """The path of the bundled ``claude`` executable, or None if the wheel has none."""
-    path = Path(claude_agent_sdk.__file__).resolve().parent / "_bundled" / "claude"
-    return path if path.is_file() else None
-
-
-def bundled_cli_version_from_binary(timeout_s: float = 30.0) -> str | None:
-    """The version the bundled CLI itself prints (``claude --version``), or None if it cannot run."""
-    path = bundled_cli_path()
-    if path is None:
-        return None
-    try:
-        out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=timeout_s)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0 or not out.stdout.strip():
-        return None
-    return out.stdout.split()[0]
 
 
 class CLITransport(SubprocessCLITransport):

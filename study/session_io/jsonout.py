@@ -1,4 +1,5 @@
-"""The viewer's JSON out: every document is sent (server) or written (bundle) through ``dumps``.
+"""JSON out of untrusted session files: every document the viewer sends (server) or writes
+(bundle), and every record a transcript reader shows raw, goes through ``dumps``.
 
 Session files are untrusted: a log line may hold JSON nested deeper than orjson writes (255
 levels) or an integer beyond 64 bits, both valid to read and both a crash to write back. A

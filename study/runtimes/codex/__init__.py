@@ -1,0 +1,38 @@
+"""OpenAI's Codex CLI as a runtime: the version pinned in ``npm/`` (``pin.py``), configured per
+session in a fresh ``CODEX_HOME`` (``config.py``), its hooks and MCP servers relayed to the
+session's runner (``relay.py``, ``bridge_server.py``), driven through ``codex exec --json``
+(``adapter.py``); ``study codex`` runs the same CLI with a workflow's FSM (``command.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from study.protocol.runtimes import CODEX
+
+from . import pin
+
+
+class Codex:
+    """The Codex CLI runtime (``study.runtimes.base.Runtime``)."""
+
+    name = CODEX.name
+    label = CODEX.label
+    api = CODEX.api
+
+    def version(self) -> str | None:
+        return pin.installed_version() or None
+
+    def record(self) -> dict[str, Any]:
+        """The versions a session records: the installed CLI's and the npm lock's sha256."""
+        return {"cli_version": pin.installed_version(), "sdk_version": None, "runtime_lock_sha256": pin.lock_sha256()}
+
+    def problem(self) -> str | None:
+        return pin.problem()
+
+    def open(self, setup: Any) -> Any:
+        from .adapter import CodexSession   # the MCP server and asyncio process code load only to run
+
+        return CodexSession(setup)
+
+
+RUNTIME = Codex()

@@ -1,0 +1,141 @@
+"""The runner's end of a Codex session's relays: one local socket that answers the hook commands
+with the session's ``SessionBridge`` and serves the study's MCP servers (``relay.py`` is the other
+end).
+
+A connection starts with one JSON line naming what it is:
+
+- ``{"hook": "PreToolUse"}`` (or ``PostToolUse``, ``Stop``, ``PreCompact``, ``PostCompact``),
+  then the hook input Codex gave the command, up to the end of the stream: the bridge's hook of
+  that event answers (the same coroutines Claude Code's SDK hooks call) and its output JSON is
+  written back (nothing when it admits the call or lets the turn end);
+- ``{"mcp": "sopbench"}`` (or ``fsm``): the connection then carries that MCP server's stdio
+  stream (one JSON-RPC message per line), served by the same ``mcp`` low-level server the stdio
+  and in-process servers are.
+
+The socket lies in a private folder (mode 0700) of its own, so only this user's processes reach
+it, and its path stays short (a Unix socket's path is limited to about 100 bytes; session folders
+can be deeper). A failing hook is never silent: the bridge's exception is logged by the runner and
+the relay exits 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import anyio
+import mcp_types as types
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+
+#: The most bytes one hook input may have (a tool's whole result can be in it).
+MAX_HOOK_INPUT = 64 * 1024 * 1024
+#: The longest line of an MCP stream.
+MAX_LINE = 64 * 1024 * 1024
+
+Hook = Callable[[dict, Any, Any], Awaitable[dict]]
+
+
+class BridgeServer:
+    """One session's socket: ``hooks`` maps a Codex hook event to the bridge coroutine answering
+    it; ``servers`` maps an MCP server name to its low-level ``mcp`` server. ``on_error`` is told
+    every exception a hook or server raised (the runner logs it and ends the session)."""
+
+    def __init__(self, hooks: dict[str, Hook], servers: dict[str, Any], on_error: Callable[[str], None]):
+        self.hooks = hooks
+        self.servers = servers
+        self.on_error = on_error
+        self.folder = Path(tempfile.mkdtemp(prefix="study-codex-"))
+        os.chmod(self.folder, 0o700)
+        self.path = self.folder / "s"
+        self._server: asyncio.AbstractServer | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    async def start(self) -> "BridgeServer":
+        self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=MAX_LINE)
+        return self
+
+    async def aclose(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+            self._server = None
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            header = json.loads(await reader.readline())
+            if "hook" in header:
+                await self._hook(str(header["hook"]), reader, writer)
+            elif "mcp" in header:
+                await self._mcp(str(header["mcp"]), reader, writer)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:   # a hook or a server failed: the runner must know, the relay exits 2
+            self.on_error(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def _hook(self, event: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        data = await reader.read(MAX_HOOK_INPUT + 1)
+        if len(data) > MAX_HOOK_INPUT:
+            raise ValueError(f"a {event} hook input of over {MAX_HOOK_INPUT} bytes")
+        hook = self.hooks.get(event)
+        if hook is None:
+            raise ValueError(f"no hook for {event!r} (hooks: {', '.join(self.hooks)})")
+        hook_input = json.loads(data)
+        output = await hook(hook_input, hook_input.get("tool_use_id"), None)
+        if output:
+            writer.write(json.dumps(output).encode())
+        await writer.drain()
+
+    async def _mcp(self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server = self.servers.get(name)
+        if server is None:
+            raise ValueError(f"no MCP server {name!r} (servers: {', '.join(self.servers)})")
+        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_reader = create_context_streams[SessionMessage](0)
+
+        async def from_codex() -> None:
+            async with read_writer:
+                while line := await reader.readline():
+                    if not line.strip():
+                        continue
+                    try:
+                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    except Exception as exc:
+                        await read_writer.send(exc)
+                        continue
+                    await read_writer.send(SessionMessage(message))
+
+        async def to_codex() -> None:
+            async with write_reader:
+                async for session_message in write_reader:
+                    text = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    writer.write(text.encode() + b"\n")
+                    await writer.drain()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(from_codex)
+            group.start_soon(to_codex)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()
