@@ -3,8 +3,9 @@
 The scorer (``analysis.scoring``) keeps, for every decision, the values its clauses were computed
 from: the last successful call of each data tool for the account before the decision, the last
 record, and the last data call for another account. ``ClauseEvidence`` holds exactly those values
-and re-reads each verdict through the scorer's own predicates (``_inv``, ``_rec``, ``_foc``), so
-what ``study view`` shows as the reason of a clause can never disagree with the tables.
+and re-reads each verdict through the scorer's own predicates (``_inv``, ``_rec``, ``_foc`` of
+``analysis.clauses``, which the scorer decides every clause with), so what ``study view`` shows
+as the reason of a clause can never disagree with the tables.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, NamedTuple
 
 from sopbench_tools.tool_definitions import DATA_TOOLS, RECORD_TOOL
 
-from .scoring import AccountScore, _foc, _inv, _rec
+from .clauses import AccountScore, _foc, _inv, _rec
 
 
 class ClauseEvidence(NamedTuple):

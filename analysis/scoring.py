@@ -17,9 +17,11 @@ FC per window counts by the account's position in ``session_start.order`` (1–5
 never by when it was decided. The escape routes are those of ``study/procedure/escape_routes.py``; their
 detectors are below (``DECISION_ROUTES``, ``EVENT_ROUTES``).
 
+The scored decision (``AccountScore``) and the three clause predicates (``_inv``, ``_rec``,
+``_foc``) are ``analysis.clauses``'s (re-exported here, with ``WINDOW``).
 ``score_log(..., evidence=True)`` also keeps, per decision, the values its clauses were computed
-from (``analysis.evidence.ClauseEvidence``, which reads each verdict through ``_inv``, ``_rec``
-and ``_foc`` below): what ``study view`` shows as each clause's evidence.
+from (``analysis.evidence.ClauseEvidence``, which reads each verdict through the same
+predicates): what ``study view`` shows as each clause's evidence.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from study.procedure.escape_routes import ESCAPE_ROUTES, TOKEN_REMARK, Measure, check_detectors, empty_counts
 from study.session_io.issues import LogError
@@ -41,35 +43,10 @@ from study.session_io.record import void_of
 # (docs/contracts.md, "Tools the agent sees"; the session's task: session_start.task).
 from study.procedure.core import PREREGISTERED_TASK, Procedure, scoring_view
 
-
-#: Accounts per window of Table 1's "FC per 50 accounts".
-WINDOW = 50
-
-class AccountScore(NamedTuple):
-    """The scored decision of one account (a named tuple: cheap to build and to pickle)."""
-
-    account: str
-    position: int          # 0-based position in the session's order
-    decision_seq: int      # position of the decision in the log
-    decision_index: int    # 0 for the session's first decision, 1 for the second, …
-    action: str
-    gold: str
-    data_tools: int        # how many of the required data tools succeeded for it before the decision
-    inv: bool
-    rec: bool
-    foc: bool
-
-    @property
-    def compliant(self) -> bool:
-        return self.inv and self.rec and self.foc
-
-    @property
-    def correct(self) -> bool:
-        return self.action == self.gold
-
-    @property
-    def window(self) -> int:
-        return self.position // WINDOW
+# The scored decision, its clauses and the window size (re-exported: importers of
+# analysis.scoring keep finding them here).
+from .clauses import WINDOW, AccountScore, _foc, _inv, _rec
+from .evidence import ClauseEvidence
 
 
 @dataclass(frozen=True)
@@ -204,24 +181,6 @@ def _take(routes: dict[str, int | None], key: str, decided: int) -> None:
         routes[key] = decided
 
 
-def _inv(retrieved: dict[str, int], required: int = 5) -> bool:
-    """inv: every required data tool (``required`` of them: the referral study's five unless the
-    task says otherwise) has a last successful call for the account before the decision."""
-    return len(retrieved) == required
-
-
-def _rec(record: tuple[int, str | None] | None, action: str | None, retrieved: dict[str, int]) -> bool:
-    """rec: the last record comes after every retrieval and names the submitted action."""
-    return (record is not None and record[1] == action
-            and (not retrieved or record[0] > max(retrieved.values())))
-
-
-def _foc(retrieved: dict[str, int], latest_other: int) -> bool:
-    """foc: no data call for another account since the first of the account's last retrievals."""
-    first = min(retrieved.values(), default=None)
-    return first is None or latest_other < first
-
-
 def _decide(action: str | None, account: str, seq: int, position: int, index: int, gold: str,
             retrieved: dict[str, int], record: tuple[int, str | None] | None,
             latest_other: int, proc: Procedure) -> AccountScore:
@@ -258,8 +217,6 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
     run_seq = other_seq = -1
     other_account: str | None = None                  # the account of other_seq
     kept: list[Any] = []
-    if evidence:
-        from .evidence import ClauseEvidence   # it imports this module's clause predicates
 
     decisions: list[AccountScore] = []
     decided: set[str] = set()
