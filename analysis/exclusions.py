@@ -8,9 +8,12 @@ Two kinds of sessions are left out:
   condition): they are not in Tables 1, 2 and 8 (a cross-model comparison naming the seed still
   uses them, e.g. the catch-up seeds of the ablation model).
 
-Each table's notes say how many of each kind (:func:`summary_note`); the list itself, one line
-per session with its reason, is printed once by the commands and written as ``exclusions.md``
-and ``exclusions.csv`` beside the tables.
+Each table's notes say how many of each kind (:func:`summary_note`, which
+``analysis.table_notes.common_notes`` puts under every table); the list itself, one line per
+session with its reason, is printed once by the commands and written as ``exclusions.md`` and
+``exclusions.csv`` beside the tables. Everything here reads an ``Analysis``
+(``analysis.analysis_data``); how many sessions ``--include-exploratory`` would add is its
+``admitted_by_exploratory`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -18,12 +21,9 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from typing import TYPE_CHECKING
 
-from study.session_io.record import Exclusion
-
-if TYPE_CHECKING:
-    from .tables import Analysis
+from .analysis_data import Analysis
+from .analysis_data import admitted_by_exploratory  # noqa: F401  (re-exported: its name here)
 
 NOT_TABULATED = "on a seed the plan does not analyse for its model"
 
@@ -64,12 +64,6 @@ def not_tabulated(a: "Analysis") -> list[tuple[str, str]]:
 def exclusion_list(a: "Analysis") -> list[tuple[str, str]]:
     """Every session left out of some table: (path below the sessions folder, reason)."""
     return sorted([(path, why.reason) for path, why in a.corpus.excluded] + not_tabulated(a))
-
-
-def admitted_by_exploratory(excluded: list[tuple[str, Exclusion]]) -> int:
-    """How many of ``Corpus.excluded`` ``--include-exploratory`` would add (exploratory, or on
-    the development seed)."""
-    return sum(1 for _p, why in excluded if why.kind.admitted_by_exploratory)
 
 
 def summary_note(a: "Analysis") -> str | None:

@@ -1,17 +1,19 @@
 """The notes under the tables that say why: empty tables, rows not evaluable, windows a short
-batch does not reach, and the exploratory grader column (used by ``analysis.tables``)."""
+batch does not reach, which seeds the rows cover, the exploratory grader column, and the notes
+under every table (:func:`common_notes`: no analysable session, how many sessions were excluded,
+the amendments). Used by ``analysis.tables``; each reads an ``Analysis``
+(``analysis.analysis_data``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from .exclusions import seed_list
+import polars as pl
+
+from .analysis_data import Analysis
+from .exclusions import seed_list, summary_note
 from .render import Table
 from .verdicts import NOT_EVALUABLE
-
-if TYPE_CHECKING:
-    from .tables import Analysis
 
 GRADER_NOTE = ("Correct (SOP-Bench grader): exploratory, not preregistered; SOP-Bench's published "
                "grader (OutputParser.compare_decisions with fuzzy_match=True) also counts "
@@ -37,8 +39,18 @@ def no_rows(why: str) -> str:
 
 def empty(t: Table, a: "Analysis", why: str) -> list[str]:
     """The "No rows" note of an empty table (``why`` says why) when the corpus has sessions
-    (without any, ``Analysis.notes`` says so)."""
+    (without any, :func:`common_notes` says so)."""
     return [no_rows(why)] if not t.rows and a.corpus.scores else []
+
+
+def common_notes(a: "Analysis") -> list[str]:
+    """The notes under every table: why there is no row at all (a corpus without an analysable
+    session), how many sessions were excluded (``analysis.exclusions.summary_note``), and the
+    recorded amendments (or that there are none)."""
+    notes = [] if a.corpus.scores else [no_rows(a.nothing_here())]
+    summary = summary_note(a)
+    notes += [summary] if summary else []
+    return notes + ([entry.summary() for entry in a.amendments] or ["Amendments: none recorded."])
 
 
 def seeds_note(groups: list[tuple[str, Iterable[int]]]) -> str | None:
@@ -46,6 +58,12 @@ def seeds_note(groups: list[tuple[str, Iterable[int]]]) -> str | None:
     if not groups:
         return None
     return "Seeds: " + "; ".join(f"{group} {seed_list(seeds)}" for group, seeds in groups) + "."
+
+
+def model_seeds_note(a: "Analysis", frames: dict[str, pl.DataFrame]) -> str | None:
+    """``Seeds: <label> 2-9; ...`` for the models (and their rows) of a table."""
+    return seeds_note([(a.plan.label(m), f["seed"].to_list()) for m, f in frames.items()
+                       if not f.is_empty()])
 
 
 def windows_note(a: "Analysis", windows: int) -> str | None:

@@ -10,7 +10,12 @@
 
 Every table is titled SIMULATED when its corpus holds simulated sessions; under it, notes say
 why a table or a row is empty, how many sessions were excluded (the list, with each reason, is
-``analysis.exclusions``) and the recorded amendments of the preregistration.
+``analysis.exclusions``) and the recorded amendments of the preregistration
+(``analysis.table_notes``).
+
+The tables are made from an ``Analysis`` (``analysis.analysis_data``; re-exported here with
+``condition_order`` and ``SIMULATED_TITLE``); :func:`load_analysis` makes one from a sessions
+folder.
 
 One model-label convention everywhere: a group is the plan's label of the model alone; how many
 seeds a row covers is its Seeds column (Table 7: the "Seeds > 0" column), and which seeds the
@@ -19,120 +24,24 @@ note "Seeds: ..." says. FC windows are headed by the accounts they cover in the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from study.procedure.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
 from study.paths import prereg_dir, sessions_folder
-from study.protocol.amendments import Amendment, read_amendments_file
-from study.protocol.conditions import load_conditions
-from study.protocol.plan import Plan, load_plan
+from study.protocol.plan import load_plan
 
-from . import exclusions
-from .comparisons import Comparison, compute_comparisons
-from .loading import Corpus, load_corpus
-from .predictions import Outcome, evaluate
+from .analysis_data import Analysis
+# re-exported: importers of analysis.tables (figures, power, study view, the tests) keep them here
+from .analysis_data import SIMULATED_TITLE, condition_order  # noqa: F401
+from .exclusions import seed_list
+from .loading import load_corpus
 from .render import Cell, Column, Table, csv_number, num
 from .score_cache import ScoreCache
-from .table_notes import (GRADER_NOTE, NO_COST_NOTE, empty, no_rows, not_evaluable_note, present, seeds_note,
-                          windows_note)
+from .table_notes import (GRADER_NOTE, NO_COST_NOTE, common_notes, empty, model_seeds_note, not_evaluable_note,
+                          present, seeds_note, windows_note)
 from .scoring import WINDOW
-
-SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
-
-
-def condition_order(path: Path | None = None) -> tuple[str, ...]:
-    """The conditions in the order of the frozen ``conditions.yaml`` (default: the preregistration
-    of the project in use): the preregistered ones, then the exploratory ones. Rows and figures
-    follow this order; conditions it does not name follow alphabetically."""
-    loaded = load_conditions(path)
-    return (*loaded.conditions, *loaded.exploratory)
-
-
-@dataclass
-class Analysis:
-    """Everything the tables and figures are made from."""
-
-    corpus: Corpus
-    plan: Plan
-    comparisons: list[Comparison]
-    outcomes: list[Outcome]
-    amendments: list[Amendment]     # the recorded amendments of the preregistration, in order
-    conditions: tuple[str, ...]      # the order of rows (condition_order())
-
-    @classmethod
-    def build(cls, corpus: Corpus, plan: Plan, prereg: Path,
-              conditions: tuple[str, ...] | None = None) -> "Analysis":
-        """``conditions``: the row order (default: :func:`condition_order` of the project)."""
-        comparisons = compute_comparisons(corpus.sessions, plan)
-        return cls(corpus, plan, comparisons, evaluate(plan, corpus.sessions, comparisons),
-                   read_amendments_file(Path(prereg) / "amendments.jsonl"),
-                   condition_order() if conditions is None else tuple(conditions))
-
-    def condition_key(self, condition: str) -> tuple[int, str]:
-        """Sort key: the position in ``conditions``, then (for the others) the name."""
-        order = self.conditions
-        return (order.index(condition) if condition in order else len(order), condition)
-
-    def by_condition(self, frame: pl.DataFrame) -> list[tuple[str, dict[str, list]]]:
-        """``frame``'s rows grouped by condition (each column a list, by seed), in row order."""
-        groups: dict[str, dict[str, list]] = {}
-        for r in frame.sort("seed").iter_rows(named=True):
-            g = groups.setdefault(r["condition"], {k: [] for k in r})
-            for k, v in r.items():
-                g[k].append(v)
-        return sorted(groups.items(), key=lambda kv: self.condition_key(kv[0]))
-
-    def title(self, text: str) -> str:
-        extra = " (including exploratory sessions)" if self.corpus.exploratory else ""
-        return (SIMULATED_TITLE if self.corpus.simulated else "") + text + extra
-
-    def relative(self, path: str) -> str:
-        """A session's path below the sessions folder."""
-        try:
-            return Path(path).relative_to(self.corpus.root).as_posix() or "."
-        except ValueError:
-            return str(path)
-
-    def nothing_here(self) -> str:
-        """Why the corpus has no analysable session, and what to do."""
-        hidden = exclusions.admitted_by_exploratory(self.corpus.excluded)
-        why = f"no analysable session under {self.corpus.root}"
-        if self.corpus.excluded:
-            why += f" ({len(self.corpus.excluded)} excluded, listed with their reasons)"
-        if hidden:
-            why += (f"; {hidden} are exploratory or on the development seed: pass "
-                    "--include-exploratory to add them")
-        return why
-
-    def notes(self) -> list[str]:
-        notes = [] if self.corpus.scores else [no_rows(self.nothing_here())]
-        summary = exclusions.summary_note(self)
-        notes += [summary] if summary else []
-        return notes + ([entry.summary() for entry in self.amendments] or ["Amendments: none recorded."])
-
-    def seeds_note(self, frames: dict[str, pl.DataFrame]) -> str | None:
-        """``Seeds: <label> 2-9; ...`` for the models (and their rows) of a table."""
-        return seeds_note([(self.plan.label(m), f["seed"].to_list()) for m, f in frames.items()
-                           if not f.is_empty()])
-
-    def batch_size(self) -> int:
-        """The largest number of accounts of a session in the corpus (200 for the study)."""
-        return max((len(s.order) for s in self.corpus.scores), default=200)
-
-    def rows_for(self, model: str, conditions: list[str] | None = None) -> pl.DataFrame:
-        """The model's sessions on the seeds the plan tabulates each condition over."""
-        s = self.corpus.sessions.filter(pl.col("model") == model)
-        keep = [r for r in s.iter_rows(named=True) if self.plan.tabulates(model, r["condition"], r["seed"])]
-        frame = pl.DataFrame(keep, schema=s.schema, orient="row") if keep else s.clear()
-        if conditions is not None:
-            frame = frame.filter(pl.col("condition").is_in(conditions))
-        return frame
-
-    def models(self) -> list[str]:
-        return self.plan.model_order(self.corpus.sessions["model"].unique().to_list())
 
 
 def load_analysis(sessions: Path | None = None, *, plan: Path | None = None,
@@ -205,8 +114,8 @@ def table1(a: Analysis) -> Table:
                               _ranked(num(_mean(g["correct"]))), num(_mean(g["correct_sopbench"])),
                               num(cost, 2), Cell(str(len(g["seed"])), (len(g["seed"]),))]))
     t.notes = empty(t, a, "no session of a main condition on its model's analysed seeds")
-    t.notes += present(a.seeds_note(frames), windows_note(a, len(windows)), GRADER_NOTE,
-                       NO_COST_NOTE if no_cost else None) + a.notes()
+    t.notes += present(model_seeds_note(a, frames), windows_note(a, len(windows)), GRADER_NOTE,
+                       NO_COST_NOTE if no_cost else None) + common_notes(a)
     return t
 
 
@@ -241,11 +150,11 @@ def table2(a: Analysis) -> Table:
                                    Cell(str(len(g["seed"])), (len(g["seed"]),))]))
     spec = a.plan.models[a.plan.ablation_model]
     t.notes = empty(t, a, f"no session of an ablation variant ({', '.join(a.plan.ablation_conditions)}) "
-                    f"of {spec.label} on the ablation's seeds ({exclusions.seed_list(a.plan.ablation_seeds)}), "
+                    f"of {spec.label} on the ablation's seeds ({seed_list(a.plan.ablation_seeds)}), "
                     "nor of a model the plan does not name")
     t.notes += ["Blind: decisions without any data retrieved for the account; Stops: attempts to "
                 "end the turn with accounts left (blocked or not), per session."]
-    t.notes += present(a.seeds_note(frames)) + a.notes()
+    t.notes += present(model_seeds_note(a, frames)) + common_notes(a)
     return t
 
 
@@ -256,7 +165,7 @@ def table6(a: Analysis) -> Table:
     for o in a.outcomes:
         text = f"{o.id} {o.text}" + (f" [{o.model}]" if o.model else "")
         t.rows.append((o.section, [Cell(text), Cell(o.observed), Cell(o.verdict)]))
-    t.notes = [f"Plan: {a.plan.path.name}."] + present(not_evaluable_note(a)) + a.notes()
+    t.notes = [f"Plan: {a.plan.path.name}."] + present(not_evaluable_note(a)) + common_notes(a)
     return t
 
 
@@ -278,7 +187,7 @@ def table7(a: Analysis) -> Table:
     t.notes = empty(t, a, "no comparison of the plan has a seed with sessions on both of its sides")
     t.notes += ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
                 "seeded); exact two-sided sign and Wilcoxon signed-rank tests."]
-    t.notes += present(seeds_note(list(seeds.items()))) + a.notes()
+    t.notes += present(seeds_note(list(seeds.items()))) + common_notes(a)
     return t
 
 
@@ -326,7 +235,7 @@ def table8(a: Analysis) -> Table:
     t.notes = ["Each cell: sessions with the route / sessions (mean occurrences per session). "
                 f"{route('ends_turn').header}: every stop with accounts left, including those the "
                 f"stop gate blocked; {TURN_ENDS_HEADER}: the turns that did end."]
-    t.notes += present(a.seeds_note(frames)) + a.notes()
+    t.notes += present(model_seeds_note(a, frames)) + common_notes(a)
     return t
 
 
