@@ -11,17 +11,16 @@ only through Eq. 6 (every item of the batch decided), exactly when FSM lets the 
 ``fsm_lean_bound.yaml`` (FSM-lean-bound) is the same made from ``fsm_bound.yaml``'s document:
 S_decide admits the decision only for the item of the last record.
 
-The states' instructions are short (the task's ``Wording.lean``): the agent reads them once per
-state change, in the result of the call that moved the state, after the guard's own note (which
-names the item).
+The states' instructions are short (the task's ``Wording.lean``, ``study.fsm.wording``): the agent
+reads them once per state change, in the result of the call that moved the state, after the guard's
+own note (which names the item).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from study.procedure.core import Procedure
 
-if TYPE_CHECKING:
-    from .task_workflows import Procedure, Wording
+from .wording import Wording
 
 
 def header_lines(main_file_name: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 Every task gets the same five workflows the referral study has, built from one
 :class:`study.procedure.core.Procedure` (what the task's tools are) and its :class:`Wording` (how its instructions
-say it):
+say it; ``study.fsm.wording``, re-exported here):
 
 - the FSM workflow (``<task>_per_<noun>.yaml``; FSM and Gates-only): S_investigate -> S_decide ->
   S_investigate ..., S_investigate -> S_done once the batch is complete, with the guards of
@@ -20,12 +20,14 @@ its item noun and tools. :func:`workflow_files` renders the documents with their
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from study.procedure.core import Procedure
+
+from .build_lean_workflow import bound_header_lines, header_lines, lean_workflow
+from .wording import Wording
 
 STOP_ONLY_FILE = Path("workflows/stop_only.yaml")
 BOUND_FILE = Path("workflows/exploratory/fsm_bound.yaml")
@@ -44,24 +46,6 @@ def number_word(n: int) -> str:
 def all_of(n: int, things: str) -> str:
     """``all five data tools``, ``both data tools`` (``things`` in the plural; n >= 2)."""
     return f"both {things}" if n == 2 else f"all {number_word(n)} {things}"
-
-
-@dataclass(frozen=True)
-class Wording:
-    """Everything a task's workflows say in words (names, instructions, descriptions, headers)."""
-
-    name: str                          # the FSM workflow's name ("ReferralAbusePerAccount")
-    stop_name: str                     # the Stop-only workflow's name
-    main_file: Path                    # the FSM workflow's file under the preregistration folder
-    generated_by: list[str]            # the first header lines (where the file comes from)
-    investigate: str
-    decide: str
-    done: str
-    stop_work: str
-    summary: str                       # "five data tools, STEP 1-4 record"
-    lean: dict[str, str] = field(default_factory=dict)
-    #: the frame variable that holds the item of the last record
-    bind_var: str = "account"
 
 
 def _eq_descriptions(p: Procedure) -> tuple[str, str, str]:
@@ -170,8 +154,6 @@ def header(w: Wording, lines: list[str]) -> str:
 
 def workflow_files(p: Procedure, w: Wording) -> dict[Path, str]:
     """The five workflow files (relative path under the preregistration folder -> text)."""
-    from .build_lean_workflow import bound_header_lines, header_lines, lean_workflow
-
     main_name = w.main_file.name
     main = per_item_workflow(p, w, name=w.name, bound=False)
     bound = per_item_workflow(p, w, name=w.name + "Bound", bound=True)
