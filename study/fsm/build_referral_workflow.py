@@ -21,7 +21,8 @@ Writes, under ``preregistration/``:
 
 The tool names come from ``sopbench_tools.toolbox``; the section texts and titles from the
 vendored, hash-checked SOP. Run ``study fsm build-referral`` to write the files, or with
-``--check`` to verify that the committed files are what this script generates.
+``--check`` to verify that the committed files are what this script generates (writing and
+comparing are ``build_output``'s, shared with ``task_build``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from study.errors import StudyError
 from study.paths import prereg_dir
 from study.procedure.core import referral_procedure
 
+from .build_output import file_differences, write_files
 from .task_workflows import BOUND_FILE, LEAN_BOUND_FILE, LEAN_FILE, STOP_ONLY_FILE, Wording, dump, workflow_files
 
 #: The YAML rendering of the generated workflows (``study.fsm.edits`` renders edited ones with it).
@@ -144,15 +146,11 @@ def generated_files(sop: str | None = None) -> dict[Path, str]:
 
 def write(root: Path | None = None) -> list[Path]:
     """Write every generated file under ``root`` (default: preregistration/); return the paths."""
-    from .task_build import write_files
-
     return write_files(generated_files(), root or prereg_dir())
 
 
 def differences(root: Path | None = None) -> list[str]:
     """Files under ``root`` that differ from what the script generates (empty: all match)."""
-    from .task_build import file_differences
-
     return file_differences(generated_files(), root or prereg_dir())
 
 

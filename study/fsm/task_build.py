@@ -4,6 +4,8 @@ The preregistered task's files are ``build_referral_workflow.generated_files`` (
 the frozen ones: its wording cites the SOP's sections). Any other task's are built by
 ``task_workflows`` from its procedure (``study.procedure.core.procedure_of``) and
 :func:`generic_reminder`: the same five workflows, with its item noun, tools, record and decision.
+Writing and checking them on disk is ``build_output``'s (``write_files``, ``file_differences``,
+re-exported here).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from study.procedure.core import PREREGISTERED_TASK, Procedure, procedure_of
 
+from .build_output import file_differences, write_files
+from .build_referral_workflow import generated_files
 from .task_workflows import all_of, generic_wording, workflow_files
 
 REMINDER_FILE = Path("texts/reminder.md")
@@ -53,8 +57,6 @@ def generic_reminder(task: Any, p: Procedure) -> str:
 def task_files(task: Any) -> dict[Path, str]:
     """Relative path under a preregistration folder -> text, for the loaded ``task``."""
     if task.name == PREREGISTERED_TASK:
-        from .build_referral_workflow import generated_files
-
         return generated_files(task.sop)
     p = procedure_of(task)
     digest = hashlib.sha256(task.sop.encode("utf-8")).hexdigest()
@@ -78,26 +80,3 @@ def write(task: Any, root: Path) -> list[Path]:
 def differences(task: Any, root: Path) -> list[str]:
     """Files under ``root`` that differ from what the builder generates for ``task``."""
     return file_differences(task_files(task), root)
-
-
-def write_files(files: dict[Path, str], root: Path) -> list[Path]:
-    """Write ``files`` (relative path -> text) under ``root``; return the paths."""
-    written = []
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
-
-
-def file_differences(files: dict[Path, str], root: Path) -> list[str]:
-    """The files of ``files`` missing under ``root`` or holding another text there."""
-    out = []
-    for rel, text in files.items():
-        path = root / rel
-        if not path.exists():
-            out.append(f"{path}: missing")
-        elif path.read_text(encoding="utf-8") != text:
-            out.append(f"{path}: differs from the generated text")
-    return out
