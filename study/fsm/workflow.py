@@ -35,7 +35,9 @@ A workflow is one YAML file::
 problem with its line and what to fix: malformed YAML, unknown or missing keys, duplicate
 states, unreachable states, states with no path to the exit, transitions out of the exit, rules
 naming tools outside ``tools``, guards naming checks nobody registered, bad check parameters.
-The loading and validation live in ``workflow_loader.py``.
+The loading and validation live in ``workflow_loader.py``; the parts a workflow is made of
+(``State``, ``Transition``, the guards' checks) and ``WorkflowError`` in ``workflow_parts.py``
+(all re-exported here).
 """
 
 from __future__ import annotations
@@ -44,77 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from study.errors import StudyError
-
-from .checks import RegisteredCheck
-from .permissions import Permissions
-
-
-@dataclass(frozen=True)
-class Problem:
-    line: int | None
-    message: str
-
-
-class WorkflowError(StudyError, ValueError):
-    """A workflow file that cannot be used. ``problems`` lists each (line, what to fix)."""
-
-    def __init__(self, file: str | Path, problems: list[Problem]):
-        self.file = str(file)
-        self.problems = problems
-        self.line = problems[0].line if problems else None
-        self.fix = problems[0].message if problems else ""
-        super().__init__(self.render())
-
-    def render(self) -> str:
-        lines = [f"{self.file}:{p.line if p.line is not None else '?'}: {p.message}" for p in self.problems]
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class NamedCheck:
-    """A guard's call of a registered Python check."""
-
-    name: str
-    params: Mapping[str, Any]
-    registered: RegisteredCheck
-    line: int
-
-
-@dataclass(frozen=True)
-class ShellCheck:
-    """A guard's shell command: exit 0 passes."""
-
-    command: str
-    timeout_s: float
-    line: int
-
-
-@dataclass(frozen=True)
-class SoftCheck:
-    prompt: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Transition:
-    source: str
-    target: str
-    hard: tuple[NamedCheck | ShellCheck, ...]
-    soft: SoftCheck | None
-    description: str
-    line: int
-    #: committed by the runtime right after the tool call that makes the guard hold (no self-check)
-    automatic: bool = False
-
-
-@dataclass(frozen=True)
-class State:
-    name: str
-    instructions: str
-    exit_conditions: tuple[str, ...]
-    permissions: Permissions
-    line: int
+from .workflow_loader import _Loader
+from .workflow_parts import Problem, State, Transition, WorkflowError
+# re-exported with the four above: the parts are imported from here across the package and by its users
+from .workflow_parts import NamedCheck, ShellCheck, SoftCheck  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -146,9 +81,9 @@ class Workflow:
 
     @classmethod
     def from_text(cls, text: str, file: str = "<workflow>") -> "Workflow":
-        from .workflow_loader import _Loader  # here, not at the top: the loader imports this module
-
-        return _Loader(text, file).build()
+        """Validate a workflow's text (``file`` names it in problems); raise WorkflowError listing
+        every problem. The loader (``workflow_loader._Loader``) gives the validated fields."""
+        return cls(**_Loader(text, file).fields())
 
     def knows_tool(self, tool: str) -> bool:
         return tool in self._tool_set

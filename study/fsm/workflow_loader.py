@@ -1,7 +1,9 @@
-"""Loading a workflow YAML (its format: ``workflow.py``) into a :class:`Workflow`, validating it on the way.
+"""Loading a workflow YAML (its format: ``workflow.py``) into the fields of a ``Workflow``, validating it on the way.
 
 ``_Loader`` collects every problem with its line and what to fix, and raises one
-:class:`WorkflowError` listing them all.
+:class:`WorkflowError` listing them all; ``_Loader(text, file).fields()`` are the keyword
+arguments of the validated ``Workflow`` (``Workflow.from_text`` makes it from them). The parts it
+builds and the error are ``workflow_parts.py``'s.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from study.protocol.yaml_lines import LineList, LineMap, YamlError, load_yaml_wi
 
 from .checks import DEFAULT_SHELL_TIMEOUT_S, get_check, registered_checks
 from .permissions import ARG_OPERATORS, ArgPredicate, Permissions, Rule
-from .workflow import NamedCheck, Problem, ShellCheck, SoftCheck, State, Transition, Workflow, WorkflowError
+from .workflow_parts import NamedCheck, Problem, ShellCheck, SoftCheck, State, Transition, WorkflowError
 
 TOP_KEYS = ("workflow", "description", "tools", "check_modules", "variables", "initial", "exit", "pause", "states", "transitions")
 REQUIRED_TOP_KEYS = ("workflow", "tools", "initial", "exit", "states")
@@ -31,7 +33,7 @@ SOFT_KEYS = ("prompt",)
 
 
 class _Loader:
-    """Turns the YAML tree into a Workflow, collecting every problem on the way."""
+    """Turns the YAML tree into a Workflow's fields, collecting every problem on the way."""
 
     def __init__(self, text: str, file: str):
         self.text = text
@@ -48,7 +50,9 @@ class _Loader:
 
     # -- entry ---------------------------------------------------------------------------------
 
-    def build(self) -> Workflow:
+    def fields(self) -> dict[str, Any]:
+        """The validated workflow's fields (``Workflow(**fields)``); raise WorkflowError listing
+        every problem."""
         try:
             doc = load_yaml_with_lines(self.text)
         except YamlError as exc:
@@ -88,7 +92,7 @@ class _Loader:
         if initial in states and exit_state in states:
             self.graph_checks(states_node, initial, exit_state, transitions)
         self.fail_if_problems()
-        return Workflow(
+        return dict(
             name=name,
             file=self.file,
             sha256=hashlib.sha256(self.text.encode("utf-8")).hexdigest(),

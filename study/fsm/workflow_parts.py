@@ -1,0 +1,86 @@
+"""The parts a validated workflow is made of, and the error that refuses a broken workflow file.
+
+:class:`State`, :class:`Transition` and the checks of a transition's guard (:class:`NamedCheck`,
+:class:`ShellCheck`, :class:`SoftCheck`); :class:`WorkflowError`, which lists every
+:class:`Problem` of a file with its line and what to fix. Two modules use them: ``workflow.py``
+(``Workflow``, made of them; it re-exports every one) and ``workflow_loader.py``, which builds
+them from the YAML and reports the problems; so they are here, where both can import them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from study.errors import StudyError
+
+from .checks import RegisteredCheck
+from .permissions import Permissions
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int | None
+    message: str
+
+
+class WorkflowError(StudyError, ValueError):
+    """A workflow file that cannot be used. ``problems`` lists each (line, what to fix)."""
+
+    def __init__(self, file: str | Path, problems: list[Problem]):
+        self.file = str(file)
+        self.problems = problems
+        self.line = problems[0].line if problems else None
+        self.fix = problems[0].message if problems else ""
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [f"{self.file}:{p.line if p.line is not None else '?'}: {p.message}" for p in self.problems]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class NamedCheck:
+    """A guard's call of a registered Python check."""
+
+    name: str
+    params: Mapping[str, Any]
+    registered: RegisteredCheck
+    line: int
+
+
+@dataclass(frozen=True)
+class ShellCheck:
+    """A guard's shell command: exit 0 passes."""
+
+    command: str
+    timeout_s: float
+    line: int
+
+
+@dataclass(frozen=True)
+class SoftCheck:
+    prompt: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Transition:
+    source: str
+    target: str
+    hard: tuple[NamedCheck | ShellCheck, ...]
+    soft: SoftCheck | None
+    description: str
+    line: int
+    #: committed by the runtime right after the tool call that makes the guard hold (no self-check)
+    automatic: bool = False
+
+
+@dataclass(frozen=True)
+class State:
+    name: str
+    instructions: str
+    exit_conditions: tuple[str, ...]
+    permissions: Permissions
+    line: int
