@@ -27,9 +27,18 @@ from typing import Any
 from .files import RUNTIME, sha256_bytes
 from .gitinfo import file_history
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: The fields a run refuses on, with the words used in messages.
-REFUSING = {"cli_version": "Claude Code CLI", "sdk_version": "claude-agent-sdk", "lock_sha256": "lock file sha256"}
+REFUSING = {"cli_version": "Claude Code CLI", "sdk_version": "claude-agent-sdk", "lock_sha256": "lock file sha256",
+            "codex_version": "Codex CLI", "codex_lock_sha256": "Codex CLI npm lock sha256"}
+#: Fields a runtime.json of an earlier format may lack (checked only where it records them).
+SINCE_FORMAT_2 = ("codex_version", "codex_lock_sha256")
+#: A session's runtime fields (session_start / meta.json) -> the runtime.json field each must equal,
+#: per runtime.
+SESSION_FIELDS = {
+    "claude-code": {"cli_version": "cli_version", "sdk_version": "sdk_version", "lock_sha256": "lock_sha256"},
+    "codex": {"cli_version": "codex_version", "runtime_lock_sha256": "codex_lock_sha256", "lock_sha256": "lock_sha256"},
+}
 #: Reported when they differ, never refused.
 REPORTED = {"python": "Python"}
 
@@ -37,14 +46,17 @@ REPORTED = {"python": "Python"}
 def current_runtime() -> dict[str, Any]:
     """The runtime this process runs on, in the form of ``runtime.json``."""
     from study.runtimes import lock as environment
-    from study.runtimes.claude_code import sdk
+    from study.runtimes.claude_code import pin as claude
+    from study.runtimes.codex import pin as codex
 
     return {
         "format": FORMAT_VERSION,
-        "cli_version": sdk.bundled_cli_version(),
-        "sdk_version": sdk.sdk_version(),
+        "cli_version": claude.bundled_cli_version(),
+        "sdk_version": claude.sdk_version(),
         "lock_file": environment.LOCK_FILE,
         "lock_sha256": environment.lock_sha256(),
+        "codex_version": codex.pinned_version(),
+        "codex_lock_sha256": codex.lock_sha256(),
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
     }
 
@@ -135,6 +147,10 @@ def check_runtime(root: Path, effective: dict[str, str]) -> RuntimeCheck:
                             fix="restore it from git")
     check = RuntimeCheck(expected, found)
     for name, words in REFUSING.items():
+        if name in SINCE_FORMAT_2 and name not in expected:
+            check.differences.append(f"{RUNTIME} in effect records no {words} (a runtime.json of format 1): "
+                                     f"Codex CLI sessions run only once an amendment records it")
+            continue
         if expected.get(name) != found.get(name):
             check.failures.append(f"{words} differs: expected {expected.get(name)} ({RUNTIME}), found {found.get(name)}")
     for name, words in REPORTED.items():

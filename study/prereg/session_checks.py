@@ -1,10 +1,12 @@
 """The checks ``study audit`` makes on an analysed session beyond its manifest hash, and the
 sessions check of ``study prereg verify``.
 
-- **Runtime**: the session's ``cli_version``, ``sdk_version`` and ``lock_sha256`` (the fields a run
-  refuses on, ``runtime.REFUSING``; the last two are recorded since schema 2, and their absence in
-  an older log is a note) equal the runtime in effect when it started (the ``runtime.json`` of the
-  manifest in effect then, read from the tree or from git history).
+- **Runtime**: the session's runtime fields equal the runtime in effect when it started (the
+  ``runtime.json`` of the manifest in effect then, read from the tree or from git history): for a
+  Claude Code session its ``cli_version``, ``sdk_version`` and ``lock_sha256`` (the last two are
+  recorded since schema 2, and their absence in an older log is a note), for a Codex CLI session
+  its ``cli_version`` (the frozen ``codex_version``), ``runtime_lock_sha256`` (the frozen
+  ``codex_lock_sha256``) and ``lock_sha256`` (``runtime.SESSION_FIELDS``).
 - **Code version**: the session's ``code_version`` is a commit of this repository whose frozen
   files equal the manifest in effect when it started (the freeze commit, or a later commit that
   changed frozen files only through amendments). ``+dirty`` is flagged: the code that ran
@@ -27,7 +29,7 @@ from study.session_io.meta import read_meta
 from .chain import Link
 from .files import RUNTIME
 from .gitinfo import blob_sha256, frozen_blobs, head_commit, is_commit
-from .runtime import REFUSING, runtime_for_hash
+from .runtime import REFUSING, SESSION_FIELDS, runtime_for_hash
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _DIRTY = ("+dirty", "-dirty")
@@ -59,18 +61,27 @@ class SessionChecks:
         if runtime is None:
             notes.append(f"{link.label} records no readable runtime ({RUNTIME}): CLI and SDK versions not checked")
             return
-        for name, words in REFUSING.items():
-            what = f"the {words}" if name == "lock_sha256" else f"the {words} version"
+        on = start.get("runtime") or meta.get("runtime") or "claude-code"
+        fields = SESSION_FIELDS.get(on)
+        if fields is None:
+            problems.append(f"ran on runtime {on!r}, which this package does not know: its runtime cannot be checked")
+            return
+        for name, frozen in fields.items():
+            words = REFUSING[frozen]
+            what = f"the {words}" if frozen.endswith("sha256") else f"the {words} version"
             recorded = start.get(name) or meta.get(name)
             if not recorded:
-                if name in _RECORDED_SINCE_SCHEMA_2:
+                if name in _RECORDED_SINCE_SCHEMA_2 and on == "claude-code":
                     notes.append(f"no {name} recorded (a log from before it was recorded): {what} is not checked")
                 else:
                     problems.append(f"no {name} recorded: {what} cannot be checked")
-            elif recorded != runtime.get(name):
-                ran = "ran with the" if name == "lock_sha256" else "ran on"
+            elif frozen not in runtime:
+                problems.append(f"ran on {words} {recorded}, but the runtime in effect when it started "
+                                f"({link.label}) records no {words}")
+            elif recorded != runtime.get(frozen):
+                ran = "ran with the" if frozen.endswith("sha256") else "ran on"
                 problems.append(f"{ran} {words} {recorded}, but the runtime in effect when it started "
-                                f"({link.label}) is {runtime.get(name)}")
+                                f"({link.label}) is {runtime.get(frozen)}")
 
 
     def check_code_version(self, link: Link, version: Any, problems: list[str], notes: list[str]) -> None:

@@ -57,7 +57,7 @@ def test_run_refuses_another_runtime_and_proceeds_once_an_amendment_records_it(t
 
     installed = current_runtime()["cli_version"]
     with monkeypatch.context() as patched:
-        patched.setattr("study.runtimes.claude_code.sdk.bundled_cli_version", lambda: "2.0.0-frozen")
+        patched.setattr("study.runtimes.claude_code.pin.bundled_cli_version", lambda: "2.0.0-frozen")
         root = frozen_project(tmp_path / "project")
     out = tmp_path / "sessions"
 

@@ -1,7 +1,7 @@
 """Issue 11: the runtime is part of the freeze.
 
 A different Claude Code CLI, claude-agent-sdk or lock file is simulated through the sources the
-check itself reads: ``study.runtimes.claude_code.sdk.bundled_cli_version``/``sdk_version`` (monkeypatched in
+check itself reads: ``study.runtimes.claude_code.pin.bundled_cli_version``/``sdk_version`` (monkeypatched in
 process) and the lock file (``STUDY_LOCK_FILE``, package D's documented override). ``study run``,
 ``run-all`` and ``demo`` refuse naming both versions; an amendment that records the runtime change
 lets runs proceed and is listed under the tables; ``study audit`` checks each session's CLI and
@@ -36,7 +36,7 @@ RUNS = [
 @pytest.fixture
 def other_cli(monkeypatch):
     """The installed CLI reports another version (the source the runtime check reads)."""
-    monkeypatch.setattr("study.runtimes.claude_code.sdk.bundled_cli_version", lambda: NEW_CLI)
+    monkeypatch.setattr("study.runtimes.claude_code.pin.bundled_cli_version", lambda: NEW_CLI)
 
 
 def runs_refused(root: Path, *expected: str) -> None:
@@ -64,7 +64,7 @@ def test_another_cli_version_refuses_every_run_naming_both(frozen, study_root, o
 
 
 def test_another_sdk_version_refuses_naming_both(frozen, study_root, monkeypatch):
-    monkeypatch.setattr("study.runtimes.claude_code.sdk.sdk_version", lambda: "0.0.1-test")
+    monkeypatch.setattr("study.runtimes.claude_code.pin.sdk_version", lambda: "0.0.1-test")
     study_root(frozen)
     runs_refused(frozen, f"claude-agent-sdk differs: expected {INSTALLED['sdk_version']} ({RUNTIME}), found 0.0.1-test")
 
@@ -121,7 +121,7 @@ def test_audit_checks_each_session_against_the_runtime_in_effect_when_it_started
     old_cli = INSTALLED["cli_version"]
     freeze_commit = git(frozen, "rev-parse", "HEAD").strip()
     freeze_record = json.loads((frozen / "preregistration/freeze.json").read_text(encoding="utf-8"))
-    monkeypatch.setattr("study.runtimes.claude_code.sdk.bundled_cli_version", lambda: NEW_CLI)
+    monkeypatch.setattr("study.runtimes.claude_code.pin.bundled_cli_version", lambda: NEW_CLI)
     write_runtime(frozen)
     entry = amend([RUNTIME], f"Claude Code CLI {NEW_CLI}", root=frozen)
     git(frozen, "commit", "-qam", "runtime amendment")

@@ -38,7 +38,7 @@ from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
 from study.runtimes.launcher import write_launcher
 from study.transcripts.claude_code import usage_of
 
-from . import options as cli_options
+from .options import cli_env, inherited, options, recorded_settings
 from .errors import classify_error
 from .retries import retry_fields
 from .pin import bundled_cli_path
@@ -92,9 +92,9 @@ class ClaudeCodeSession:
             raise RuntimeError("the installed claude-agent-sdk has no bundled Claude Code CLI")
         self.cli_path: Path = write_launcher(setup.home / ".study", cli)
         sim_env = setup.sim.cli_env() if setup.sim is not None else {}
-        self.env = {**sim_env, **cli_options.cli_env(prepared, setup.home, setup.base_url)}
-        self.settings = cli_options.recorded_settings(self.env)
-        self.inherited_env = cli_options.inherited(self.env)
+        self.env = {**sim_env, **cli_env(prepared, setup.home, setup.base_url)}
+        self.settings = recorded_settings(self.env)
+        self.inherited_env = inherited(self.env)
         from .tool_server import make_sdk_server
 
         box, bridge = setup.box, setup.hooks
@@ -120,12 +120,12 @@ class ClaudeCodeSession:
     async def call(self, prompt: str, resume_id: str | None, sink: CallSink) -> None:
         asyncio.get_running_loop().set_exception_handler(_quiet_after_exit)
         setup = self.setup
-        options = cli_options.options(setup.prepared, work=setup.work, cli_path=self.cli_path, env=self.env,
+        call_options = options(setup.prepared, work=setup.work, cli_path=self.cli_path, env=self.env,
                                       bridge=setup.hooks, servers=self.servers, allowed=self.allowed, resume=resume_id,
                                       system_append=setup.system_append)
-        self.transport = CLITransport(prompt=prompt, options=options)
+        self.transport = CLITransport(prompt=prompt, options=call_options)
         stream = _StreamUsage()
-        async for message in query(prompt=prompt, options=options, transport=self.transport):
+        async for message in query(prompt=prompt, options=call_options, transport=self.transport):
             if isinstance(message, AssistantMessage):
                 if message.error is None and message.model != "<synthetic>":
                     for block in message.content:
