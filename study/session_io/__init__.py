@@ -13,14 +13,26 @@
   the analysis and the audit leave a session out.
 """
 
-from .events import READABLE_SCHEMAS, SCHEMA_VERSION
-from .folders import EVENTS_NAME, META_NAME, exploratory_by_location, find_sessions, session_dir_for
-from .issues import Issue, LogError, MetaError, Rule
-from .meta import SessionMeta, effective_status, read_meta, write_meta
-from .reader import LogRead, SessionRead, read_log, read_session, validate_log
-from .record import Exclusion, ExclusionKind, SessionRecord, read_record
-from .vocabulary import EventKind, Limit, SessionStatus, VoidReason
-from .writer import EventLog, utc_now
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: Each name of the package and the module that defines it. The package imports none of them
+#: itself: ``from study.session_io.folders import find_sessions`` (what ``study status`` needs)
+#: then loads ``folders`` alone, not the reader, the record and the task definitions behind them;
+#: ``from study.session_io import X`` still works, loading X's module on first use.
+_NAMES = {
+    "events": ("READABLE_SCHEMAS", "SCHEMA_VERSION"),
+    "folders": ("EVENTS_NAME", "META_NAME", "exploratory_by_location", "find_sessions", "session_dir_for"),
+    "issues": ("Issue", "LogError", "MetaError", "Rule"),
+    "meta": ("SessionMeta", "effective_status", "read_meta", "write_meta"),
+    "reader": ("LogRead", "SessionRead", "read_log", "read_session", "validate_log"),
+    "record": ("Exclusion", "ExclusionKind", "SessionRecord", "read_record"),
+    "vocabulary": ("EventKind", "Limit", "SessionStatus", "VoidReason"),
+    "writer": ("EventLog", "utc_now"),
+}
+_MODULE_OF = {name: module for module, names in _NAMES.items() for name in names}
 
 __all__ = [
     "EVENTS_NAME", "META_NAME", "READABLE_SCHEMAS", "SCHEMA_VERSION", "EventKind", "EventLog", "Exclusion",
@@ -29,3 +41,17 @@ __all__ = [
     "VoidReason", "effective_status", "exploratory_by_location", "find_sessions", "read_log", "read_meta",
     "read_session", "session_dir_for", "utc_now", "validate_log", "write_meta",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A name of ``__all__`` from its module, imported on first use (PEP 562)."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
