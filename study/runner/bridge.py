@@ -1,7 +1,9 @@
-"""The per-session glue between Claude Code's hooks, the tools, the FSM runtime and the log.
+"""The per-session glue between the agent CLI's hooks, the tools, the FSM runtime and the log.
 
-One ``SessionBridge`` lives for one session. It is what the CLI's hooks and the in-process tool
-server call back into:
+One ``SessionBridge`` lives for one session, whichever CLI runs it: Claude Code's SDK hooks call
+its coroutines in process, Codex CLI's command hooks reach them through the runner's socket
+(``study.runtimes.codex``); both CLIs speak the same hook JSON. It is what the CLI's hooks and
+the tool servers call back into:
 
 - ``after_call`` (the SOP-Bench server's wrapper): logs every completed call, counts decisions,
   and attaches the reminder once per account to the first successful data-tool result for that
@@ -24,6 +26,13 @@ server call back into:
 - ``on_fsm_event`` (the FSM tools' event sink): logs each transition request and each proposal
   (FSM-propose).
 - ``pre_compact`` (PreCompact hook): logs the compaction.
+
+Two things the CLIs do differently are settings of the bridge, which the runtime adapter sets:
+``cli_caps_stop_blocks`` (Claude Code ends the turn itself after the cap of consecutive stop
+blocks; Codex CLI has no cap, so there the bridge lets the stop at the cap through) and
+``failures_reach_post_hook`` (Claude Code runs PostToolUseFailure for a tool's error result;
+Codex CLI runs no PostToolUse hook for it, so there the tool servers' callbacks tell the FSM and
+the log about failed calls: ``after_call`` and ``after_fsm_call``).
 
 Every FSM decision (the gate, the record of a completed call, the stop gate), the tool-name
 parsing and the deny/block outputs come from ``study.fsm.hooks``, the same functions the
@@ -75,6 +84,12 @@ def _text_of(response: Any) -> str:
 
 
 class SessionBridge:
+    #: The CLI itself ends the turn at the stop-block cap (Claude Code); else the bridge lets it end.
+    cli_caps_stop_blocks = True
+    #: The CLI runs a PostToolUse(Failure) hook for a tool's error result (Claude Code); else the
+    #: tool servers' callbacks tell the FSM and the log about it.
+    failures_reach_post_hook = True
+
     def __init__(self, log: EventLog, box: ToolBox, condition: Condition, *, fsm: Any = None,
                  reminder: str | None = None, stop_block_cap: int | None = None):
         if condition.reminder and not reminder:
@@ -141,7 +156,28 @@ class SessionBridge:
         if name == self.box.task.decision.tool and self.decisions > decided_before:
             self.last_decision_at = time.monotonic()
             self.refusals = 0
-        return [self.reminder] if attach else []
+        extra = [self.reminder] if attach else []
+        if not result.ok and not self.failures_reach_post_hook and self.fsm is not None:
+            # no PostToolUseFailure hook will come: the FSM learns of the failed call here, and a
+            # note of an automatic transition it made goes with the call's result
+            output = fsm_hooks.post_tool_use(self.fsm, {"hook_event_name": "PostToolUseFailure",
+                                                        "tool_name": f"{SOPBENCH_PREFIX}{name}", "tool_input": args},
+                                             tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER,
+                                             on_transition=self._log_automatic)
+            note = (output.get("hookSpecificOutput") or {}).get("additionalContext")
+            if note:
+                extra.append(note)
+        return extra
+
+    def after_fsm_call(self, name: str, args: Any, is_error: bool, text: str) -> None:
+        """The FSM server's callback: a failed FSM tool call, where no PostToolUseFailure hook logs it."""
+        if self.failures_reach_post_hook or not is_error:
+            return
+        args = args if isinstance(args, dict) else {}
+        call_id = self._pop_call_id(name, args)
+        with self._quietly():
+            self.log.emit(EventKind.TOOL_CALL, server=FSM_SERVER, tool=name, args=args, account=None, allowed=True,
+                          ok=False, state=self.fsm_state, call_id=call_id, error=text)
 
     def _pop_call_id(self, tool: str, args: Any) -> str | None:
         ids = self._call_ids.get(_args_key(tool, args))
@@ -218,6 +254,8 @@ class SessionBridge:
                                       stop_hook_active=active, block_cap_reached=True)
                     self.consecutive_blocks = 0
                     self.stop_cap_reached = True
+                    if not self.cli_caps_stop_blocks:
+                        return {}   # the CLI has no cap of its own: the turn ends here
                 else:
                     self.consecutive_blocks += 1
                     with self._quietly():

@@ -119,6 +119,29 @@ def parse_names(text: str, option: str, example: str) -> list[str]:
     return names
 
 
+def _runtimes(text: str | None, *, single: bool) -> list[str | None]:
+    """``--runtime``: one runtime name (``run``) or several (``run-all``); [None] when not given."""
+    if text is None:
+        return [None]
+    from study.protocol.runtimes import RUNTIMES
+
+    names = parse_names(text, "--runtime", "codex")
+    unknown = [n for n in names if n not in RUNTIMES]
+    if unknown:
+        raise click.BadParameter(f"unknown runtime {unknown[0]!r}; the runtimes are {', '.join(RUNTIMES)}",
+                                 param_hint="--runtime")
+    if single and len(names) > 1:
+        raise click.BadParameter("study run runs one session on one runtime: give one (study run-all takes several)",
+                                 param_hint="--runtime")
+    return list(dict.fromkeys(names))
+
+
+def _simulated(model: str | None) -> bool:
+    from study.protocol.models import SIM_PREFIX
+
+    return model is not None and model.startswith(SIM_PREFIX)
+
+
 def parse_seeds(text: str) -> list[int]:
     """``2,3,4`` or ``2-9`` (or both mixed); BadParameter (exit code 2) for no seed, a reversed
     range, a seed below 1 or one given twice (``preflight.check_seeds``)."""
@@ -147,8 +170,12 @@ _common = [
                  help="Only the first N accounts (1-200) of each seed's order (development; the session is exploratory, "
                       "so any seed may be used)."),
     click.option("--base-url", default=None,
-                 help="Any Anthropic-compatible endpoint (a relay, a local server), http(s)://host[:port]; default: "
-                      "the model's, or ANTHROPIC_BASE_URL. It must accept a TCP connection before anything starts."),
+                 help="Any endpoint of the model's API (Anthropic Messages for Claude Code, OpenAI Responses for Codex "
+                      "CLI; a relay, a local server), http(s)://host[:port]; default: the model's, or ANTHROPIC_BASE_URL / "
+                      "OPENAI_BASE_URL. It must accept a TCP connection before anything starts."),
+    click.option("--runtime", "runtimes", default=None, metavar="NAME[,NAME]",
+                 help="The agent runtime the simulator's sessions run on: claude-code (default) or codex; run-all takes "
+                      "several (each sim:<policy> model on each). A model alias of models.yaml names its own runtime."),
     sessions_option(help=_SESSIONS_HELP),
     click.option("--out", "old_out", type=FolderPath(path_type=Path), default=None, hidden=True,
                  help="Old spelling of --sessions (kept for one release)."),
@@ -179,8 +206,10 @@ def _with_common(fn):
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
 def run(condition: str, seed: int, model: str | None, task: str | None, accounts: int | None, base_url: str | None,
-        sessions: Path | None, old_out: Path | None, without_git_history: bool, limit: tuple[str, ...]) -> None:
-    """Run one session: one real Claude Code process over one batch, to its end.
+        runtimes: str | None, sessions: Path | None, old_out: Path | None, without_git_history: bool,
+        limit: tuple[str, ...]) -> None:
+    """Run one session: one real agent CLI (Claude Code or Codex CLI, as the model says) over one
+    batch, to its end.
 
     While it runs, a live display shows decided/N with the rate and the time left, the spend as
     streamed beside the spending cap, the elapsed time, resumes and stop-gate blocks (one line per
@@ -191,8 +220,10 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
     sessions = resolve_sessions(sessions_folder(sessions, old_out))   # once, here: passed down from now on
     overrides = _limits(limit)
     manifest = checked_manifest()
+    runtime_list = _runtimes(runtimes, single=True)
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
-                       manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides, task=task)
+                       manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides, task=task,
+                       runtime=runtime_list[0])
     refuse_without_history(preflight([spec]), without_git_history)
     try:
         prepared = prepare(spec)
@@ -239,8 +270,8 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
               help="Rerun voided sessions and sessions left unfinished by a killed runner, from scratch (the earlier attempt is kept).")
 @_with_common
 def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
-            task: str | None, accounts: int | None, base_url: str | None, sessions: Path | None, old_out: Path | None,
-            without_git_history: bool, limit: tuple[str, ...]) -> None:
+            task: str | None, accounts: int | None, base_url: str | None, runtimes: str | None, sessions: Path | None,
+            old_out: Path | None, without_git_history: bool, limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
@@ -266,10 +297,12 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
             condition_list = list(condition_names())
         except ConditionError as exc:
             raise UsageError(str(exc)) from None
+    runtime_list = _runtimes(runtimes, single=False)
     specs = [
         SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=sessions, manifest_sha256=manifest,
-                    base_url=base_url, limit_overrides=overrides, task=task)
-        for m in model_list for c in condition_list for s in seed_list
+                    base_url=base_url, limit_overrides=overrides, task=task, runtime=r)
+        for m in model_list for r in (runtime_list if _simulated(m) else [None]) for c in condition_list
+        for s in seed_list
     ]
     checked = preflight(specs)   # the whole matrix, so every shard refuses the same bad input
     refuse_without_history(checked, without_git_history)

@@ -254,6 +254,11 @@ def validate_spec(spec) -> Checked:
     else:
         check_api_key(model.api_key, model.api_key_env or "the API key")
         check_base_url(model.base_url or "", model.base_url_source or "--base-url")
+    from study.runtimes import runtime as runtime_named
+
+    problem = runtime_named(model.runtime).problem()
+    if problem is not None:
+        raise PreflightError(f"{model.name} runs on {runtime_named(model.runtime).label}, which cannot run here: {problem}")
     limits = load_limits(model.name, spec.limit_overrides, exploratory_condition=condition.exploratory)
     out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
     check_out_root(out_root, "--sessions" if spec.out_root is not None else "the default sessions folder")

@@ -1,9 +1,14 @@
-"""The simulator: an Anthropic Messages API server on 127.0.0.1 that plays a scripted model.
+"""The simulator: a model API server on 127.0.0.1 that plays a scripted model, for either runtime.
 
-``SimServer(policy, seed, truth_path, **options)`` serves ``POST /v1/messages`` on a free port
-of 127.0.0.1 (streaming server-sent events, or one JSON body when the request does not stream).
-Point the real Claude Code CLI at it with ``ANTHROPIC_BASE_URL`` (``cli_env()`` gives the whole
-environment). Each request is one of three kinds:
+``SimServer(policy, seed, truth_path, api=..., **options)`` serves, on a free port of 127.0.0.1,
+the Anthropic Messages API (``POST /v1/messages``, for Claude Code: streaming server-sent events,
+or one JSON body when the request does not stream) or the OpenAI Responses API (``POST
+/v1/responses``, for Codex CLI: streaming events, ``responses.py``). Point the real Claude Code CLI
+at it with ``ANTHROPIC_BASE_URL`` (``cli_env()`` gives the whole environment), Codex CLI with a
+model provider whose ``base_url`` is ``base_url_for("openai-responses")``. The same policy and
+ground truth serve both: each API's conversation is read into the same events
+(``conversation.py``, ``responses_conversation.py``). Each Messages API request is one of three
+kinds:
 
 * the CLI's **compaction request** (its last user message asks for a detailed summary): the
   model answers ``<summary>`` holding its memory, so it can go on after the compaction;
@@ -17,6 +22,14 @@ Every response carries its own message id and token usage (input and cached-inpu
 estimated from the request, output tokens from the answer), so the CLI's cost accounting works;
 the CLI prices by the request's model id (``claude-haiku-4-5`` prices as Claude Haiku 4.5).
 Forced compactions and faults are configured with :class:`study.sim.faults.ForcedEvents`.
+
+A Responses API request is Codex's compaction request (no tools; its last input asks for a
+checkpoint summary: answered with the model's memory as above) or a main-loop request. Codex
+compacts on its own when the reported ``total_tokens`` reach about 90% of its configured context
+window (the runner sets it to this server's ``context_window`` for simulated sessions), so a
+forced compaction is a response whose reported usage fills the window; a request beyond the window
+is answered as the Responses API does (HTTP 400 ``context_length_exceeded``), which Codex does
+not compact from: the turn fails, a model outcome.
 
 Usage::
 
@@ -40,6 +53,8 @@ from .faults import (AUTO_COMPACT_WINDOW, PROMPT_TOO_LONG, QUOTA_MESSAGE, SERVER
                      USAGE_COMPACT_INPUT, ForcedEvents)
 from .memory import remember, summary_text
 from .policies import Policy, make_policy
+from . import responses as wire
+from . import responses_conversation as codex_input
 from .protocol import (CHARS_PER_TOKEN, IdMaker, Reply, Usage, content_blocks, error_json, estimate_tokens, message_json,
                        sse_events)
 from .truth import Ledger
@@ -60,10 +75,11 @@ class _Answer:
 
     def __init__(self, reply: Reply | None = None, blocks: list[dict] | None = None, usage: Usage | None = None,
                  status: int = 200, error: str | None = None, drop: bool = False,
-                 error_type: str | None = None, delay_s: float = 0.0):
+                 error_type: str | None = None, delay_s: float = 0.0, code: str | None = None):
         self.reply, self.blocks, self.usage = reply, blocks or [], usage
         self.status, self.error, self.drop, self.error_type = status, error, drop, error_type
         self.delay_s = delay_s
+        self.code = code      # the Responses API's error code (``insufficient_quota``, ...)
 
 
 class SimServer:
@@ -173,6 +189,80 @@ class SimServer:
             finally:
                 self.busy_s += time.perf_counter() - started
 
+    def answer_responses(self, body: dict, size: int | None = None) -> _Answer:
+        """The answer to one ``POST /v1/responses`` (Codex CLI; thread-safe like ``answer``)."""
+        with self._lock:
+            started = time.perf_counter()
+            try:
+                return self._answer_responses(body, size)
+            finally:
+                self.busy_s += time.perf_counter() - started
+
+    def _answer_responses(self, body: dict, size: int | None) -> _Answer:
+        self.requests += 1
+        if self.request_log is not None:
+            with open(self.request_log, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"n": self.requests, "api": "responses", "body": body}) + "\n")
+        items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+        task = self.task
+        if codex_input.is_compaction_request(body):
+            self.summaries += 1
+            self.ledger.observe_results(codex_input.results(items))
+            self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
+            memory = remember(codex_input.read_input(items, task.item_arg, task.proc), task)
+            return self._reply_responses(Reply(text=summary_text(memory)), body, size)
+        self.main_requests += 1
+        fault = self.forced.fault_now(self.main_requests)
+        if fault is not None:
+            self.ledger.write("fault", fault=fault, main_request=self.main_requests)
+            if fault == "http500":
+                return _Answer(status=500, error=SERVER_ERROR_MESSAGE)
+            if fault == "quota":
+                return _Answer(status=429, error=QUOTA_MESSAGE, error_type="insufficient_quota", code="insufficient_quota")
+            return _Answer(drop=True)
+        self.ledger.observe_results(codex_input.results(items))
+        prompt_tokens = self._prompt_tokens(body, size)
+        if prompt_tokens > self.context_window:
+            self.ledger.write("context_full", prompt_tokens=prompt_tokens, decided=len(self.ledger.decided))
+            return _Answer(status=400, error=f"Your input exceeds the context window of this model "
+                                             f"({prompt_tokens} tokens > {self.context_window}).",
+                           code="context_length_exceeded")
+        compact_now = (self.forced.compact_after is not None and self.compactions_forced == 0
+                       and len(self.ledger.decided) >= self.forced.compact_after)
+        if compact_now:   # a response whose reported usage fills the window: Codex compacts before its next request
+            self.compactions_forced += 1
+            self.ledger.write("forced_compaction", mode="usage", decided=len(self.ledger.decided))
+        see_request = getattr(self.policy, "see_request", None)
+        if see_request is not None:
+            see_request(body)
+        memory = remember(codex_input.read_input(items, task.item_arg, task.proc), task)
+        reply = self.policy.reply(memory, codex_input.tool_names(body))
+        if reply.error is not None:
+            return _Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
+                           delay_s=reply.delay_s)
+        answer = self._reply_responses(reply, body, size, fill=compact_now)
+        if reply.text:
+            self.ledger.said(reply.text)
+        if not reply.tool_uses:
+            self.ledger.turn_ended(reply.text)
+        return answer
+
+    def _reply_responses(self, reply: Reply, body: dict, size: int | None, fill: bool = False) -> _Answer:
+        """The reply's output items (each call with its id, noted in the ledger) and its usage: the
+        prompt's estimated tokens, of which all but the last input item count as cached; with
+        ``fill`` the reported prompt fills the context window (a forced compaction)."""
+        items = wire.output_items(reply, self._ids, self.requests)
+        self.ledger.asked_calls([(i["call_id"], f"{i['namespace']}__{i['name']}" if i.get("namespace") else i["name"],
+                                  json.loads(i["arguments"])) for i in items if i["type"] == "function_call"])
+        total = self._prompt_tokens(body, size)
+        inputs = body.get("input") or []
+        new = estimate_tokens(inputs[-1:]) if inputs else 1
+        if fill:
+            new, total = self.context_window, self.context_window
+        usage = reply.usage or Usage(input_tokens=min(new, total), output_tokens=estimate_tokens(items),
+                                     cache_read_input_tokens=max(0, total - new))
+        return _Answer(reply=reply, blocks=items, usage=usage, delay_s=reply.delay_s)
+
     def _answer(self, body: dict, headers: dict[str, str], size: int | None) -> _Answer:
         self.requests += 1
         if self.request_log is not None:
@@ -264,7 +354,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
-        self._send_json(404, error_json(404, f"the simulator serves only POST /v1/messages, not GET {self.path}"))
+        self._send_json(404, error_json(404, f"the simulator serves only POST /v1/messages and POST /v1/responses, "
+                                             f"not GET {self.path}"))
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -280,8 +371,12 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/count_tokens"):
             self._send_json(200, {"input_tokens": estimate_tokens([body.get("system"), body.get("messages")])})
             return
+        if path.endswith("/v1/responses"):
+            self._responses(body, len(raw))
+            return
         if not path.endswith("/v1/messages"):
-            self._send_json(404, error_json(404, f"unknown endpoint {path}; the simulator serves POST /v1/messages"))
+            self._send_json(404, error_json(404, f"unknown endpoint {path}; the simulator serves POST /v1/messages "
+                                                 "and POST /v1/responses"))
             return
         answer = self.sim.answer(body, {k.lower(): v for k, v in self.headers.items()}, size=len(raw))
         if answer.delay_s > 0:
@@ -295,6 +390,37 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(200, message_json(self.sim._ids.message_id(), body.get("model", DEFAULT_MODEL_ID),
                                               answer.blocks, answer.reply.stop_reason, answer.usage))
+
+    def _responses(self, body: dict, size: int) -> None:
+        """A Responses API request (Codex CLI): always streamed."""
+        answer = self.sim.answer_responses(body, size=size)
+        if answer.delay_s > 0:
+            time.sleep(answer.delay_s)
+        if answer.drop:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b'event: response.created\ndata: {"type": "response.created", "response": {}}\n\n')
+            self.wfile.flush()
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if answer.error is not None:
+            self._send_json(answer.status, wire.error_json(answer.status, answer.error, answer.error_type, answer.code))
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        response_id = self.sim._ids.message_id().replace("msg_", "resp_")
+        for event in wire.sse_events(response_id, body.get("model", "gpt-5.4-mini"), answer.blocks, answer.usage):
+            self.wfile.write(event)
+        self.wfile.flush()
+        self.close_connection = True
 
     def _stream(self, body: dict, answer: _Answer) -> None:
         self.send_response(200)

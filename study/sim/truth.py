@@ -117,25 +117,35 @@ class Ledger:
             fh.write(json.dumps({"kind": kind, **fields}, ensure_ascii=False) + "\n")
 
     def asked(self, blocks: list[dict]) -> None:
-        """Note the tool calls of a response the server sends."""
+        """Note the tool calls of a response the server sends (Messages API content blocks)."""
+        self.asked_calls([(b["id"], b["name"], b.get("input") or {}) for b in blocks if b.get("type") == "tool_use"])
+
+    def asked_calls(self, calls: list[tuple[str, str, dict]]) -> None:
+        """Note the tool calls (id, full name, arguments) of a response the server sends."""
         with self._lock:
-            for block in blocks:
-                if block.get("type") == "tool_use":
-                    self._pending[block["id"]] = (block["name"], block.get("input") or {})
+            for call_id, name, args in calls:
+                self._pending[call_id] = (name, args)
 
     def observe(self, messages: list[dict]) -> None:
-        """Read a request: every result of a pending call, in the order it appears."""
-        with self._lock:
-            for message in messages:
-                if message.get("role") != "user" or isinstance(message.get("content"), str):
-                    continue
-                for block in message.get("content") or []:
-                    if isinstance(block, dict) and block.get("type") == "tool_result":
-                        pending = self._pending.pop(block.get("tool_use_id", ""), None)
-                        if pending is not None:
-                            self._resolve(pending[0], pending[1], ok=not block.get("is_error"), block=block)
+        """Read a Messages API request: every result of a pending call, in the order it appears."""
+        results = []
+        for message in messages:
+            if message.get("role") != "user" or isinstance(message.get("content"), str):
+                continue
+            for block in message.get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    results.append((block.get("tool_use_id", ""), not block.get("is_error"), _first_text(block)))
+        self.observe_results(results)
 
-    def _resolve(self, name: str, args: dict, ok: bool, block: dict) -> None:
+    def observe_results(self, results: list[tuple[str, bool, str]]) -> None:
+        """Every result (call id, ok, its first text) of a pending call, in the order it appears."""
+        with self._lock:
+            for call_id, ok, text in results:
+                pending = self._pending.pop(call_id, None)
+                if pending is not None:
+                    self._resolve(pending[0], pending[1], ok=ok, text=text)
+
+    def _resolve(self, name: str, args: dict, ok: bool, text: str) -> None:
         server, tool = split_tool_name(name)
         if server != "sopbench":
             return
@@ -147,7 +157,7 @@ class Ledger:
         if not ok:
             return
         if tool == "list_batch" and self.order is None:
-            self.order = _listed_accounts(block, task.list_key)
+            self.order = _listed_accounts(text, task.list_key)
         elif tool == task.proc.decision_tool and account and account not in self.decided:
             label = task.proc.decision_label(args)
             self.decided[account] = label or ""
@@ -172,10 +182,14 @@ class Ledger:
             self.write(TruthLine.REMARK, decided=len(self.decided), text=text)
 
 
-def _listed_accounts(block: dict, key: str = "accounts") -> list[str] | None:
+def _first_text(block: dict) -> str:
+    """The first text of a Messages API ``tool_result`` block."""
     content = block.get("content")
-    first = content if isinstance(content, str) else next(
+    return content if isinstance(content, str) else next(
         (b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"), "")
+
+
+def _listed_accounts(first: str, key: str = "accounts") -> list[str] | None:
     try:
         accounts = json.loads(first).get(key)
     except (ValueError, AttributeError):

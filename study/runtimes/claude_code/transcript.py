@@ -1,21 +1,13 @@
-"""One copy of Claude Code's transcript per session.
-
-The CLI writes its transcript to ``home/.claude/projects/<cwd>/<session id>.jsonl`` inside the
-session's HOME. Once a call's CLI has exited, the runner moves that file to the session folder
-as ``transcript.jsonl`` and leaves a relative symbolic link in its place, so the session stores
-the transcript once (an FSM session's is tens of MB) and a resumed call (``query(resume=...)``)
-still finds it where the CLI looks: it appends through the link. Should the CLI replace the
-linked file by a new regular file instead, the next move replaces ``transcript.jsonl`` with it.
-A move within one folder tree keeps the file's inode, so a CLI still holding the file open would
-go on writing into ``transcript.jsonl``.
+"""Where Claude Code keeps a session's transcript: ``home/.claude/projects/<cwd>/<session id>.jsonl``
+inside the session's HOME (sub-agents' transcripts aside). ``keep_one`` keeps it once in the
+session folder (``study.transcripts.kept``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from study.session_io.folders import TRANSCRIPT_NAME
+from study.transcripts import kept
 
 
 def cli_transcript(home: Path, session_id: str) -> Path | None:
@@ -25,16 +17,8 @@ def cli_transcript(home: Path, session_id: str) -> Path | None:
 
 
 def keep_one(session_dir: Path, home: Path, session_id: str | None) -> Path | None:
-    """Move the CLI's transcript of ``session_id`` to ``session_dir/transcript.jsonl`` and link
-    it back (see the module docstring); the kept path, or None when the CLI wrote none."""
+    """Move the CLI's transcript of ``session_id`` to ``session_dir/transcript.jsonl`` and link it
+    back; the kept path, or None when the CLI wrote none."""
     if not session_id:
         return None
-    source = cli_transcript(home, session_id)
-    if source is None:
-        return None
-    kept = Path(session_dir) / TRANSCRIPT_NAME
-    if source.is_symlink():      # moved before; the CLI appended through the link
-        return kept if kept.exists() else None
-    os.replace(source, kept)
-    source.symlink_to(os.path.relpath(kept, source.parent))
-    return kept
+    return kept.keep_one(session_dir, cli_transcript(home, session_id))

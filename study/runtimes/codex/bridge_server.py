@@ -4,10 +4,12 @@ end).
 
 A connection starts with one JSON line naming what it is:
 
-- ``{"hook": "PreToolUse"}`` (or ``PostToolUse``, ``Stop``, ``PreCompact``, ``PostCompact``),
-  then the hook input Codex gave the command, up to the end of the stream: the bridge's hook of
-  that event answers (the same coroutines Claude Code's SDK hooks call) and its output JSON is
-  written back (nothing when it admits the call or lets the turn end);
+- ``{"hook": "PreToolUse"}`` (or ``PostToolUse``, ``Stop``, ``PreCompact``), then the hook input
+  Codex gave the command, up to the end of the stream: the bridge's hook of that event answers
+  (the same coroutines Claude Code's SDK hooks call) and ``0`` and its output JSON is written back
+  (only ``0`` when it admits the call or lets the turn end); a failure is written back as ``1``
+  and the error, which the relay turns into exit code 2: Codex denies or blocks on it instead of
+  failing open, and ``on_error`` tells the runner, which ends the session;
 - ``{"mcp": "sopbench"}`` (or ``fsm``): the connection then carries that MCP server's stdio
   stream (one JSON-RPC message per line), served by the same ``mcp`` low-level server the stdio
   and in-process servers are.
@@ -57,10 +59,16 @@ class BridgeServer:
         self.path = self.folder / "s"
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task] = set()
+        self._groups: dict[asyncio.Task, int] = {}   # a connection's relay process group
 
     async def start(self) -> "BridgeServer":
         self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=MAX_LINE)
         return self
+
+    def live_groups(self) -> list[int]:
+        """The process groups of the relays connected now (never this process's own group)."""
+        own = os.getpgid(0)
+        return sorted({g for g in self._groups.values() if g != own})
 
     async def aclose(self) -> None:
         if self._server is not None:
@@ -79,9 +87,13 @@ class BridgeServer:
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
+        hook = False
         try:
             header = json.loads(await reader.readline())
+            if task is not None and isinstance(header.get("pgid"), int) and header["pgid"] > 1:
+                self._groups[task] = header["pgid"]
             if "hook" in header:
+                hook = True
                 await self._hook(str(header["hook"]), reader, writer)
             elif "mcp" in header:
                 await self._mcp(str(header["mcp"]), reader, writer)
@@ -89,11 +101,16 @@ class BridgeServer:
             raise
         except Exception as exc:   # a hook or a server failed: the runner must know, the relay exits 2
             self.on_error(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            if hook:
+                with contextlib.suppress(Exception):
+                    writer.write(b"1" + f"the runner's {type(exc).__name__}: {exc}".encode())
+                    await writer.drain()
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
             if task is not None:
                 self._tasks.discard(task)
+                self._groups.pop(task, None)
 
     async def _hook(self, event: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         data = await reader.read(MAX_HOOK_INPUT + 1)
@@ -104,8 +121,7 @@ class BridgeServer:
             raise ValueError(f"no hook for {event!r} (hooks: {', '.join(self.hooks)})")
         hook_input = json.loads(data)
         output = await hook(hook_input, hook_input.get("tool_use_id"), None)
-        if output:
-            writer.write(json.dumps(output).encode())
+        writer.write(b"0" + (json.dumps(output).encode() if output else b""))
         await writer.drain()
 
     async def _mcp(self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

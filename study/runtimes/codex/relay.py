@@ -6,9 +6,12 @@ and each MCP server of a Codex session is this small script, which only carries 
 Codex and the runner's socket (``bridge_server.py``); every decision is the runner's, made by the
 same ``SessionBridge`` and FSM runtime as for Claude Code:
 
-- ``relay.py hook EVENT SOCKET``: sends ``{"hook": EVENT}`` and the hook input Codex wrote on
-  stdin, prints the runner's answer (the hook output JSON, or nothing) and exits 0; if the runner
-  cannot be reached it says so on stderr and exits 2 (Codex then shows the hook as failed);
+- ``relay.py hook EVENT SOCKET``: sends ``{"hook": EVENT, "pgid": …}`` and the hook input Codex
+  wrote on stdin, and reads the runner's answer: ``0`` and the hook output JSON (or nothing),
+  printed, exit 0; or ``1`` and what went wrong, on stderr, exit 2. Exit 2 is the one failure
+  Codex does not ignore (it denies the call or blocks the stop with the message, where any other
+  failure would let the call through): so the relay fails closed, also when the runner cannot be
+  reached;
 - ``relay.py mcp NAME SOCKET``: sends ``{"mcp": NAME}``, then carries the MCP stdio stream (one
   JSON-RPC message per line) both ways until either side closes.
 
@@ -19,6 +22,7 @@ starts in tens of milliseconds and cannot be changed by anything installed besid
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import threading
@@ -44,7 +48,7 @@ def hook(event: str, path: str) -> int:
         return 2
     try:
         with _connect(path) as sock:
-            sock.sendall(json.dumps({"hook": event}).encode() + b"\n" + data)
+            sock.sendall(json.dumps({"hook": event, "pgid": os.getpgid(0)}).encode() + b"\n" + data)
             sock.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := sock.recv(65536):
@@ -54,8 +58,11 @@ def hook(event: str, path: str) -> int:
                          "the session is ending\n")
         return 2
     answer = b"".join(chunks)
-    if answer:
-        sys.stdout.buffer.write(answer)
+    if answer[:1] != b"0":
+        sys.stderr.write("study relay: " + (answer[1:].decode("utf-8", "replace") or f"no answer to the {event} hook"))
+        return 2
+    if answer[1:]:
+        sys.stdout.buffer.write(answer[1:])
         sys.stdout.buffer.flush()
     return 0
 
@@ -66,7 +73,7 @@ def mcp(name: str, path: str) -> int:
     except OSError as exc:
         sys.stderr.write(f"study relay: the session's runner cannot be reached at {path} ({exc})\n")
         return 2
-    sock.sendall(json.dumps({"mcp": name}).encode() + b"\n")
+    sock.sendall(json.dumps({"mcp": name, "pgid": os.getpgid(0)}).encode() + b"\n")
 
     def upstream() -> None:
         """Codex -> runner, until Codex closes our stdin."""

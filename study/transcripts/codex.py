@@ -1,0 +1,175 @@
+"""Codex CLI's transcript (its rollout JSONL) read as the same conversation turns as Claude Code's,
+and as the usage of each model response.
+
+A rollout line is ``{"timestamp", "type", "payload"}`` (Codex CLI 0.169.0). What is read:
+
+- ``response_item`` with payload ``message`` (role ``user``: the prompt, a resume's prompt, a
+  Stop-hook block ``<hook_prompt …>R</hook_prompt>``; role ``assistant``: the model's text; role
+  ``developer``: Codex's own instructions, or a PostToolUse hook's note between a call and its
+  output), ``function_call`` (``namespace`` ``mcp__<server>`` and the bare name) and
+  ``function_call_output`` (``"Wall time: …\\nOutput:"`` and the tool's texts; a plain string for
+  a call the PreToolUse hook denied: ``Tool call blocked by PreToolUse hook: …``), ``reasoning``;
+- ``compacted``: the summary the conversation continued from after a compaction;
+- ``token_usage_record``: one model response's usage (``response_id``, ``usage`` with
+  ``input_tokens`` including ``cached_input_tokens``, ``output_tokens`` including reasoning),
+  compaction requests included. This is what the runner prices as a session streams
+  (``RolloutFollower``) and what the audit compares the ``usage`` events with.
+
+The other records (``session_meta``, ``turn_context``, ``event_msg``, ``world_state``) are not
+turns; ``turns`` counts them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from study.protocol.models import Usage
+from .claude_code import _cut
+
+_STOP_PROMPT = re.compile(r'<hook_prompt hook_run_id="stop:[^"]*">(.*?)</hook_prompt>', re.DOTALL)
+WALL_TIME = "Wall time:"
+BLOCKED = "Tool call blocked by PreToolUse hook: "
+
+
+def usage_of(raw: Any) -> Usage:
+    """A Responses API ``usage`` (Codex's rollout form) in the price keys: the uncached input is the
+    input less its cached part; the Responses API bills no cache writes (their count, where
+    given, is kept as 5-minute writes, which its models price at 0)."""
+    raw = raw if isinstance(raw, dict) else {}
+
+    def tokens(key: str) -> int:
+        value = raw.get(key)
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0
+
+    cached = min(tokens("cached_input_tokens"), tokens("input_tokens"))
+    return Usage(input=tokens("input_tokens") - cached, output=tokens("output_tokens"),
+                 cache_write_5m=tokens("cache_write_input_tokens"), cache_read=cached)
+
+
+def _lines(data: bytes) -> list[dict[str, Any]]:
+    out = []
+    for raw in data.splitlines():
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def usage_records(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``token_usage_record`` payloads, in order (one per model response)."""
+    return [line["payload"] for line in lines
+            if line.get("type") == "token_usage_record" and isinstance(line.get("payload"), dict)]
+
+
+class RolloutFollower:
+    """The new usage records of a growing rollout, read from where the last read stopped (a line
+    being written is left for the next read)."""
+
+    def __init__(self, path: Path | None, home: Path | None = None, thread: str | None = None):
+        self.path, self.home, self.thread = path, home, thread
+        self.offset = 0
+
+    @classmethod
+    def for_thread(cls, codex_home: Path, thread: str) -> "RolloutFollower":
+        return cls(None, codex_home, thread)
+
+    def _find(self) -> Path | None:
+        if self.path is None and self.home is not None and self.thread:
+            found = sorted(self.home.glob(f"sessions/*/*/*/rollout-*-{self.thread}.jsonl"))
+            self.path = found[0] if found else None
+        return self.path
+
+    def read_new(self) -> list[dict[str, Any]]:
+        path = self._find()
+        if path is None:
+            return []
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
+        except OSError:
+            return []
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        return usage_records(_lines(data[:end]))
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [c.get("text", "") for c in content or [] if isinstance(c, dict) and isinstance(c.get("text"), str)]
+
+
+def _tool(namespace: Any, name: Any) -> str:
+    server = namespace[len("mcp__"):] if isinstance(namespace, str) and namespace.startswith("mcp__") else None
+    return ("fsm." if server == "fsm" else "") + str(name)
+
+
+def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
+    """The conversation of a rollout's lines (the turn dicts of ``study.transcripts.claude_code``),
+    and how many records are not turns."""
+    out: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
+    other = 0
+    prompts_seen = False
+    for n, raw in enumerate(lines):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            obj = None
+        if not isinstance(obj, dict) or not isinstance(obj.get("payload"), dict):
+            other += 1
+            continue
+        t, payload = obj.get("timestamp"), obj["payload"]
+        if obj.get("type") == "compacted":
+            out.append({"n": n, "role": "compaction", "t": t, "summary": True, **_cut(str(payload.get("message") or ""))})
+            continue
+        if obj.get("type") != "response_item":
+            other += 1
+            continue
+        kind = payload.get("type")
+        if kind == "message":
+            role, text = payload.get("role"), "\n".join(_texts(payload.get("content"))).strip()
+            if role == "assistant":
+                out.append({"n": n, "role": "assistant", "t": t, **_cut(text)})
+            elif role == "user" and (stop := _STOP_PROMPT.search(text)):
+                out.append({"n": n, "role": "stop-block", "t": t, **_cut(stop.group(1).strip())})
+            elif role == "user" and text and not text.startswith("<environment_context>"):
+                out.append({"n": n, "role": "user", "t": t, **_cut(text)})
+                prompts_seen = True
+            elif role == "developer" and prompts_seen and out and out[-1].get("role") == "call":
+                out.append({"n": n, "role": "user", "t": t, "hook": True, **_cut(text)})
+            else:
+                other += 1
+        elif kind == "reasoning":
+            summary = "\n".join(_texts(payload.get("summary")))
+            if summary:
+                out.append({"n": n, "role": "thinking", "t": t, **_cut(summary)})
+            else:
+                other += 1
+        elif kind == "function_call":
+            call = {"n": n, "role": "call", "t": t, "tool": _tool(payload.get("namespace"), payload.get("name")),
+                    "args": _cut(str(payload.get("arguments") or "")), "result": None}
+            calls[str(payload.get("call_id"))] = call
+            out.append(call)
+        elif kind == "function_call_output":
+            texts = _texts(payload.get("output"))
+            ran = bool(texts) and texts[0].startswith(WALL_TIME)
+            body = "\n".join(texts[1:] if ran else texts)
+            denied = not ran and body.startswith(BLOCKED)
+            call = calls.get(str(payload.get("call_id")))
+            if call is None:
+                call = {"n": n, "role": "call", "t": t, "tool": "?", "args": _cut(""), "result": None}
+                out.append(call)
+            error = not ran or body.startswith("Error: ")
+            call.update(result=_cut(body[len(BLOCKED):] if denied else body), result_n=n, error=error, denied=denied)
+        else:
+            other += 1
+    return out, other
