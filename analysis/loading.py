@@ -34,9 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from sopbench_tools.orders import DEVELOPMENT_SEED
 from study.errors import StudyError
@@ -48,6 +46,9 @@ from study.session_io.record import Exclusion, SessionRecord, read_record
 from .score_cache import ScoreCache, without_gc
 from .scoring import WINDOW, SessionScore, score_log
 from .sopbench_grader import sopbench_correct
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: Below this many sessions, scoring stays in this process (workers cost more than they save).
 _PARALLEL_FROM = 64
@@ -179,6 +180,8 @@ def sessions_frame(scores: list[SessionScore], ends: dict[str, int] | None = Non
                    graded: dict[str, int] | None = None) -> pl.DataFrame:
     """Per-session metrics, one row per score, sorted by model, condition and seed (``ends``,
     ``graded``: each session's real turn ends and SOP-Bench-graded correct count, by path)."""
+    import polars as pl     # imported only where a command needs it: `study score` makes no frame
+
     windows = max((-(-len(s.order) // WINDOW) for s in scores), default=200 // WINDOW)
     schema = {
         "path": pl.Utf8, "model": pl.Utf8, "condition": pl.Utf8, "seed": pl.Int64,
@@ -194,20 +197,35 @@ def sessions_frame(scores: list[SessionScore], ends: dict[str, int] | None = Non
     return pl.DataFrame(rows, schema=schema, orient="row").sort(["model", "condition", "seed", "path"])
 
 
-#: Columns of ``Corpus.accounts``.
-ACCOUNT_SCHEMA = {
-    "path": pl.Utf8, "model": pl.Utf8, "condition": pl.Utf8, "seed": pl.Int64, "account": pl.Utf8,
-    "position": pl.Int64, "window": pl.Int64, "decision_index": pl.Int64, "decision_seq": pl.Int64,
-    "action": pl.Utf8, "gold": pl.Utf8, "data_tools": pl.Int64, "inv": pl.Boolean,
-    "rec": pl.Boolean, "foc": pl.Boolean, "compliant": pl.Boolean, "correct": pl.Boolean,
-    "fc": pl.Boolean,
+#: Columns of ``Corpus.accounts`` and their polars types (``ACCOUNT_SCHEMA``: the polars schema).
+ACCOUNT_COLUMNS = {
+    "path": "Utf8", "model": "Utf8", "condition": "Utf8", "seed": "Int64", "account": "Utf8",
+    "position": "Int64", "window": "Int64", "decision_index": "Int64", "decision_seq": "Int64",
+    "action": "Utf8", "gold": "Utf8", "data_tools": "Int64", "inv": "Boolean",
+    "rec": "Boolean", "foc": "Boolean", "compliant": "Boolean", "correct": "Boolean",
+    "fc": "Boolean",
 }
+
+
+def __getattr__(name: str) -> Any:
+    """``ACCOUNT_SCHEMA``, made when first asked for (polars is imported only where it is used)."""
+    if name == "ACCOUNT_SCHEMA":
+        return _account_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _account_schema() -> dict[str, Any]:
+    import polars as pl
+
+    return {name: getattr(pl, kind) for name, kind in ACCOUNT_COLUMNS.items()}
 
 
 def accounts_frame(scores: list[SessionScore]) -> pl.DataFrame:
     """Per decided account: the session's identity and the account's scored decision
     (``window`` counts from 1)."""
-    columns: dict[str, list[Any]] = {name: [] for name in ACCOUNT_SCHEMA}
+    import polars as pl
+
+    columns: dict[str, list[Any]] = {name: [] for name in ACCOUNT_COLUMNS}
     for s in scores:
         if not s.decisions:
             continue
@@ -223,7 +241,7 @@ def accounts_frame(scores: list[SessionScore]) -> pl.DataFrame:
                              ("compliant", compliant), ("correct", correct),
                              ("fc", [a and b for a, b in zip(compliant, correct)])):
             columns[name].extend(values)
-    return pl.DataFrame(columns, schema=ACCOUNT_SCHEMA)
+    return pl.DataFrame(columns, schema=_account_schema())
 
 
 def load_corpus(root: Path, *, allow_simulated: bool = False, include_exploratory: bool = False,
@@ -331,6 +349,8 @@ def load_events(root: Path) -> pl.DataFrame:
     Columns: the session's path, model, condition and seed, and each event's seq, t, kind,
     server, tool, account, allowed, ok and state (null where the kind has no such field).
     """
+    import polars as pl
+
     root = Path(root).resolve()
     rows: list[dict[str, Any]] = []
     for d in find_session_dirs(root):

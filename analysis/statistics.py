@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
 
 #: Bootstrap resamples and the seed of their generator (fixed: same CIs every run).
 RESAMPLES = 10_000
@@ -96,6 +95,10 @@ def _signed_rank_counts(ranks: np.ndarray) -> np.ndarray:
 
 def mcnemar_exact(a, b) -> float:
     """Exact two-sided McNemar p for paired binary outcomes ``a`` and ``b`` (one per task)."""
+    # imported only where a command needs it: no table computes McNemar's test, and statsmodels
+    # (with the pandas it imports) took longer to import than the tables took to compute
+    from statsmodels.stats.contingency_tables import mcnemar
+
     a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
     if a.shape != b.shape:
         raise ValueError(f"paired outcomes need equal lengths, got {a.size} and {b.size}")
