@@ -20,7 +20,9 @@ Sessions of different batch sizes are different sessions: when a model has sessi
 than one number of accounts, those over fewer accounts than its largest batch are tabulated as a
 model of their own, ``<model>, first <N> accounts`` (so the demo's ``seed-2-first-10`` and
 ``seed-2-first-20`` are two sessions, not duplicates). Sessions of another task than the project's
-(``session_start.task``; exploratory) are tabulated as ``<model> on <task>``.
+(``session_start.task``; exploratory) are tabulated as ``<model> on <task>``, and sessions on
+another agent runtime than Claude Code (``session_start.runtime``) as ``<model> on <runtime>``
+(``sim:oracle on Codex CLI``): each model on each runtime is a row of its own.
 
 Simulated and real sessions are never mixed: a corpus holding both raises ``CorpusError``
 unless ``allow_simulated`` is set, and any corpus with a simulated session is ``simulated``
@@ -289,7 +291,7 @@ def corpus_of(root: Path, included: list[SessionScore], *, excluded: list[tuple[
             "folder with only one kind, or pass --allow-simulated to tabulate both under a "
             "SIMULATED title."
         )
-    included = separate_batch_sizes(separate_tasks(included))
+    included = separate_batch_sizes(separate_tasks(separate_runtimes(included)))
     _refuse_duplicates(included, root)
     return Corpus(root=root, scores=included, sessions=sessions_frame(included, ends, graded),
                   excluded=sorted(excluded, key=_by_reason),
@@ -308,6 +310,23 @@ def batch_model(model: str, accounts: int) -> str:
 def task_model(model: str, task: str) -> str:
     """The model name under which ``model``'s sessions of another task than the project's are tabulated."""
     return f"{model} on {task}"
+
+
+def runtime_model(model: str, runtime: str) -> str:
+    """The model name under which ``model``'s sessions on another runtime than Claude Code are
+    tabulated: ``sim:oracle on Codex CLI``, ``gpt-5.4-mini on Codex CLI``."""
+    from study.protocol.runtimes import runtime_label
+
+    return f"{model} on {runtime_label(runtime)}"
+
+
+def separate_runtimes(scores: list[SessionScore]) -> list[SessionScore]:
+    """Sessions on another runtime than Claude Code (the paper's, and the only one of logs written
+    before there were two), renamed :func:`runtime_model`, so that each model on each runtime is a
+    row of its own; a Claude Code session keeps its model's name, as the plan names it."""
+    from study.protocol.runtimes import DEFAULT_RUNTIME
+
+    return [s if s.runtime == DEFAULT_RUNTIME else replace(s, model=runtime_model(s.model, s.runtime)) for s in scores]
 
 
 def separate_tasks(scores: list[SessionScore]) -> list[SessionScore]:

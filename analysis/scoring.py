@@ -75,6 +75,8 @@ class SessionScore:
     #: real turn ends with accounts left: the ``stop`` events the ``ends_turn`` detector counts
     #: (blocked ones too) whose outcome is ``ended`` (a column of the tables beside the attempts)
     turn_ends: int = 0
+    #: the agent runtime (``session_start.runtime``; Claude Code when the log names none)
+    runtime: str = "claude-code"
 
     def __reduce__(self):
         """Pickled with its decisions as columns (a tenth of the objects to rebuild: worker
@@ -136,7 +138,8 @@ class SessionScore:
     def metrics(self) -> dict[str, Any]:
         """The session's metrics and routes as plain JSON-ready values (``study score --json``)."""
         return {
-            "path": self.path, "task": self.task, "model": self.model, "condition": self.condition, "seed": self.seed,
+            "path": self.path, "task": self.task, "runtime": self.runtime, "model": self.model,
+            "condition": self.condition, "seed": self.seed,
             "simulated": self.simulated, "exploratory": self.exploratory, "status": self.status,
             "voided": self.voided, "void_reason": self.void_reason, "accounts": len(self.order),
             "decided": self.decided, "correct": self.correct, "compliant": self.compliant,
@@ -297,7 +300,7 @@ def score_log(log: LogRead, meta: SessionMeta | None = None, *, evidence: bool =
         exploratory=bool((meta is not None and meta.exploratory) or start.get("exploratory")), status=status,
         voided=voided, void_reason=void_reason, cost_usd=cost, resumes=resumes,
         order=order, decisions=tuple(decisions), routes=routes, warnings=tuple(log.warnings),
-        evidence=tuple(kept), task=task, turn_ends=turn_ends,
+        evidence=tuple(kept), task=task, turn_ends=turn_ends, runtime=start.get("runtime") or "claude-code",
     )
 
 

@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("study.prereg.cli:audit", "Check every session against the manifest it ran under."),
     "doctor": ("study.doctor:doctor", "Check this install: runtime, lock, and one short session of the bundled CLI."),
     "claude": ("study.runtimes.claude_code.command:claude", "Run the Claude Code CLI bundled with claude-agent-sdk."),
+    "codex": ("study.runtimes.codex.command:codex", "Run the pinned Codex CLI, with a workflow's FSM wired in."),
     "runtime": ("study.runtimes.cli:runtime", "The agent runtimes (Claude Code, Codex CLI): list them, install Codex CLI."),
     "view": ("study.view.cli:view", "Browse sessions in a local web page (or write it as a static folder)."),
 }

@@ -116,8 +116,13 @@ def _with_common(fn: Any) -> Any:
 @_with_common
 @click.option("--tool-prefix", default=None, help="Strip this prefix from tool names (e.g. mcp__sopbench__) so the workflow can use bare names.")
 @click.option("--fsm-server", default="fsm", show_default=True, help="MCP server name of the FSM tools; its tools are never gated.")
-def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str, tool_prefix: str | None, fsm_server: str) -> None:
-    """A Claude Code command hook: hook JSON on stdin, hook JSON output on stdout.
+@click.option("--max-blocks", type=click.IntRange(min=0), default=None,
+              help="stop only: let the stop through after this many blocks in a row (Codex CLI has no cap of its own; "
+                   "Claude Code's is CLAUDE_CODE_STOP_HOOK_BLOCK_CAP).")
+def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str, tool_prefix: str | None, fsm_server: str,
+         max_blocks: int | None) -> None:
+    """A command hook of Claude Code or Codex CLI (both speak the same hook JSON): hook JSON on
+    stdin, hook JSON output on stdout.
 
     Anything that prevents a decision (unreadable input, a broken workflow or frames file)
     refuses the tool call or the end of the turn, with the error as the reason, so a
@@ -134,6 +139,8 @@ def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str,
             out = hooks.pre_tool_use(rt, hook_input, tool_prefix=tool_prefix, fsm_server=fsm_server)
         elif event == "stop":
             out = hooks.stop(rt, hook_input)
+            if max_blocks is not None:
+                out = _capped_stop(frames, agent, hook_input, out, max_blocks)
         else:
             out = hooks.post_tool_use(rt, hook_input, ok=event == "post-tool-use", tool_prefix=tool_prefix, fsm_server=fsm_server)
     except (ValueError, OSError, WorkflowError, FrameStoreError) as exc:
@@ -146,6 +153,35 @@ def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str,
         else:
             out = {}
     click.echo(json.dumps(out))
+
+
+def _capped_stop(frames: Path, agent: str, hook_input: dict, out: dict, max_blocks: int) -> dict:
+    """The stop gate's answer with a cap on blocks in a row: a stop after a block comes with
+    ``stop_hook_active`` true; the count of those is kept per session in the frames folder
+    (``stop_blocks.json``), and the stop after ``max_blocks`` of them goes through."""
+    from . import hooks
+
+    path = frames / f"stop_blocks-{agent}.json"
+    try:
+        counts = json.loads(path.read_text(encoding="utf-8"))
+        counts = counts if isinstance(counts, dict) else {}
+    except (OSError, ValueError):
+        counts = {}
+    session = str(hook_input.get("session_id") or "")
+    count = int(counts.get(session, 0)) if hook_input.get("stop_hook_active") else 0
+    if hooks.refusal(out) is None:
+        count = 0
+    elif count >= max_blocks:
+        click.echo(f"FSM stop gate: {count} blocks in a row, the cap (--max-blocks {max_blocks}): the stop goes through",
+                   err=True)
+        out, count = {}, 0
+    else:
+        count += 1
+    counts[session] = count
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(counts), encoding="utf-8")
+    tmp.replace(path)
+    return out
 
 
 @fsm.command(epilog=examples(

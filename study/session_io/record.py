@@ -25,6 +25,7 @@ from typing import Any
 from sopbench_tools.orders import DEVELOPMENT_SEED
 from sopbench_tools.tasks import PREREGISTERED_TASK
 
+from .events import EARLIER_RUNTIME
 from .folders import EVENTS_NAME, attempts, exploratory_location
 from .issues import Issue, Rule
 from .meta import SessionMeta, effective_status
@@ -168,6 +169,7 @@ class SessionRecord:
     duration_s: float | None      # meta.json's: how long it ran
     cli_version: str | None       # the runtime it ran on: session_start's, else meta.json's
     sdk_version: str | None
+    runtime: str                  # the agent runtime: session_start's, else meta.json's, else claude-code
     attempts: int                 # earlier attempts kept in attempt-<k>/
     has_meta: bool
     has_log: bool
@@ -203,6 +205,7 @@ class SessionRecord:
             decisions=meta.decisions if meta else None, duration_s=meta.duration_s if meta else None,
             cli_version=_text(start.get("cli_version"), meta and meta.cli_version),
             sdk_version=_text(start.get("sdk_version"), meta and meta.sdk_version),
+            runtime=_text(start.get("runtime"), meta and meta.runtime) or EARLIER_RUNTIME,
             attempts=len(attempts(session.path)), has_meta=meta is not None, has_log=log is not None,
             has_start=bool(start),
             issues=tuple(session.errors), warnings=tuple(log.warnings) if log is not None else (),

@@ -53,8 +53,8 @@ from .faults import (AUTO_COMPACT_WINDOW, PROMPT_TOO_LONG, QUOTA_MESSAGE, SERVER
                      USAGE_COMPACT_INPUT, ForcedEvents)
 from .memory import remember, summary_text
 from .policies import Policy, make_policy
-from . import responses as wire
-from . import responses_conversation as codex_input
+from .responses import error_json as responses_error_json, output_items, sse_events as responses_sse_events
+from .responses_conversation import is_compaction_request as is_codex_compaction, read_input, results as codex_results, tool_names as codex_tool_names
 from .protocol import (CHARS_PER_TOKEN, IdMaker, Reply, Usage, content_blocks, error_json, estimate_tokens, message_json,
                        sse_events)
 from .truth import Ledger
@@ -205,11 +205,11 @@ class SimServer:
                 fh.write(json.dumps({"n": self.requests, "api": "responses", "body": body}) + "\n")
         items = [i for i in body.get("input") or [] if isinstance(i, dict)]
         task = self.task
-        if codex_input.is_compaction_request(body):
+        if is_codex_compaction(body):
             self.summaries += 1
-            self.ledger.observe_results(codex_input.results(items))
+            self.ledger.observe_results(codex_results(items))
             self.ledger.write("compaction", decided=len(self.ledger.decided), summary_request=self.summaries)
-            memory = remember(codex_input.read_input(items, task.item_arg, task.proc), task)
+            memory = remember(read_input(items, task.item_arg, task.proc), task)
             return self._reply_responses(Reply(text=summary_text(memory)), body, size)
         self.main_requests += 1
         fault = self.forced.fault_now(self.main_requests)
@@ -220,7 +220,7 @@ class SimServer:
             if fault == "quota":
                 return _Answer(status=429, error=QUOTA_MESSAGE, error_type="insufficient_quota", code="insufficient_quota")
             return _Answer(drop=True)
-        self.ledger.observe_results(codex_input.results(items))
+        self.ledger.observe_results(codex_results(items))
         prompt_tokens = self._prompt_tokens(body, size)
         if prompt_tokens > self.context_window:
             self.ledger.write("context_full", prompt_tokens=prompt_tokens, decided=len(self.ledger.decided))
@@ -235,8 +235,8 @@ class SimServer:
         see_request = getattr(self.policy, "see_request", None)
         if see_request is not None:
             see_request(body)
-        memory = remember(codex_input.read_input(items, task.item_arg, task.proc), task)
-        reply = self.policy.reply(memory, codex_input.tool_names(body))
+        memory = remember(read_input(items, task.item_arg, task.proc), task)
+        reply = self.policy.reply(memory, codex_tool_names(body))
         if reply.error is not None:
             return _Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
                            delay_s=reply.delay_s)
@@ -251,7 +251,7 @@ class SimServer:
         """The reply's output items (each call with its id, noted in the ledger) and its usage: the
         prompt's estimated tokens, of which all but the last input item count as cached; with
         ``fill`` the reported prompt fills the context window (a forced compaction)."""
-        items = wire.output_items(reply, self._ids, self.requests)
+        items = output_items(reply, self._ids, self.requests)
         self.ledger.asked_calls([(i["call_id"], f"{i['namespace']}__{i['name']}" if i.get("namespace") else i["name"],
                                   json.loads(i["arguments"])) for i in items if i["type"] == "function_call"])
         total = self._prompt_tokens(body, size)
@@ -409,7 +409,7 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
             return
         if answer.error is not None:
-            self._send_json(answer.status, wire.error_json(answer.status, answer.error, answer.error_type, answer.code))
+            self._send_json(answer.status, responses_error_json(answer.status, answer.error, answer.error_type, answer.code))
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -417,7 +417,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         response_id = self.sim._ids.message_id().replace("msg_", "resp_")
-        for event in wire.sse_events(response_id, body.get("model", "gpt-5.4-mini"), answer.blocks, answer.usage):
+        for event in responses_sse_events(response_id, body.get("model", "gpt-5.4-mini"), answer.blocks, answer.usage):
             self.wfile.write(event)
         self.wfile.flush()
         self.close_connection = True

@@ -23,7 +23,7 @@ from study.session_io.reader import LogRead, SessionRead, read_session
 from study.session_io.record import SessionRecord
 from study.session_io.safe_files import LINE_CAP, TRANSCRIPT_CAP, UnsafeFile, read_capped
 
-from study.transcripts.claude_code import turns
+from study.transcripts import turns
 from .paths import session_dir
 
 #: A transcript line over ``LINE_CAP`` keeps only its first bytes (shown as unreadable).
@@ -161,7 +161,7 @@ class Store:
                           lambda: build(read(self.root, name)), None)
 
     def transcript_lines(self, session: Session) -> tuple[list[bytes], str | None]:
-        """The lines of the session's Claude Code transcript (read on first use, kept while
+        """The lines of the session's transcript (the CLI's own: read on first use, kept while
         unchanged), and why it is not shown if it is refused (not a regular file inside the
         session folder, or over a cap: ``safe_files``); no lines when the session has none."""
         path = session.path / TRANSCRIPT_NAME
@@ -181,7 +181,7 @@ class Store:
             st = path.stat()
         except OSError:
             return ([], 0), refused
-        return self._keep(self._conversations, path, (st.st_mtime, st.st_size), lambda: turns(lines), 2), refused
+        return self._keep(self._conversations, path, (st.st_mtime, st.st_size), lambda: turns(session.record.runtime, lines), 2), refused
 
 
 def _transcript(path: Path) -> tuple[list[bytes], str | None]:

@@ -18,7 +18,8 @@
   no limit of its own on model responses per call: the adapter stops the CLI at ``limits.turns``;
 - the bridge is told what Codex does not do (``cli_caps_stop_blocks``, ``failures_reach_post_hook``);
 - ``classify_error`` (``errors.py``) decides how a failed call ends the session; ``after_call``
-  keeps the rollout once as ``transcript.jsonl`` (resumes append to it through a link);
+  keeps the rollout once as ``transcript.jsonl`` (a second name of the same file: Codex resumes
+  only from its rollout's own path, and appends to it);
 - once the call has ended, no relay of it is left: hook commands run in sessions of their own
   (Codex does not stop them), so the adapter stops every relay whose process group its socket saw.
 """
@@ -39,10 +40,10 @@ from study.fsm.mcp_server import build_fsm_server
 from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
 from study.runtimes.launcher import stop_process_group, write_launcher
 from study.transcripts.codex import RolloutFollower, usage_of
-from study.transcripts.kept import keep_one
+from study.transcripts.kept import link_one
 
-from . import config as codex_config
-from . import pin
+from .config import HOOK_EVENTS, hooks_json, recorded, session_config, write_home
+from .pin import binary_env, binary_path, installed_version, problem as pin_problem
 from .bridge_server import BridgeServer
 from .errors import CodexFailed, TurnsLimit, classify_error
 
@@ -77,10 +78,10 @@ class CodexSession:
     def __init__(self, setup: SessionSetup):
         self.setup = setup
         prepared = setup.prepared
-        problem = pin.problem()
+        problem = pin_problem()
         if problem is not None:
             raise RuntimeError(problem)
-        binary = pin.binary_path()
+        binary = binary_path()
         assert binary is not None
         self.cli_path: Path = write_launcher(setup.home / ".study", binary)
         self.codex_home = setup.home / ".codex"
@@ -98,16 +99,16 @@ class CodexSession:
             self.servers, on_error=self.hook_errors.append)
         sock = str(self.socket.path)
         context_window = setup.sim.context_window if setup.sim is not None else None
-        self.config = codex_config.session_config(
+        self.config = session_config(
             model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
             servers={name: (sys.executable, _relay_command("mcp", name, sock)[1:]) for name in self.servers},
             developer_instructions=setup.system_append, context_window=context_window)
-        hooks = codex_config.hooks_json({event: _shell(_relay_command("hook", event, sock))
-                                         for event in codex_config.HOOK_EVENTS})
-        codex_config.write_home(self.codex_home, self.config, hooks)
+        hooks = hooks_json({event: _shell(_relay_command("hook", event, sock))
+                                         for event in HOOK_EVENTS})
+        write_home(self.codex_home, self.config, hooks)
         self.env = {"HOME": str(setup.home), "CODEX_HOME": str(self.codex_home), KEY_ENV: prepared.model.api_key,
-                    "SHELL": "/bin/sh", **pin.binary_env(), **prepared.spec.cli_env}
-        self.settings: dict[str, Any] = {"config": codex_config.recorded(self.config),
+                    "SHELL": "/bin/sh", **binary_env(), **prepared.spec.cli_env}
+        self.settings: dict[str, Any] = {"config": recorded(self.config),
                                          **{k: v for k, v in prepared.spec.cli_env.items()}}
         self.inherited_env = sorted(k for k in os.environ if k.startswith(("CODEX", "OPENAI", "RUST_LOG"))
                                     and k not in self.env)
@@ -199,7 +200,7 @@ class CodexSession:
             await self._stop_relays()
         if follower is not None:
             usage(follower.read_new())
-        sink.runtime_version(pin.installed_version() or "")
+        sink.runtime_version(installed_version() or "")
         sink.call_result(subtype="success" if returncode == 0 else "error", is_error=returncode != 0, turns=responses,
                          reported_cost_usd=None)
         if self.hook_errors:
@@ -219,7 +220,7 @@ class CodexSession:
     def after_call(self, thread_id: str | None) -> None:
         if thread_id:
             found = sorted(self.codex_home.glob(f"sessions/*/*/*/rollout-*-{thread_id}.jsonl"))
-            keep_one(self.setup.session_dir, found[0] if found else None)
+            link_one(self.setup.session_dir, found[0] if found else None)
 
     def classify_error(self, exc: BaseException) -> Ending:
         return classify_error(exc)

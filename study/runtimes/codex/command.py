@@ -1,0 +1,119 @@
+"""``study codex …``: the pinned Codex CLI, with a workflow's FSM wired in.
+
+``study claude`` runs Claude Code, whose FSM wiring lives in the project's ``.claude/settings.json``
+(``study fsm hook`` commands and ``study fsm serve``; docs/fsm.md). Codex CLI reads hooks and MCP
+servers from its ``CODEX_HOME``, so ``study codex --workflow FILE --frames DIR -- ARGS`` makes one:
+the same ``config.toml`` and ``hooks.json`` a study session gets (``config.py``: only the MCP tools,
+nothing on the network but the model endpoint, no AGENTS.md), with the FSM tools served by
+``study fsm serve`` and the tool-call gate, the record of completed calls and the stop gate as
+``study fsm hook`` commands over the same frames; then it replaces itself with the pinned binary
+and ARGS (``exec``: same process, stdin, stdout and exit code).
+
+Without ``--workflow`` it only runs the pinned binary (``study codex --version``). The model
+endpoint is Codex's own (the OpenAI API with the user's key) unless ``--base-url`` names another
+one (any OpenAI Responses API endpoint; ``--env-key`` the variable holding its key), e.g. the
+simulator: ``study sim serve --api responses``.
+
+Two things differ from Claude Code (docs/runtimes.md): Codex runs no PostToolUse hook for a tool's
+error result, so the FSM's history has the successful calls only (a workflow whose guard reads a
+failed call, an early exit, needs the study's runner, which hears every call from its own tool
+server); and Codex has no cap on stop blocks, so ``--max-blocks N`` lets the N+1-th stop of a turn
+through (``study fsm hook stop --max-blocks``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from study.cli.vocabulary import UsageError, examples
+
+from .config import hooks_json, session_config, write_home
+from .pin import binary_env, binary_path, problem as pin_problem
+
+#: The stop blocks per turn ``study codex`` allows by default (the study's limit, limits.yaml).
+DEFAULT_MAX_BLOCKS = 50
+
+
+def _study(*args: str) -> list[str]:
+    return [sys.executable, "-m", "study.cli", *args]
+
+
+def wire_home(home: Path, *, workflow: list[Path], frames: Path, work: Path, model: str, base_url: str | None,
+              env_key: str, tool_prefix: str | None, max_blocks: int) -> Path:
+    """Write a CODEX_HOME with the workflows' FSM wired in (see the module docstring)."""
+    import shlex
+
+    common = ["--frames", str(frames)] + [a for wf in workflow for a in ("--workflow", str(wf))]
+    prefix = ["--tool-prefix", tool_prefix] if tool_prefix else []
+    serve = _study("fsm", "serve", *common)
+    config = session_config(model=model, base_url=base_url or "", env_key=env_key, work=work,
+                                         servers={"fsm": (serve[0], serve[1:])}, provider=base_url is not None)
+
+    def hook(event: str, *extra: str) -> str:
+        return " ".join(shlex.quote(a) for a in _study("fsm", "hook", event, *common, *prefix, *extra))
+
+    hooks = hooks_json({
+        "PreToolUse": hook("pre-tool-use"),
+        "PostToolUse": hook("post-tool-use"),
+        "Stop": hook("stop", "--max-blocks", str(max_blocks)),
+    })
+    return write_home(home, config, hooks)
+
+
+@click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+               epilog=examples(
+                   "study codex --version",
+                   "study codex --workflow wf.yaml --frames .fsm -- exec --json 'Process the batch.'",
+                   "study codex --workflow wf.yaml --frames .fsm --base-url http://127.0.0.1:8765/v1 --model gpt-5.4-mini "
+                   "-- exec 'hi'",
+               ))
+@click.option("--workflow", "workflows", type=click.Path(path_type=Path, exists=True, dir_okay=False), multiple=True,
+              help="Workflow YAML to enforce (repeatable); without it, only the pinned Codex CLI runs.")
+@click.option("--frames", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Folder of the FSM frames (shared by the hooks and the FSM's MCP server) [default: .fsm/].")
+@click.option("--home", "home", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="The CODEX_HOME to write [default: codex-home/ in the frames folder].")
+@click.option("--model", default="gpt-5.4-mini", show_default=True, help="The model Codex asks for.")
+@click.option("--base-url", default=None, help="Another OpenAI Responses API endpoint, e.g. the simulator's.")
+@click.option("--env-key", default="OPENAI_API_KEY", show_default=True,
+              help="With --base-url: the environment variable holding its key.")
+@click.option("--tool-prefix", default=None,
+              help="Strip this prefix from tool names (e.g. mcp__sopbench__) so the workflow can use bare names.")
+@click.option("--max-blocks", type=click.IntRange(min=0), default=DEFAULT_MAX_BLOCKS, show_default=True,
+              help="Stop blocks per turn before a stop goes through (Codex CLI has no cap of its own).")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def codex(workflows: tuple[Path, ...], frames: Path | None, home: Path | None, model: str, base_url: str | None,
+          env_key: str, tool_prefix: str | None, max_blocks: int, args: tuple[str, ...]) -> None:
+    """Run the pinned Codex CLI with ARGS; with --workflow, in a CODEX_HOME of its own with the
+    workflow's FSM wired in (FSM tools over MCP, the tool-call gate, the record of calls and the
+    stop gate as hooks). Its stdin, output and exit code are the command's own."""
+    problem = pin_problem()
+    if problem is not None:
+        raise UsageError(problem)
+    binary = binary_path()
+    assert binary is not None
+    env = {**os.environ, **binary_env()}
+    argv = [str(binary), *args]
+    if workflows:
+        frames = (frames or Path(".fsm")).resolve()
+        home = (home or frames / "codex-home").resolve()
+        frames.mkdir(parents=True, exist_ok=True)
+        wire_home(home, workflow=[w.resolve() for w in workflows], frames=frames, work=Path.cwd().resolve(),
+                  model=model, base_url=base_url, env_key=env_key, tool_prefix=tool_prefix, max_blocks=max_blocks)
+        env["CODEX_HOME"] = str(home)
+        if args and args[0] == "exec" and "--dangerously-bypass-hook-trust" not in args:
+            # hooks of a CODEX_HOME are not trusted unless persisted: this home is the study's own
+            argv = [str(binary), "exec", "--dangerously-bypass-hook-trust", *args[1:]]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name != "posix":
+        sys.exit(subprocess.call(argv, env=env))
+    try:
+        os.execve(argv[0], argv, env)
+    except OSError as exc:
+        raise UsageError(f"cannot run Codex CLI {binary}: {exc.strerror}; reinstall it with `study runtime install codex`") from None
