@@ -52,12 +52,12 @@ def frozen_copy(dest: Path) -> Path:
     benchmarks/slurm_single_node.sh."""
     from study.runtimes.lock import lock_path
     from study.paths import project_root
-    from study.prereg.files import CODE_PACKAGES, RECORD_FILES
+    from study.prereg.files import CODE_PACKAGES, RECORD_FILES, STAMPS_DIR
     from study.prereg.imported import package_dir
     from study.prereg.runtime import write_runtime
 
     source = project_root()
-    records = {Path(rel).name for rel in RECORD_FILES}
+    records = {Path(rel).name for rel in RECORD_FILES} | {Path(STAMPS_DIR).name}   # the freeze's records: a new freeze here
     shutil.copytree(source / "preregistration", dest / "preregistration",
                     ignore=shutil.ignore_patterns("__pycache__", *records))
     for name in CODE_PACKAGES:

@@ -17,7 +17,8 @@ from study.session_io.writer import utc_now
 
 from .amend_checks import check_amended_file
 from .errors import PreregError
-from .files import AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, MANIFEST, is_frozen_path, sha256_file
+from .files import (AMENDMENTS, FREEZE_RECORD, FROZEN_CODE_DIRS, FROZEN_CODE_FILES, MANIFEST, STAMPS_DIR,
+                    is_frozen_path, sha256_file)
 from .gitinfo import head_commit
 from .records import append_amendment, seal
 from .verify import verify
@@ -45,7 +46,8 @@ def amend(files: Iterable[str | Path], reason: str, root: Path | None = None) ->
         if not is_frozen_path(rel):
             raise PreregError(
                 f"{rel} is not a frozen file: the freeze covers the files under preregistration/ "
-                f"(except {MANIFEST}, {FREEZE_RECORD} and {AMENDMENTS}) and the Python sources under "
+                f"(except {MANIFEST}, {FREEZE_RECORD}, {AMENDMENTS} and the stamps in {STAMPS_DIR}/) and the "
+                "Python sources under "
                 + ", ".join([f"{d}/" for d in FROZEN_CODE_DIRS] + list(FROZEN_CODE_FILES)) + "."
             )
         old = report.effective.get(rel)

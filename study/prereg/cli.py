@@ -1,4 +1,4 @@
-"""``study prereg freeze|verify|amend|show`` and ``study audit``."""
+"""``study prereg freeze|verify|amend|show|stamp`` and ``study audit``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import click
 
 from study.cli.legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli.vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
+from study.errors import StudyError
 from study.paths import project_root, sessions_folder
 from study.protocol.amendments import shown
 from study.session_io.record import ExclusionKind
@@ -17,9 +18,11 @@ from .amend import amend as record_amendment
 from .seeds import add_seed
 from .audit import audit_sessions
 from .errors import PreregError
-from .files import FREEZE_RECORD, MANIFEST, RUNTIME, format_manifest
+from .files import FREEZE_RECORD, MANIFEST, RUNTIME, STAMPS_DIR, format_manifest
 from .freeze import freeze as write_freeze
 from .runtime import REFUSING, current_runtime, parse_runtime, runtime_text, write_runtime
+from .stamps import StampCheck, check_stamps, stamp as request_stamp
+from .tsa import CaFileError
 from .verify import Report, imported_from, verify
 
 #: The kinds the audit's summary line always counts (the others when there are any).
@@ -31,6 +34,37 @@ def _verify_or_fail():
         return verify()
     except PreregError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def ca_file_option(help: str):
+    """``--ca-file PEM`` (or ``STUDY_TSA_CA_FILE``): the CA a timestamp's chain is checked against."""
+    return click.option("--ca-file", "ca_file", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+                        envvar="STUDY_TSA_CA_FILE", show_envvar=True, default=None, metavar="PEM", help=help)
+
+
+_CA_FILE_HELP = ("The TSA's CA certificate(s), PEM: check each stored timestamp's chain against it "
+                 "[default: only against the certificates the TSA sent with the token].")
+
+
+def _check_stamps_or_fail(report: Report, ca_file: Path | None) -> StampCheck:
+    try:
+        return check_stamps(report, ca_file)
+    except CaFileError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _echo_stamps(stamps: StampCheck) -> None:
+    """One line per stored timestamp (what it proves, or why it is refused), then its trust."""
+    for result in stamps.results:
+        if result.ok:
+            click.echo(f"stamp    {result.n}: {result.summary()}")
+            click.echo(f"         {result.trust}")
+        for problem in result.problems:
+            click.echo(f"REFUSED  {problem}")
+        for note in result.notes:
+            click.echo(f"note     {note}")
+    for note in stamps.notes:
+        click.echo(f"note     {note}")
 
 
 @click.group(epilog=examples(
@@ -65,11 +99,18 @@ def freeze_command(allow_dirty: bool, refreeze: bool) -> None:
     click.echo(f"Anyone can check it from the project root with: sha256sum -c {MANIFEST}")
 
 
-@prereg.command("verify", epilog=examples("study prereg verify", "study prereg verify --problems-only"))
+@prereg.command("verify", epilog=examples(
+    "study prereg verify",
+    "study prereg verify --problems-only",
+    "study prereg verify --ca-file tsa-ca.pem     # check the stored timestamps against the TSA's CA",
+))
 @click.option("--problems-only", is_flag=True, help="List only files that are not ok.")
-def verify_command(problems_only: bool) -> None:
-    """List every frozen file as ok, changed, missing or added; exit 1 on any mismatch."""
+@ca_file_option(_CA_FILE_HELP)
+def verify_command(problems_only: bool, ca_file: Path | None) -> None:
+    """List every frozen file as ok, changed, missing or added, and verify every stored timestamp;
+    exit 1 on any mismatch or refused timestamp."""
     report = _verify_or_fail()
+    stamps = _check_stamps_or_fail(report, ca_file)
     if report.freeze:
         click.echo(
             f"Frozen at {report.freeze.get('frozen_at')}, commit {report.freeze.get('git_commit')}"
@@ -88,9 +129,15 @@ def verify_command(problems_only: bool) -> None:
         click.echo(f"BROKEN   {problem}")
     for note in report.notes:
         click.echo(f"note     {note}")
-    if report.ok:
+    _echo_stamps(stamps)
+    if report.ok and stamps.ok:
         click.echo(f"The preregistration holds. Effective manifest sha256: {report.effective_sha256}")
         return
+    if report.ok:
+        click.echo(f"The preregistration holds (effective manifest sha256: {report.effective_sha256}), but a stored "
+                   f"timestamp is refused (REFUSED above): it proves nothing; remove its files from {STAMPS_DIR}/ "
+                   "or restore them from git.", err=True)
+        sys.exit(FAILED)
     click.echo(
         "The preregistration does NOT hold: `study run` will refuse. Restore the files, or record an "
         "intended change first with `study prereg amend --reason \"why\" FILE...`.",
@@ -250,18 +297,54 @@ def anchor_line(report: Report) -> str:
             f"manifest_sha256={report.effective_sha256}")
 
 
+@prereg.command("stamp", epilog=examples(
+    "study prereg stamp --tsa https://freetsa.org/tsr --ca-file freetsa-cacert.pem",
+    "git add preregistration/stamps && git commit -m 'Timestamp the preregistration'",
+    "study prereg verify --ca-file freetsa-cacert.pem   # later, offline: what each stamp proves",
+))
+@click.option("--tsa", "tsa_url", required=True, metavar="URL",
+              help="The Time-Stamping Authority's URL (RFC 3161 over HTTP: POST application/timestamp-query).")
+@ca_file_option("The TSA's CA certificate(s), PEM: the token must chain to it before it is stored "
+                "[default: only to the certificates the TSA sends with it].")
+def stamp_command(tsa_url: str, ca_file: Path | None) -> None:
+    """Ask a Time-Stamping Authority for an RFC 3161 timestamp of the preregistration in effect and
+    keep it under preregistration/stamps/ (the token, its certificates, a record).
+
+    What is stamped is the anchor (the effective manifest sha256 of `study prereg show --anchor`):
+    the token's SHA-256 message imprint is that hash, i.e. the hash of the canonical form of the
+    chain's last record. The token is verified before anything is written; a TSA that cannot be
+    reached or answers no valid token stores nothing (exit 1). A stamp never replaces an earlier one."""
+    try:
+        n, entry, token = request_stamp(tsa_url, ca_file)
+    except (PreregError, CaFileError) as exc:
+        raise UsageError(str(exc)) from exc
+    except StudyError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"Stamped {entry['record']} ({entry['anchor']}) at {entry['time']} by {entry['tsa']}.")
+    click.echo(f"Kept as stamp {n}: {entry['token']} (the token), {entry['certificates']} (its certificates), "
+               f"{STAMPS_DIR}/{n}.json (the record); serial {entry['serial']}.")
+    if ca_file is None:
+        click.echo("Its chain was checked only against the certificates the TSA sent: this shows the token is "
+                   "intact, not who the TSA is; check it against the TSA's CA with --ca-file.")
+    click.echo(f"Now commit it: git add {STAMPS_DIR} && git commit -m 'Timestamp the preregistration'")
+    click.echo(f"Check it by hand: openssl ts -verify -digest {token.imprint} -in {entry['token']} "
+               f"-CAfile {ca_file or '<the TSA CA file>'} -untrusted {entry['certificates']}")
+
+
 @click.command(epilog=examples(
     "study audit                          # every session under sessions/",
     "study audit --sessions /data/study-sessions",
     "study audit --sessions demo          # the demo's: exploratory only, so nothing to audit (exit 4)",
 ))
 @sessions_option(help="The sessions folder to audit [default: sessions/ of the project].")
+@ca_file_option(_CA_FILE_HELP)
 @legacy_folder_argument()
-def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
+def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | None) -> None:
     """Check every analysed session against the manifest in effect when it started, its runtime
     and its code version; list the voided, incomplete and exploratory sessions the analysis leaves
-    out, with the reason. Exit 0 when every analysed session passes, 1 when one fails, 4 when
-    there is nothing to audit (no session, or none the analysis counts)."""
+    out, with the reason; verify every stored RFC 3161 timestamp of the preregistration (what it
+    proves, or why it is refused). Exit 0 when every analysed session passes, 1 when one fails or a
+    timestamp is refused, 4 when there is nothing to audit (no session, or none the analysis counts)."""
     given = sessions_or_legacy(sessions, legacy_folder)
     directory = sessions_folder(given)
     if not directory.is_dir():
@@ -277,8 +360,10 @@ def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
         raise click.ClickException("The freeze or amendment chain is broken, so sessions cannot be audited against it.")
     for problem in report.history.problems + report.sessions:
         click.echo(f"BROKEN   {problem}")
+    stamps = _check_stamps_or_fail(report, ca_file)
+    _echo_stamps(stamps)
     results = audit_sessions(directory, report)
-    if not results and not (report.history.problems or report.sessions):
+    if not results and not (report.history.problems or report.sessions or stamps.problems):
         raise NothingToShow(f"nothing to audit: no sessions under {directory} (a session folder holds meta.json "
                             "or events.jsonl); pass the sessions folder with --sessions DIR")
     for result in results:
@@ -306,7 +391,9 @@ def audit(sessions: Path | None, legacy_folder: Path | None) -> None:
                    "(see `study prereg verify`); that does not change sessions already run.")
     if report.history.problems or report.sessions:
         click.echo("The records' history shows a rewrite (BROKEN above): the audit fails.", err=True)
-    if counts["FAIL"] or report.history.problems or report.sessions:
+    if stamps.problems:
+        click.echo("A stored timestamp is refused (REFUSED above): the audit fails.", err=True)
+    if counts["FAIL"] or report.history.problems or report.sessions or stamps.problems:
         sys.exit(FAILED)
     if not analysed:
         kinds = sorted(ExclusionKind, key=lambda k: k not in _ALWAYS_COUNTED)   # those three first, as before

@@ -1,7 +1,8 @@
 """Which files the preregistration freezes, their sha256, and the manifest's line format.
 
 The frozen set is every file under ``preregistration/`` except the three files that record the
-freeze itself (``MANIFEST.sha256``, ``freeze.json``, ``amendments.jsonl``), plus every Python
+freeze itself (``MANIFEST.sha256``, ``freeze.json``, ``amendments.jsonl``) and its RFC 3161
+timestamps (``preregistration/stamps/<n>.tsr|.pem|.json``, see ``stamps.py``), plus every Python
 source of the code that decides what a session is and how it is scored: ``analysis/`` (the
 metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards),
 ``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules),
@@ -48,6 +49,11 @@ FREEZE_RECORD = "preregistration/freeze.json"
 AMENDMENTS = "preregistration/amendments.jsonl"
 #: The files that record the freeze; they are not part of the frozen set.
 RECORD_FILES = (MANIFEST, FREEZE_RECORD, AMENDMENTS)
+#: Where the RFC 3161 timestamps of the freeze are kept (``stamps.py``): records of the freeze too,
+#: never frozen. Only the names a stamp is written under are records; any other file there is an
+#: ordinary file under preregistration/ (frozen, so ``prereg verify`` reports it as added).
+STAMPS_DIR = "preregistration/stamps"
+_STAMP_FILE = re.compile(r"^preregistration/stamps/([1-9][0-9]*)\.(tsr|pem|json)$")
 
 #: One manifest line as ``sha256sum`` writes it: hash, two spaces (or space and ``*`` for
 #: binary mode, which sha256sum also accepts), path.
@@ -66,10 +72,17 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def stamp_file(rel: str) -> tuple[int, str] | None:
+    """``(n, suffix)`` if ``rel`` (relative to the root) is a file of stamp ``n`` (suffix ``tsr``,
+    ``pem`` or ``json``), else None."""
+    match = _STAMP_FILE.match(rel)
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
 def is_frozen_path(rel: str) -> bool:
     """True if ``rel`` (relative to the root) belongs to the frozen set's domain."""
     parts = rel.split("/")
-    if "__pycache__" in parts or rel in RECORD_FILES:
+    if "__pycache__" in parts or rel in RECORD_FILES or stamp_file(rel) is not None:
         return False
     if parts[0] == PREREG_DIR and len(parts) > 1:
         return True

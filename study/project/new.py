@@ -110,7 +110,8 @@ Voided sessions (infrastructure failures, interruptions) are rerun; nothing else
 def _readme(task: Any) -> str:
     return (f"# Preregistration of a study on {task.name}\n\nMade by `study new --task {task.name}`. "
             "Edit plan.md and predictions.yaml, commit, then `study prereg freeze`. Every file here is "
-            "frozen by it (except MANIFEST.sha256, freeze.json and amendments.jsonl, which record the freeze).\n")
+            "frozen by it (except MANIFEST.sha256, freeze.json, amendments.jsonl and the timestamps in stamps/, "
+            "which record the freeze).\n")
 
 
 def _predictions(task: Any) -> str:
