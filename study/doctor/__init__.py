@@ -7,6 +7,9 @@ then checks, each with what to fix when it fails:
 - frozen runtime: the runtime matches ``preregistration/runtime.json`` as the preregistration in
   effect has it (CLI, SDK, lock sha256; a different Python minor is only reported);
 - CLI: the CLI sessions run is the bundled one, and its binary reports the bundled version;
+- Codex CLI (``--runtime codex`` requires it; otherwise a missing one is a note): installed as
+  the npm lock pins it, and one short session of the study's runner on it against the simulator
+  (``study/runtimes/codex/doctor.py``: MCP tools, the PreToolUse gate, resume);
 - one short session of that CLI against the simulator (``doctor_session.py``): the CLI starts,
   the PreToolUse hook is called and its denial honoured, the SOP-Bench MCP tools are connected
   and record decisions, and ``resume`` continues the same session;
@@ -43,17 +46,40 @@ class Check:
 
 def _runtime_lines() -> list[tuple[str, str]]:
     from study.runtimes.claude_code import sdk
+    from study.runtimes.codex import pin as codex
 
     path = sdk.bundled_cli_path()
     key = "set" if os.environ.get("ANTHROPIC_API_KEY") else "not set"
     base = os.environ.get("ANTHROPIC_BASE_URL")
+    openai = "set" if os.environ.get("OPENAI_API_KEY") else "not set"
     return [
         ("Python", f"{platform.python_version()} ({sys.executable})"),
         ("claude-agent-sdk", sdk.sdk_version()),
         ("Claude Code CLI", f"{sdk.bundled_cli_version()} (bundled) at {path or 'none'}"),
+        ("Codex CLI", f"{codex.installed_version() or 'not installed'} (pinned {codex.pinned_version()}) at "
+                      f"{codex.binary_path() or codex.install_dir()}"),
         ("API key", f"ANTHROPIC_API_KEY {key}" + (f", ANTHROPIC_BASE_URL={base}" if base else "")
-         + " (reported only: the simulator needs none; a real run needs a key or a relay)"),
+         + f", OPENAI_API_KEY {openai} (reported only: the simulator needs none; a real run needs a key or a relay)"),
     ]
+
+
+def codex_checks(wanted: bool) -> tuple[list[Check], str | None]:
+    """The pinned Codex CLI: installed as pinned (version, npm lock), then one short session of
+    the study's own runner on it (``study.runtimes.codex.doctor``). Not installed is a note
+    unless ``wanted`` (``--runtime codex``): Claude Code sessions do not need it."""
+    from study.runtimes.codex import pin
+
+    problem = pin.problem()
+    if problem is not None:
+        if wanted:
+            return [Check("Codex CLI", False, problem, "study runtime install codex (needs Node.js and npm)")], None
+        return [], f"Codex CLI: {problem}"
+    from study.runtimes.codex.doctor import run_probe
+
+    checks = [Check("Codex CLI", True, f"{pin.installed_version()} installed from the committed npm lock "
+                                       f"(sha256 {pin.lock_sha256()[:12]}…) at {pin.binary_path()}")]
+    checks += [Check(f.name, f.ok, f.detail, f.fix) for f in run_probe()]
+    return checks, None
 
 
 def check_lock() -> Check:
@@ -200,7 +226,9 @@ def missing_for_a_real_run(environ: dict[str, str] | None = None) -> list[str]:
     "study doctor --sessions /shared/study-sessions # also check a shared sessions folder is writable",
 ))
 @sessions_option(help="The sessions folder to check for writing [default: sessions/ of the project].")
-def doctor(sessions: Path | None) -> None:
+@click.option("--runtime", "runtime", type=click.Choice(["codex"]), default=None,
+              help="Also require Codex CLI (installed and working); without it, a missing Codex CLI is only a note.")
+def doctor(sessions: Path | None, runtime: str | None) -> None:
     """Check that this install is ready for a confirmatory run: the runtime, the lock, the frozen
     runtime, one short session of the bundled Claude Code CLI against the simulator (hooks, MCP
     tools, resume) and the sessions folder. Says what to fix for each failure; exit code 0 only
@@ -223,6 +251,12 @@ def doctor(sessions: Path | None) -> None:
     if path is not None:
         click.echo(f"      {'':<16} (one short session of the CLI against the simulator …)")
     show(*session_checks(path))
+    codex, note = codex_checks(runtime == "codex")
+    if codex:
+        click.echo(f"      {'':<16} (one short session of the pinned Codex CLI against the simulator …)")
+    show(*codex)
+    if note:
+        click.echo(f"note  {note}; Claude Code sessions do not need it")
     show(check_sessions_folder(sessions))
     failed = [c.name for c in checks if not c.ok]
     if failed:

@@ -167,10 +167,11 @@ def _simulated_evidence(path: Path, start: dict, events: list[dict], transcript:
     model = start.get("model")
     if isinstance(model, str) and model.startswith("sim:"):
         return f"its model is {model}"
-    if any(isinstance(e.get("call_id"), str) and e["call_id"].startswith("toolu_sim") for e in events):
-        return "its tool calls carry the simulator's ids (toolu_sim…)"
-    if any(str(_message(line).get("id", "")).startswith("msg_sim") for line in transcript or ()):
-        return "its transcript's responses carry the simulator's ids (msg_sim…)"
+    if any(isinstance(e.get("call_id"), str) and e["call_id"].startswith(("toolu_sim", "call_sim")) for e in events):
+        return "its tool calls carry the simulator's ids (toolu_sim…, call_sim…)"
+    responses = _responses(transcript or [], start.get("runtime") or "claude-code")
+    if any(str(r.get("id") or "").startswith(("msg_sim", "resp_sim")) for r in responses):
+        return "its transcript's responses carry the simulator's ids (msg_sim…, resp_sim…)"
     if os.path.lexists(path / SIM_TRUTH):
         return f"its folder holds the simulator's {SIM_TRUTH}"
     return None
@@ -208,31 +209,18 @@ def _read_transcript(path: Path, found: RecordCheck) -> list[dict] | None:
     return lines
 
 
-def _message(line: dict) -> dict:
-    message = line.get("message")
-    return message if isinstance(message, dict) else {}
 
 
-def _responses(transcript: list[dict]) -> list[dict]:
-    """The main thread's model responses in order, one per message id (the CLI writes a line per
-    content block, each with the response's usage); the CLI's synthetic messages left out."""
-    seen: dict[str, dict] = {}
-    for line in transcript:
-        if line.get("type") != "assistant" or line.get("isSidechain") is True:
-            continue
-        message = _message(line)
-        if message.get("model") == "<synthetic>" or not isinstance(message.get("id"), str):
-            continue
-        entry = seen.setdefault(message["id"], {"usage": message.get("usage"), "tool_uses": []})
-        entry["usage"] = message.get("usage") or entry["usage"]
-        for block in message.get("content") or ():
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                entry["tool_uses"].append(block)
-    return list(seen.values())
+def _responses(transcript: list[dict], runtime: str) -> list[dict]:
+    """The transcript's model responses, each ``{"id", "usage", "tool_uses"}``, read by the reader
+    of the CLI that wrote it (``study.transcripts``)."""
+    from study.transcripts import claude_code, codex
+
+    return (codex if runtime == "codex" else claude_code).responses(transcript)
 
 
 def _log_against_transcript(events: list[dict], start: dict, transcript: list[dict], problems: list[str]) -> None:
-    responses = _responses(transcript)
+    responses = _responses(transcript, start.get("runtime") or "claude-code")
     uses = {b.get("id"): b for r in responses for b in r["tool_uses"]}
     calls = [e for e in events if e.get("kind") == "tool_call"]
     missing, differ = [], []
@@ -274,10 +262,9 @@ def _usage_against_responses(events: list[dict], start: dict, responses: list[di
     if not usage or not isinstance(prices, dict):
         return
     from study.runner.spending import price_usage
-    from study.transcripts.claude_code import usage_of
 
     try:
-        priced = [price_usage(usage_of(r["usage"]), prices) for r in responses]
+        priced = [price_usage(r["usage"], prices) for r in responses]
     except (KeyError, TypeError, ValueError):
         problems.append("session_start's prices_per_mtok cannot price the transcript's usage")
         return

@@ -82,6 +82,25 @@ def _compaction(obj: dict[str, Any], n: int) -> dict[str, Any]:
             "text": "Conversation compacted" + (f" ({', '.join(words)})" if words else "")}
 
 
+def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The main thread's model responses in order, one per message id (the CLI writes a line per
+    content block, each with the response's usage); the CLI's synthetic messages left out. As
+    ``{"id", "usage": Usage, "tool_uses": [tool_use blocks]}``."""
+    seen: dict[str, dict] = {}
+    for line in lines:
+        if line.get("type") != "assistant" or line.get("isSidechain") is True:
+            continue
+        message = line.get("message") if isinstance(line.get("message"), dict) else {}
+        if message.get("model") == "<synthetic>" or not isinstance(message.get("id"), str):
+            continue
+        entry = seen.setdefault(message["id"], {"id": message["id"], "raw": message.get("usage"), "tool_uses": []})
+        entry["raw"] = message.get("usage") or entry["raw"]
+        for block in message.get("content") or ():
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                entry["tool_uses"].append(block)
+    return [{"id": e["id"], "usage": usage_of(e["raw"]), "tool_uses": e["tool_uses"]} for e in seen.values()]
+
+
 def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
     """The conversation of a transcript's lines, and how many records are not turns."""
     out: list[dict[str, Any]] = []

@@ -68,6 +68,29 @@ def usage_records(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if line.get("type") == "token_usage_record" and isinstance(line.get("payload"), dict)]
 
 
+def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The model responses of a rollout's records, in order: each ``token_usage_record`` closes one
+    response, whose ``function_call`` items are those since the previous record; as
+    ``{"id", "usage": Usage, "tool_uses": [{"id", "name": "mcp__<server>__<tool>", "input"}]}`` (the
+    form the audit compares a session's log with, whichever CLI wrote the transcript)."""
+    out: list[dict[str, Any]] = []
+    uses: list[dict[str, Any]] = []
+    for line in lines:
+        payload = line.get("payload") if isinstance(line.get("payload"), dict) else {}
+        if line.get("type") == "response_item" and payload.get("type") == "function_call":
+            namespace, name = payload.get("namespace"), payload.get("name")
+            try:
+                args = orjson.loads(payload.get("arguments") or "{}")
+            except (orjson.JSONDecodeError, TypeError):
+                args = payload.get("arguments")
+            uses.append({"id": payload.get("call_id"), "name": f"{namespace}__{name}" if namespace else str(name),
+                         "input": args})
+        elif line.get("type") == "token_usage_record":
+            out.append({"id": payload.get("response_id"), "usage": usage_of(payload.get("usage")), "tool_uses": uses})
+            uses = []
+    return out
+
+
 class RolloutFollower:
     """The new usage records of a growing rollout, read from where the last read stopped (a line
     being written is left for the next read)."""
