@@ -1,8 +1,10 @@
 """``study demo``: the offline main job.
 
-Runs a small matrix through the real Claude Code CLI against the built-in simulator (no API key,
-no network), then regenerates the tables and figures from the session logs it wrote, exactly as
-``study run-all`` + ``study tables`` + ``study figures`` would. Every output is titled SIMULATED:
+Runs a small matrix through the real agent CLIs against the built-in simulator (no API key, no
+network): Claude Code, and Codex CLI where it is installed (``study runtime install codex``), the
+same sessions on each; then regenerates the tables and figures from the session logs it wrote,
+exactly as ``study run-all`` + ``study tables`` + ``study figures`` would: each runtime's
+sessions are rows of their own (``sim:drifting`` beside ``sim:drifting on Codex CLI``). Every output is titled SIMULATED:
 the simulator's numbers show that the pipeline works, they are never results.
 
 The demo lives apart from the study: its sessions, tables and figures go to ``demo/`` at the
@@ -42,15 +44,28 @@ def demo_dir() -> Path:
 
 
 def demo_specs(out: Path, *, policy: str, conditions: tuple[str, ...], seeds: list[int], accounts: int,
-               manifest_sha256: str) -> list:
-    """The sessions of the demo matrix (one model, the given conditions and seeds)."""
+               manifest_sha256: str, runtimes: tuple[str, ...] = ("claude-code",)) -> list:
+    """The sessions of the demo matrix (one model on each runtime, the given conditions and seeds)."""
     from study.runner.session import SessionSpec
 
     return [
         SessionSpec(condition=c, seed=s, model=f"sim:{policy}", accounts=accounts, out_root=out,
-                    manifest_sha256=manifest_sha256)
-        for c in conditions for s in seeds
+                    manifest_sha256=manifest_sha256, runtime=r)
+        for r in runtimes for c in conditions for s in seeds
     ]
+
+
+def demo_runtimes(asked: str | None) -> tuple[tuple[str, ...], str | None]:
+    """The runtimes the demo runs on: those asked for (``--runtime``), else Claude Code and Codex
+    CLI where Codex CLI is installed; and the line that says why Codex CLI is left out, if it is."""
+    from study.runtimes import runtime
+
+    if asked is not None:
+        return tuple(dict.fromkeys(a.strip() for a in asked.split(",") if a.strip())), None
+    problem = runtime("codex").problem()
+    if problem is not None:
+        return ("claude-code",), f"note: Codex CLI is left out ({problem})"
+    return ("claude-code", "codex"), None
 
 
 def demo_analysis(root: Path, session_dirs: list[Path]):
@@ -99,10 +114,14 @@ def shown(path: Path) -> str:
               help="Accounts per session (a prefix of the seed's order, 1-200).")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Sessions run in parallel (at least 1).")
+@click.option("--runtime", "runtimes", default=None, metavar="NAME[,NAME]",
+              help="The agent runtimes to run on (claude-code, codex) [default: both where Codex CLI is installed, "
+                   "else Claude Code].")
 def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, seeds: str, accounts: int,
-         jobs: int) -> None:
-    """Run a small offline matrix: real Claude Code sessions against the simulator, then print
-    Tables 1, 2 and 8 of exactly those sessions as terminal tables, write every table (md, csv,
+         jobs: int, runtimes: str | None) -> None:
+    """Run a small offline matrix: real agent CLI sessions (Claude Code, and Codex CLI where it is
+    installed) against the simulator, then print Tables 1, 2 and 8 of exactly those sessions as
+    terminal tables, each runtime's sessions as rows of their own, write every table (md, csv,
     tex) and figure (all titled SIMULATED) and point at `study view`. Needs no API key and no
     network; finished sessions are skipped on a rerun."""
     from analysis import exclusions
@@ -118,11 +137,21 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     root = sessions or demo_dir()
     out = out or root
     seed_list, condition_list = parse_seeds(seeds), tuple(parse_names(conditions, "--conditions", "Plain,FSM"))
+    runtime_list, left_out = demo_runtimes(runtimes)
+    from study.protocol.runtimes import RUNTIMES, runtime_label
+
+    unknown = [r for r in runtime_list if r not in RUNTIMES]
+    if unknown or not runtime_list:
+        raise click.BadParameter(f"unknown runtime {unknown[0] if unknown else runtimes!r}; the runtimes are "
+                                 f"{', '.join(RUNTIMES)}", param_hint="--runtime")
     manifest = checked_manifest()
     specs = demo_specs(root, policy=policy, conditions=condition_list, seeds=seed_list,
-                       accounts=accounts, manifest_sha256=manifest)
+                       accounts=accounts, manifest_sha256=manifest, runtimes=runtime_list)
     preflight(specs)   # nothing is created on a bad input (exit code 2)
-    click.echo(f"SIMULATED demo: {len(specs)} real Claude Code sessions against the simulator "
+    if left_out:
+        click.echo(left_out)
+    clis = " and ".join(runtime_label(r) for r in runtime_list)
+    click.echo(f"SIMULATED demo: {len(specs)} real {clis} sessions against the simulator "
                f"(policy {policy}, {accounts} accounts each) -> {shown(root)}/")
     result = run_matrix(specs, jobs=jobs, root=root, title="study demo (SIMULATED)")
     click.echo(format_summary(result, root))
@@ -144,7 +173,8 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     (tables_dir / "exclusions.csv").write_text(exclusions.to_csv(analysis), encoding="utf-8")
     written = write_figures(analysis, figures_out)
     click.echo(f"tables: {shown(tables_dir)}/  figures: {len(written)} files in {shown(figures_out)}/")
-    click.echo(f"sessions: {shown(root)}/exploratory/sim-{policy}/<condition>/seed-<n>-first-{accounts}/ "
+    folders = ", ".join(f"sim-{policy}" + ("" if r == "claude-code" else f"@{r}") for r in runtime_list)
+    click.echo(f"sessions: {shown(root)}/exploratory/{{{folders}}}/<condition>/seed-<n>-first-{accounts}/ "
                f"(outside the study's sessions/; analyse them with `study tables --sessions {shown(root)} "
                "--include-exploratory`)")
     click.echo("These numbers come from a scripted model (SIMULATED): they test the pipeline, not an agent.")

@@ -41,12 +41,23 @@ def list_() -> None:
         raise SystemExit(FAILED)
 
 
-@runtime.command(epilog=examples("study runtime install codex", "STUDY_CODEX_DIR=/opt/codex study runtime install codex"))
+@runtime.command(epilog=examples("study runtime install codex", "STUDY_CODEX_DIR=/opt/codex study runtime install codex",
+                                  "study runtime install codex --optional   # the README's install: no Node.js is a note"))
 @click.argument("name", type=click.Choice(["codex"]))
-def install(name: str) -> None:
+@click.option("--optional", is_flag=True,
+              help="Where Node.js/npm is missing, say so in one line and exit 0 (Claude Code needs neither); any other "
+                   "failure still fails.")
+def install(name: str, optional: bool) -> None:
     """Install runtime NAME's pinned CLI (codex: `npm ci` from the committed lock, into the
     project's own folder, never on PATH)."""
+    import shutil
+
     from .codex import pin
+
+    if optional and shutil.which("npm") is None:
+        click.echo("note: npm (Node.js) is not installed, so Codex CLI is not: Claude Code sessions work without it; "
+                   "for Codex CLI install Node.js, then `study runtime install codex`")
+        return
 
     click.echo(f"installing Codex CLI {pin.pinned_version()} into {pin.install_dir()} (npm ci, integrity-checked) ...")
     try:
