@@ -17,6 +17,13 @@ from typing import NamedTuple
 WINDOW = 50
 
 
+def window_label(i: int, accounts: int = 200) -> str:
+    """Accounts of window ``i`` (0-based) in a batch of ``accounts``, e.g. "51-100", or "1-20"
+    for a batch of 20 (here, beside ``WINDOW``, so that ``study score`` shows it without loading
+    the tables; ``analysis.tables`` re-exports it)."""
+    return f"{WINDOW * i + 1}-{min(WINDOW * (i + 1), accounts)}"
+
+
 class AccountScore(NamedTuple):
     """The scored decision of one account (a named tuple: cheap to build and to pickle)."""
 

@@ -11,43 +11,82 @@ seed without sessions), a command says why and what to do and exits 4 (``Nothing
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 import click
 
 from study.cli.vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
 from study.session_io.folders import EVENTS_NAME
-from study.session_io.issues import LogError
-from study.protocol.amendments import AmendmentError
-from study.protocol.conditions import ConditionError
-from study.protocol.plan import PlanError
 
-from . import exclusions
-from .loading import CorpusError, MixedSessions, NoSuchFolder, score_or_reason, sopbench_correct_count
-from .plain_wording import plain_headers
-from .render import FORMATS, LATEX_STYLES, NUMBERINGS, LatexOptions, render
-from .table_notes import NO_ROWS
-from .tables import Analysis, build_tables, load_analysis, table6, window_label
+from .render import FORMATS, LATEX_STYLES, NUMBERINGS
+
+# Everything else is imported only where a command needs it: `study score` reads one log and
+# never loads the tables, and a `study tables` or `study predictions` answered from the output
+# cache (``analysis.output_cache``) loads neither the scorer nor the statistics stack (polars,
+# numpy, scipy), whose import took longer than a cached answer.
+if TYPE_CHECKING:
+    from .analysis_data import Analysis
+    from .output_cache import Output
+    from .score_cache import ScoreCache
 
 
 def _analysis(sessions: Path | None, plan: Path | None, allow_simulated: bool,
-              include_exploratory: bool) -> Analysis:
-    """The analysis of a sessions folder; warnings and the exclusion list printed once (stderr);
-    no analysable session: exit 4, saying why."""
+              include_exploratory: bool, cache: "ScoreCache | bool" = True) -> "Analysis":
+    """The analysis of a sessions folder (``cache``: through the score cache); bad input: exit 2."""
+    from study.protocol.amendments import AmendmentError
+    from study.protocol.conditions import ConditionError
+    from study.protocol.plan import PlanError
+    from study.session_io.issues import LogError
+
+    from .loading import CorpusError, MixedSessions, NoSuchFolder
+    from .tables import load_analysis
+
     try:
-        a = load_analysis(sessions, plan=plan, allow_simulated=allow_simulated,
-                          include_exploratory=include_exploratory, cache=True)
+        return load_analysis(sessions, plan=plan, allow_simulated=allow_simulated,
+                             include_exploratory=include_exploratory, cache=cache)
     except (NoSuchFolder, MixedSessions, PlanError) as exc:   # bad input: exit 2, nothing written
         raise UsageError(str(exc)) from None
     except (LogError, CorpusError, ConditionError, AmendmentError) as exc:
         raise click.ClickException(str(exc)) from None
-    for warning in a.corpus.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    for line in exclusions.plain_lines(a):
-        click.echo(line, err=True)
+
+
+def _notes(a: "Analysis") -> list[str]:
+    """The warnings and the exclusion list, printed once (stderr); with no analysable session,
+    they are printed and the command exits 4, saying why."""
+    from . import exclusions
+
+    lines = [f"warning: {warning}" for warning in a.corpus.warnings] + exclusions.plain_lines(a)
     if not a.corpus.scores:
+        for line in lines:
+            click.echo(line, err=True)
         raise NothingToShow(f"{a.nothing_here()}.")
-    return a
+    return lines
+
+
+def _cached_output(command: str, options: tuple, sessions: Path | None, plan: Path | None, allow_simulated: bool,
+                   include_exploratory: bool, make: "Callable[[Analysis], tuple[list, tuple]]") -> "Output":
+    """The output of ``command``: from the output cache when nothing it was made from changed
+    (``analysis.output_cache``), else made from the analysis by ``make`` (its tables and their
+    formats) and stored there."""
+    from study.paths import prereg_dir, sessions_folder
+
+    from .output_cache import OutputCache, head
+
+    started = time.time()
+    root = sessions_folder(sessions).resolve()
+    outputs = OutputCache()
+    key = head(command, (*options, allow_simulated, include_exploratory), root, prereg_dir(), plan)
+    if root.is_dir() and (found := outputs.get(key, root)) is not None:
+        return found
+    from .score_cache import ScoreCache
+
+    scores = ScoreCache()
+    a = _analysis(sessions, plan, allow_simulated, include_exploratory, scores)
+    output = _output(a, _notes(a), *make(a))
+    outputs.put(key, scores, prereg_dir(), plan, output, started)
+    return output
 
 
 def corpus_options(f):
@@ -84,6 +123,9 @@ def score(session_dir: Path, as_json: bool) -> None:
     """Score one session: FC, compliance, decided, correct (also as SOP-Bench grades it), FC per
     window, escape routes and real turn ends."""
     from study.protocol.cost_text import cost_text
+
+    from .clauses import window_label
+    from .loading import score_or_reason, sopbench_correct_count
 
     if not (session_dir / EVENTS_NAME).is_file():
         raise UsageError(f"{session_dir}: no session log here (no {EVENTS_NAME}); pass a session "
@@ -165,10 +207,17 @@ def tables(sessions, plan, allow_simulated, include_exploratory, formats, number
     Table 8's "First token remark (median decided)": the accounts decided when the agent's own
     text first mentioned tokens, context or budget (a remark about its token budget, not the
     FSM's one-time transition tokens), median over the sessions with such a remark."""
-    a = _analysis(sessions, plan, allow_simulated, include_exploratory)
-    built = build_tables(a)
-    _emit(a, plain_headers(built) if plain_headers_ else built, formats or ("md",), out,
-          LatexOptions(numbering, latex_style))
+    formats = formats or ("md",)
+
+    def make(a):
+        from .plain_wording import plain_headers
+        from .tables import build_tables
+
+        built = build_tables(a)
+        return plain_headers(built) if plain_headers_ else built, formats, (numbering, latex_style)
+
+    _emit(_cached_output("tables", (formats, numbering, latex_style, plain_headers_), sessions, plan,
+                         allow_simulated, include_exploratory, make), out)
 
 
 @click.command(epilog=examples("study predictions", "study predictions --format csv --out tables/"))
@@ -178,23 +227,43 @@ def tables(sessions, plan, allow_simulated, include_exploratory, formats, number
 @out_option(help="Write table6.<format> (and the exclusion list) into DIR instead of printing.")
 def predictions(sessions, plan, allow_simulated, include_exploratory, formats, numbering, latex_style, out) -> None:
     """Evaluate the preregistered predictions: observed values and verdicts (Table 6)."""
-    a = _analysis(sessions, plan, allow_simulated, include_exploratory)
-    _emit(a, [table6(a)], formats or ("md",), out, LatexOptions(numbering, latex_style))
+    formats = formats or ("md",)
+
+    def make(a):
+        from .tables import table6
+
+        return [table6(a)], formats, (numbering, latex_style)
+
+    _emit(_cached_output("predictions", (formats, numbering, latex_style), sessions, plan, allow_simulated,
+                         include_exploratory, make), out)
 
 
-def _emit(a: Analysis, tables_, formats, out: Path | None, latex: LatexOptions = LatexOptions()) -> None:
+def _output(a: "Analysis", notes: list[str], tables_, formats, latex: tuple[str, str]) -> "Output":
+    """What a command prints and writes for ``tables_`` in ``formats``: the notes (stderr), then
+    a note for each empty table, each table in each format, and the exclusion list."""
+    from . import exclusions
+    from .output_cache import Output
+    from .render import LatexOptions, render
+    from .table_notes import NO_ROWS
+
+    options = LatexOptions(*latex)
     for t in tables_:
         if not t.rows:
-            click.echo(f"note: Table {t.number} is empty: "
-                       + next((n[len(NO_ROWS):] for n in t.notes if n.startswith(NO_ROWS)), "no rows."),
-                       err=True)
+            notes.append(f"note: Table {t.number} is empty: "
+                         + next((n[len(NO_ROWS):] for n in t.notes if n.startswith(NO_ROWS)), "no rows."))
+    files = tuple((f"{t.name}.{fmt}", render(t, fmt, options)) for t in tables_ for fmt in formats)
+    return Output(tuple(notes), files, (("exclusions.md", exclusions.to_markdown(a)),
+                                        ("exclusions.csv", exclusions.to_csv(a))))
+
+
+def _emit(output: "Output", out: Path | None) -> None:
+    for line in output.notes:
+        click.echo(line, err=True)
     if out is None:
-        click.echo("\n".join(render(t, fmt, latex) for t in tables_ for fmt in formats), nl=False)
+        click.echo("\n".join(text for _name, text in output.files), nl=False)
         return
     out.mkdir(parents=True, exist_ok=True)
-    files = [(f"{t.name}.{fmt}", render(t, fmt, latex)) for t in tables_ for fmt in formats]
-    files += [("exclusions.md", exclusions.to_markdown(a)), ("exclusions.csv", exclusions.to_csv(a))]
-    for name, text in files:
+    for name, text in output.files + output.exclusions:
         (out / name).write_text(text, encoding="utf-8")
         click.echo(f"wrote {out / name}")
 
@@ -212,6 +281,8 @@ def figures(sessions, plan, allow_simulated, include_exploratory, out, model, se
     from .figures import NoFigure, default_out, write_figures
 
     a = _analysis(sessions, plan, allow_simulated, include_exploratory)
+    for line in _notes(a):
+        click.echo(line, err=True)
     try:
         for path in write_figures(a, out or default_out(a), model=model, seed=seed):
             click.echo(f"wrote {path}")

@@ -153,6 +153,9 @@ class ScoreCache:
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_dir()
         self.hits = self.misses = 0
+        #: each folder of the last ``lookup`` and its key then (None: not cacheable), in its order:
+        #: what the output cache (``analysis.output_cache``) keeps beside the tables made from them
+        self.looked_up: list[tuple[str, Key | None]] = []
 
     def key(self, session: Path, root: Path | None) -> tuple[Any, ...] | None:
         """The key of a session folder now (None: not cacheable, e.g. no log)."""
@@ -160,29 +163,10 @@ class ScoreCache:
         return None if found is None else found.key
 
     def _key(self, session: Path, root: Path | None, fingerprint: str) -> Key | None:
-        log = _regular(Path(session) / EVENTS_NAME)
-        if log is None:
-            return None     # no log, or not a regular file: scored every time (the reader refuses it)
-        meta_path = Path(session) / META_NAME
-        meta = _regular(meta_path) if os.path.lexists(meta_path) else (None, None, None)
-        if meta is None:
-            return None
-        st, sha, proof = log
-        key = (FORMAT, fingerprint, str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
-        return Key(key, proof, meta[2])
+        return folder_key(session, root, fingerprint)
 
     def _proven(self, session: Path, root: Path | None, stored: Key, fingerprint: str) -> Key | None:
-        """``stored`` if it is the folder's key now, shown without hashing (module docstring)."""
-        key = stored.key
-        folder = str(session)
-        if key[:4] != (FORMAT, fingerprint, folder, str(root)):
-            return None
-        if not _unchanged(os.path.join(folder, EVENTS_NAME), stored.log_proof):
-            return None
-        meta_path = os.path.join(folder, META_NAME)
-        if key[7] is None:
-            return stored if not os.path.lexists(meta_path) else None
-        return stored if _unchanged(meta_path, stored.meta_proof) else None
+        return proven_key(session, root, stored, fingerprint)
 
     def _file(self, key: tuple[Any, ...]) -> Path:
         name = hashlib.sha256(f"{key[2]}\0{key[3]}".encode()).hexdigest()[:40]
@@ -238,10 +222,51 @@ class ScoreCache:
                     if k is not None and entry is not None and entry[0].key == k.key:
                         values[i] = entry[1]
         values = [_fresh(v, d) for v, d in zip(values, dirs)]
+        self.looked_up = [(str(d), k) for d, k in zip(dirs, keys)]
         found = sum(v is not None for v in values)
         self.hits += found
         self.misses += len(values) - found
         return values, keys
+
+
+def folder_key(session: Path | str, root: Path | str | None, fingerprint: str) -> Key | None:
+    """A session folder's key now, hashing its log and meta.json (None: not cacheable, e.g. no log)."""
+    log = _regular(Path(session) / EVENTS_NAME)
+    if log is None:
+        return None     # no log, or not a regular file: scored every time (the reader refuses it)
+    meta_path = Path(session) / META_NAME
+    meta = _regular(meta_path) if os.path.lexists(meta_path) else (None, None, None)
+    if meta is None:
+        return None
+    st, sha, proof = log
+    key = (FORMAT, fingerprint, str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
+    return Key(key, proof, meta[2])
+
+
+def proven_key(session: Path | str, root: Path | str | None, stored: Key, fingerprint: str) -> Key | None:
+    """``stored`` if it is the folder's key now, shown without hashing (module docstring)."""
+    key = stored.key
+    folder = str(session)
+    if key[:4] != (FORMAT, fingerprint, folder, str(root)):
+        return None
+    if not _unchanged(os.path.join(folder, EVENTS_NAME), stored.log_proof):
+        return None
+    meta_path = os.path.join(folder, META_NAME)
+    if key[7] is None:
+        return stored if not os.path.lexists(meta_path) else None
+    return stored if _unchanged(meta_path, stored.meta_proof) else None
+
+
+def still_holds(stored: Key) -> Key | None:
+    """The key of ``stored``'s session folder now, if its log and meta.json are still the ones
+    ``stored`` names (their size, mtime and sha256): proven by ``lstat`` where the proofs still
+    hold, else hashed again (then with the new proofs). None when they changed. Only the files:
+    the code fingerprint inside the key is the caller's to check."""
+    folder, root, fingerprint = stored.key[2], stored.key[3], stored.key[1]
+    if proven_key(folder, root, stored, fingerprint) is not None:
+        return stored
+    now = folder_key(folder, root, fingerprint)
+    return now if now is not None and now.key == stored.key else None
 
 
 @contextmanager

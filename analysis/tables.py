@@ -33,6 +33,7 @@ from study.paths import prereg_dir, sessions_folder
 from study.protocol.plan import load_plan
 
 from .analysis_data import Analysis
+from .clauses import window_label
 # re-exported: importers of analysis.tables (figures, power, study view, the tests) keep them here
 from .analysis_data import SIMULATED_TITLE, condition_order  # noqa: F401
 from .exclusions import seed_list
@@ -41,16 +42,16 @@ from .render import Cell, Column, Table, csv_number, num
 from .score_cache import ScoreCache
 from .table_notes import (GRADER_NOTE, NO_COST_NOTE, common_notes, empty, model_seeds_note, not_evaluable_note,
                           present, seeds_note, windows_note)
-from .scoring import WINDOW
 
 
 def load_analysis(sessions: Path | None = None, *, plan: Path | None = None,
                   prereg: Path | None = None, allow_simulated: bool = False,
-                  include_exploratory: bool = False, cache: bool = False) -> Analysis:
+                  include_exploratory: bool = False, cache: bool | ScoreCache = False) -> Analysis:
     """Score a sessions folder (default: the project's) and evaluate the plan on it (``cache``:
-    through the score cache, ``analysis.score_cache``)."""
+    through the score cache, ``analysis.score_cache``: True for the default one, or the one given)."""
+    scores = cache if isinstance(cache, ScoreCache) else (ScoreCache() if cache else None)
     corpus = load_corpus(sessions_folder(sessions), allow_simulated=allow_simulated,
-                         include_exploratory=include_exploratory, cache=ScoreCache() if cache else None)
+                         include_exploratory=include_exploratory, cache=scores)
     return Analysis.build(corpus, load_plan(plan), prereg or prereg_dir())
 
 
@@ -76,12 +77,6 @@ def _pct(x: float | None) -> Cell:
 def _ranked(cell: Cell) -> Cell:
     """Rank by the shown (rounded) value, so ties in print are ties in emphasis."""
     return cell if cell.rank is None else Cell(cell.text, cell.values, float(cell.text.rstrip("%")))
-
-
-def window_label(i: int, accounts: int = 200) -> str:
-    """Accounts of window ``i`` (0-based) in a batch of ``accounts``, e.g. "51-100", or "1-20"
-    for a batch of 20."""
-    return f"{WINDOW * i + 1}-{min(WINDOW * (i + 1), accounts)}"
 
 
 def table1(a: Analysis) -> Table:
