@@ -290,11 +290,12 @@ def check_task(name: str | None) -> tuple[Any, bool]:
 
 
 def validate_specs(specs: list) -> list[Checked]:
-    """``validate_spec`` for each spec, and no session (model, condition, seed, accounts) twice."""
+    """``validate_spec`` for each spec, and no session (model on its runtime, condition, seed,
+    accounts) twice."""
     checked, seen = [], set()
     for spec in specs:
         result = validate_spec(spec)
-        key = (result.model.name, spec.condition, spec.seed, spec.accounts)
+        key = (result.model.name, result.model.runtime, spec.condition, spec.seed, spec.accounts)
         if key in seen:
             raise PreflightError(f"the session {result.model.name} / {spec.condition} / seed {spec.seed} is listed twice: "
                                  "give each model, condition and seed once")

@@ -56,8 +56,9 @@ def parse_shard(text: str) -> Shard:
 
 def _key(spec: SessionSpec, default_model: str) -> tuple:
     # cheap on purpose (no prepare(): it parses the frozen YAML files, 0.15 s a session)
+    runtime = "" if spec.runtime in (None, "claude-code") else spec.runtime   # the simulator's runtime
     return (spec.model or default_model, spec.condition, spec.seed, -1 if spec.accounts is None else spec.accounts,
-            str(spec.out_root or ""))
+            str(spec.out_root or ""), runtime)
 
 
 def canonical(specs: list[SessionSpec]) -> list[SessionSpec]:
