@@ -131,16 +131,19 @@ def exploratory_of(meta: SessionMeta | None, start: dict[str, Any], folder: Path
 
 
 def folder_size(folder: Path) -> int:
-    """Bytes of the regular files under ``folder`` (symbolic links are not followed, so the
-    transcript linked from the CLI's HOME counts once)."""
+    """Bytes of the regular files under ``folder``, each file once: symbolic links are not
+    followed and a file of several names (hard links) counts once, so the transcript that Claude
+    Code's HOME links to, or that Codex CLI's rollout is a second name of, counts once."""
     total = 0
+    seen: set[tuple[int, int]] = set()
     for path, _dirs, files in os.walk(folder, onerror=lambda _: None):
         for name in files:
             try:
                 st = os.lstat(os.path.join(path, name))
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode):
+            if stat.S_ISREG(st.st_mode) and (st.st_nlink == 1 or (st.st_dev, st.st_ino) not in seen):
+                seen.add((st.st_dev, st.st_ino))
                 total += st.st_size
     return total
 
