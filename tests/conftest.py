@@ -8,6 +8,30 @@ from pathlib import Path
 
 import pytest
 
+#: What pyproject's addopts (``-n auto --dist loadgroup``) need: pytest-xdist, in the ``test`` extra
+#: and the lock. Without it the suite still runs, in one process, and a warning says so.
+NO_XDIST = ("pytest-xdist is not installed (or -p no:xdist): the tests run in one process, not on every core "
+            "(pip install -e '.[test]', or the lock, brings it)")
+
+
+def pytest_addoption(parser, pluginmanager):
+    """Without pytest-xdist (or with ``-p no:xdist``), accept and ignore the options pyproject's
+    addopts give it, so ``python -m pytest -q`` runs the suite serially instead of failing."""
+    if pluginmanager.has_plugin("xdist"):
+        return
+    group = parser.getgroup("xdist-absent", "pytest-xdist is not installed: these options are ignored")
+    # pytest reserves lowercase short options to itself and plugins; xdist declares -n this way too
+    group._addoption("-n", "--numprocesses", dest="numprocesses", default=None, help="(needs pytest-xdist)")
+    group.addoption("--dist", dest="dist", default="no", help="(needs pytest-xdist)")
+
+
+def pytest_configure(config):
+    if config.pluginmanager.has_plugin("xdist"):
+        return
+    config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker (no effect without it)")
+    if config.getoption("numprocesses") not in (None, "0"):
+        config.issue_config_time_warning(pytest.PytestConfigWarning(NO_XDIST), stacklevel=2)
+
 
 def run_git(root: Path, *args: str) -> str:
     done = subprocess.run(
