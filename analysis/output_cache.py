@@ -34,7 +34,6 @@ only its scoring goes through the score cache).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import pickle
 import sys
@@ -43,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from study.caching import distributions, write_atomic
 from study.session_io.folders import find_sessions
 
 from . import score_cache
@@ -88,27 +88,7 @@ def head(command: str, options: tuple[Any, ...], root: Path, prereg: Path, plan:
     one by one): the command and its options, the folders it reads, the Python version and the
     installed distributions."""
     return (FORMAT, command, options, str(root), str(prereg), None if plan is None else str(Path(plan).resolve()),
-            sys.version, _distributions())
-
-
-def _distributions() -> tuple[str, ...]:
-    """The ``.dist-info`` folders beside the packages the analysis computes with (found without
-    importing them)."""
-    places = set()
-    for name in DISTRIBUTIONS:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is not None and spec.origin:
-            places.add(os.path.dirname(os.path.dirname(spec.origin)))
-    names = []
-    for place in sorted(places):
-        try:
-            names += [f"{place}/{n}" for n in os.listdir(place) if n.endswith(".dist-info")]
-        except OSError:
-            continue
-    return tuple(sorted(names))
+            sys.version, distributions(DISTRIBUTIONS))
 
 
 class OutputCache:
@@ -174,14 +154,7 @@ class OutputCache:
         self._write(Entry(head_, tuple(sessions), tuple(files), tuple(listings), output))
 
     def _write(self, entry: Entry) -> None:
-        path = self._file(entry.head)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(tmp, path)
-        except OSError:
-            return
+        write_atomic(self._file(entry.head), pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _proven_session(key: Key) -> bool:

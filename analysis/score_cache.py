@@ -28,7 +28,6 @@ import gc
 import hashlib
 import os
 import pickle
-import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -39,7 +38,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from study.paths import project_root
+from study.caching import CACHE_ENV, Proof, cache_root  # noqa: F401  (CACHE_ENV: re-exported)
+from study.caching import proof_of as _proof
+from study.caching import unchanged as _unchanged
 from study.session_io.folders import EVENTS_NAME, META_NAME, attempts
 from study.session_io.safe_files import open_regular
 
@@ -47,7 +48,6 @@ from study.session_io.safe_files import open_regular
 FORMAT = 2
 #: A file changed less than this long before it was hashed is hashed again at every lookup.
 RACY_S = 2.0
-CACHE_ENV = "STUDY_CACHE_DIR"
 
 #: The modules whose code decides a cached value (their source is part of every key).
 _MODULES = ("analysis.scoring", "analysis.clauses", "analysis.loading", "analysis.sopbench_grader",
@@ -100,17 +100,8 @@ def task_files() -> list[Path]:
 
 
 def default_dir() -> Path:
-    """``$STUDY_CACHE_DIR``, else ``.cache/scores/`` of the project."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else project_root() / ".cache" / "scores"
-
-
-#: What identifies a file's content without reading it: (device, inode, size, mtime, ctime).
-Proof = tuple[int, int, int, int, int]
-
-
-def _proof(st: os.stat_result) -> Proof:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+    """``$STUDY_CACHE_DIR``, else ``.cache/scores/`` of the project (``study.caching.cache_root``)."""
+    return cache_root()
 
 
 def _regular(path: Path) -> tuple[os.stat_result, str, Proof | None] | None:
@@ -126,17 +117,6 @@ def _regular(path: Path) -> tuple[os.stat_result, str, Proof | None] | None:
         return None
     settled = max(st.st_ctime_ns, st.st_mtime_ns) <= now - RACY_S * 1e9
     return st, digest, _proof(st) if settled else None
-
-
-def _unchanged(path: str, proof: Proof | None) -> bool:
-    """Whether ``path`` is still, by ``lstat``, the regular file ``proof`` describes."""
-    if proof is None:
-        return False
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(st.st_mode) and _proof(st) == proof
 
 
 class Key(NamedTuple):
