@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # name: ("module:attribute", one-line help shown in `study --help`)
     "run": ("study.runner.cli:run", "Run one session (one model, condition and seed)."),
     "run-all": ("study.runner.cli:run_all", "Run a model x condition x seed matrix in parallel, resumably."),
-    "status": ("study.runner.cli:status", "Show every session's status under a sessions folder."),
+    "status": ("study.runner.status_command:status", "Show every session's status under a sessions folder."),
     "demo": ("study.demo:demo", "Run a small offline matrix on the simulator and print its (SIMULATED) tables."),
     "orders": ("sopbench_tools.cli:orders", "Print or write the seeded account orders."),
     "tools": ("sopbench_tools.cli:tools", "The SOP-Bench tool server (MCP over stdio)."),

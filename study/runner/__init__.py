@@ -19,6 +19,8 @@ Module map:
     claim       one runner per session folder (O_EXCL file + flock, stale claims of dead runners)
     interrupt   SIGINT/SIGTERM end the running session as interrupted
     status      every session's status under a folder (``study status``)
+    status_cache  what status read from each finished session, kept while its files are unchanged
+    status_command  the ``study status`` command (it imports nothing of the runner)
     matrix      the model x condition x seed matrix in worker processes (``study run-all``)
     matrix_plan the matrix run-all was asked for, recorded for ``study status``
     shard       ``run-all --shard K/N``: a deterministic split of the matrix

@@ -1,4 +1,5 @@
-"""``study run``, ``study run-all`` and ``study status``.
+"""``study run``, ``study run-all`` and ``study status`` (which lives in ``status_command.py``:
+it imports nothing of the runner; re-exported here).
 
 All three name the sessions folder ``--sessions DIR`` (``study.cli.vocabulary``); the old
 spellings (``--out`` of run/run-all, the positional folder of status) still work for one release,
@@ -17,14 +18,13 @@ input is one line saying what to do, with exit code 2.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import click
 
-from study.cli.legacy import legacy_folder_argument, old_spelling, sessions_or_legacy
-from study.cli.vocabulary import FAILED, INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
+from study.cli.legacy import old_spelling
+from study.cli.vocabulary import FAILED, INTERRUPTED, FolderPath, UsageError, examples, sessions_option
 
 from study.errors import StudyError
 from study.paths import sessions_folder as resolve_sessions
@@ -38,11 +38,10 @@ from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
 from .display import MatrixDisplay, Watch
 from .matrix import MatrixInterrupted, run_matrix
-from .matrix_plan import not_started, write_plan
+from .matrix_plan import write_plan
 from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
-from .status import format_not_started, format_table, scan
 from .summary import format_summary
 
 #: Errors of the setup (a frozen file, the model, a held session): every error the package raises on
@@ -333,31 +332,4 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
         raise SystemExit(FAILED)
 
 
-@click.command(epilog=examples(
-    "study status",
-    "study status --sessions /shared/sessions",
-    "study status --sessions sessions/exploratory --json"))
-@sessions_option(exists=True, help="The sessions folder, or one session's folder [default: sessions/ of the project].")
-@legacy_folder_argument()
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per session instead of the table.")
-def status(sessions: Path | None, legacy_folder: Path | None, as_json: bool) -> None:
-    """Show every session's status under the sessions folder, unfinished ones included: decided/N,
-    cost (a simulated session's priced as the model the simulator stands in for), time, size on
-    disk and notes. Over a cluster's shared folder it shows every shard's sessions, and the sessions
-    of a run-all matrix that no runner has started yet (recorded in DIR/.matrix/)."""
-    given = sessions_or_legacy(sessions, legacy_folder)
-    root = resolve_sessions(given)
-    if given is not None and not root.is_dir():   # --sessions is checked by click; the old positional folder here
-        raise UsageError(f"{root} is not a folder; pass the sessions folder with --sessions DIR")
-    rows = scan(root)
-    if as_json:
-        for row in rows:
-            click.echo(json.dumps(row.as_dict()))
-        return
-    missing = not_started(root, [r.path for r in rows])
-    if not rows and not missing:
-        raise NothingToShow(f"no session under {root} (a session folder holds meta.json or events.jsonl); "
-                            "start one with study run, or pass the sessions folder with --sessions DIR")
-    click.echo(format_table(rows) if rows else "no session started yet")
-    if missing:
-        click.echo("\n" + format_not_started(missing))
+from .status_command import status  # noqa: E402,F401  (re-exported: the module docstring)

@@ -74,6 +74,7 @@ class LogProgress:
         self.decided: set[str] = set()
         self.cost_usd = 0.0
         self.accounts: int | None = None
+        self.start: dict | None = None            # the session_start event (``study status``'s identity of a running session)
         #: what the session's task calls its items (session_start.task; the referral study's by default)
         self.plural = "accounts"
         self.cap_usd: float | None = None
@@ -153,6 +154,7 @@ class LogProgress:
             self.duration_s = _number(event.get("duration_s"))
 
     def _start(self, event: dict) -> None:
+        self.start = event
         if isinstance(event.get("order"), list):
             self.accounts = len(event["order"])
         self.plural = item_plural(event.get("task"))

@@ -3,8 +3,16 @@
 Sessions are found by the one rule of ``study.session_io.folders`` (earlier attempts kept in a
 session's ``attempt-<k>/`` subfolders are counted, not listed). The status is meta.json's, except
 that a session whose runner is gone while it was running is ``unfinished``
-(``claim.session_status``: the lock of its claim, wherever its runner ran). Decisions and cost of a running session are read
-from its log as it grows (the cost from its ``usage``/``call_end`` events).
+(``claim.session_status``: the lock of its claim, wherever its runner ran).
+
+A session that a runner is running is shown from meta.json, its log's ``session_start`` and its
+progress (``LogProgress``: decisions and cost as they are streamed, the API errors retried); with
+the status cache (``status_cache``, what the command passes) only the lines added to its log since
+the last status are read. Its records are checked once it has ended: while it runs, only
+meta.json's problems are listed. Every other session (ended, or its runner gone) is shown from its
+record (``study.session_io.record``: its log and meta.json read and checked together), and with
+the status cache that record's facts are read again only when its events.jsonl or meta.json has
+changed, so a rerun over finished sessions reads no log and scales with the number of sessions.
 
 The records are read in reporting mode: a session whose meta.json or events.jsonl is broken
 (not UTF-8, not JSON, meta.json not an object, a field of the wrong type, a log that breaks a
@@ -16,14 +24,21 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from study.protocol.cost_text import cost_text, simulated_note
-from study.session_io.folders import find_sessions
-from study.session_io.record import DEFAULT_TASK, read_record
+from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
+from study.session_io.meta import SessionMeta, read_meta
+from study.session_io.reader import LogRead, SessionRead
+from study.session_io.record import DEFAULT_TASK, SessionRecord, folder_size, read_record
 from study.session_io.vocabulary import SessionStatus
 
 from .claim import session_status
 from .progress import LogProgress
+from .status_cache import files_of, now_ns
+
+if TYPE_CHECKING:
+    from .status_cache import StatusCache
 
 
 @dataclass
@@ -61,28 +76,98 @@ def human_size(size: int) -> str:
     return f"{value:.1f} GB"
 
 
-def status_row(root: Path, folder: Path) -> SessionRow:
-    """One session's row, from its record (``study.session_io.record``); a running session's
-    decisions and cost are read from its log as it grows."""
+class LogFacts(NamedTuple):
+    """What a row takes from a session's records (``SessionRecord``) and from its log's progress:
+    all of it but the status of a running one, the earlier attempts and the size on disk, which
+    are read every time (kept by ``status_cache`` for sessions no runner is running)."""
+
+    model: str | None
+    condition: str | None
+    seed: int | None
+    status: SessionStatus          # the record's (meta.json's, else the log's session_end)
+    meta_running: bool             # meta.json says running: the claim decides (``claim.session_status``)
+    accounts: int | None
+    decisions: int | None          # meta.json's
+    cost_usd: float | None         # session_end's, else meta.json's
+    duration_s: float | None
+    voided: bool
+    simulated: bool
+    exploratory: bool
+    model_id: str | None
+    problems: tuple[str, ...]
+    task: str
+    progress_decisions: int
+    progress_accounts: int | None
+    progress_cost_usd: float
+    api_retries: int
+
+
+def _facts(record: SessionRecord, meta: SessionMeta | None, progress: LogProgress, folder: Path) -> LogFacts:
+    return LogFacts(
+        model=record.model, condition=record.condition, seed=record.seed, status=record.status,
+        meta_running=meta is not None and meta.status == SessionStatus.RUNNING, accounts=record.accounts,
+        decisions=record.decisions, cost_usd=record.cost_usd, duration_s=record.duration_s, voided=record.voided,
+        simulated=record.simulated, exploratory=record.exploratory, model_id=record.model_id,
+        problems=tuple(i.describe(folder) for i in record.issues), task=record.task,
+        progress_decisions=progress.decisions, progress_accounts=progress.accounts,
+        progress_cost_usd=progress.cost_usd, api_retries=progress.api_retries)
+
+
+def status_row(root: Path, folder: Path, cache: "StatusCache | None" = None) -> SessionRow:
+    """One session's row (module docstring): a running session's from meta.json and its log's
+    progress; any other from its record, or from ``cache`` while its files are unchanged."""
+    facts = cache.get(folder) if cache is not None else None
+    if facts is not None and not facts.meta_running:
+        return _row(root, folder, facts.status, facts)
+    meta = read_meta(folder)
+    # a running session: the claim lock tells whether its runner is still there (claim.session_status)
+    status = session_status(folder, meta) if meta is not None and meta.status is not None else None
+    if status == SessionStatus.RUNNING:
+        return _running_row(root, folder, meta, cache)
+    if facts is None:
+        facts = _read_facts(root, folder, cache)
+    return _row(root, folder, status if status is not None else facts.status, facts)
+
+
+def _read_facts(root: Path, folder: Path, cache: "StatusCache | None") -> LogFacts:
+    """The facts of a session no runner is running, from its record (its log and meta.json read
+    and checked together); kept in ``cache`` when its files were settled and did not change."""
+    before, read_at = files_of(folder), now_ns()
     record, session = read_record(folder, root)
     progress = LogProgress(folder)
     for event in session.log.events if session.log else ():
         progress.feed(event)
-    meta = session.meta
-    # a running session: the claim lock tells whether its runner is still there (claim.session_status)
-    status = session_status(folder, meta) if meta is not None and meta.status is not None else record.status
+    facts = _facts(record, session.meta, progress, folder)
+    if cache is not None:
+        cache.put(folder, before, read_at, facts)
+    return facts
+
+
+def _running_row(root: Path, folder: Path, meta: SessionMeta, cache: "StatusCache | None") -> SessionRow:
+    """A running session's row: its record made of meta.json and its log's session_start, and its
+    progress read on from where the last status stopped (``cache``), else from the start."""
+    progress = (cache.progress_of(folder) if cache is not None else None) or LogProgress(folder)
+    progress.update()
+    if cache is not None:
+        cache.keep_progress(folder, progress)
+    log = LogRead(folder / EVENTS_NAME, [], [], start=progress.start) if progress.start is not None else None
+    record = SessionRecord.of(SessionRead(folder, meta, log, list(meta.problems)), root)
+    return _row(root, folder, SessionStatus.RUNNING, _facts(record, meta, progress, folder))
+
+
+def _row(root: Path, folder: Path, status: SessionStatus, f: LogFacts) -> SessionRow:
     final = status.final
     return SessionRow(
         path=str(folder.relative_to(root)) if folder != root else ".",
-        model=record.model or "?", condition=record.condition or "?", seed=record.seed,
+        model=f.model or "?", condition=f.condition or "?", seed=f.seed,
         status=status,
-        decisions=_either(record.decisions, progress.decisions) if final else progress.decisions,
-        accounts=record.accounts if record.accounts is not None else progress.accounts,
-        cost_usd=float(_either(record.cost_usd, progress.cost_usd)) if final else progress.cost_usd,
-        duration_s=record.duration_s if final else None,
-        voided=record.voided, simulated=record.simulated, exploratory=record.exploratory,
-        attempts=record.attempts, size_bytes=record.size_bytes, model_id=record.model_id,
-        api_retries=progress.api_retries, problems=[i.describe(folder) for i in record.issues], task=record.task,
+        decisions=_either(f.decisions, f.progress_decisions) if final else f.progress_decisions,
+        accounts=f.accounts if f.accounts is not None else f.progress_accounts,
+        cost_usd=float(_either(f.cost_usd, f.progress_cost_usd)) if final else f.progress_cost_usd,
+        duration_s=f.duration_s if final else None,
+        voided=f.voided, simulated=f.simulated, exploratory=f.exploratory,
+        attempts=len(attempts(folder)), size_bytes=folder_size(folder), model_id=f.model_id,
+        api_retries=f.api_retries, problems=list(f.problems), task=f.task,
     )
 
 
@@ -98,16 +183,24 @@ def _unreadable(root: Path, folder: Path, exc: Exception) -> SessionRow:
                       problems=[f"cannot be read: {type(exc).__name__}: {exc}"])
 
 
-def scan(root: Path) -> list[SessionRow]:
+def scan(root: Path, cache: "StatusCache | bool" = False) -> list[SessionRow]:
     """Every session under ``root`` (a sessions folder or one session's folder); one broken
-    session is listed with its problems and never stops the others."""
+    session is listed with its problems and never stops the others. ``cache``: keep what was
+    read for the next scan (``status_cache``; True: in the project's cache folder)."""
     root = Path(root)
+    if cache is True:
+        from .status_cache import StatusCache
+
+        cache = StatusCache(root.resolve())
+    kept = cache or None
     rows = []
     for folder in find_sessions(root):
         try:
-            rows.append(status_row(root, folder))
+            rows.append(status_row(root, folder, kept))
         except Exception as exc:  # a defect this module did not foresee: report it, go on
             rows.append(_unreadable(root, folder, exc))
+    if kept is not None:
+        kept.save()
     return rows
 
 
