@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 
 def _orders(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     models = sorted({str(r["model"]) for r in rows})
@@ -63,6 +61,10 @@ def ordered(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def groups(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per task × model × condition (in the rows' order): sessions, and the mean and 95% CI of FC
     and of compliance over the scored, unvoided ones."""
+    # imported only where a command needs it: the matrix's statistics are computed when the page
+    # asks for them, not when `study view` starts
+    import numpy as np
+
     from analysis.statistics import bootstrap_cis
 
     keyed: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
