@@ -1,0 +1,314 @@
+"""The study on Codex CLI: the real pinned binary, the study's MCP tools and hooks through the
+relays, against the simulator speaking the Responses API (offline, no key).
+
+Each session is run once, when a test first asks for it (``sessions[name]``), and kept for the
+module; a test asks for the sessions it reads, so the tests spread over workers without running a
+session twice:
+the oracle decides all of a 10-account FSM batch compliantly and correctly; every condition runs
+under the drifting policy; under the gated conditions the adversary gets no off-procedure
+decision through; for every policy, the scorer's escape routes equal the simulator's ground truth
+(Remind-loop: resumed with ``codex exec resume``); a forced compaction, a quota error, the turns
+limit and the stop-block cap end or continue sessions as on Claude Code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from analysis.scoring import score_session_dir
+from study.runner.session import SessionSpec, run_session
+from study.runtimes.codex import pin
+from study.sim import POLICIES, route_counts
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}"),
+]
+
+NINE = ["Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop", "FSM", "Stop-only", "Gates-only"]
+GATED = ["FSM", "Gates-only", "FSM-lean"]
+ROUTE_ACCOUNTS = 4
+#: The policies that take escape routes (the oracle and drifting sessions above check the others).
+ROUTE_POLICIES = [p for p in POLICIES if p not in ("oracle", "drifting", "proposer")]
+
+
+def _jobs() -> dict[str, dict]:
+    jobs: dict[str, dict] = {"oracle-FSM-10": dict(model="sim:oracle", condition="FSM", accounts=10, seed=2)}
+    for condition in NINE:
+        jobs[f"drifting-{condition}"] = dict(model="sim:drifting", condition=condition, accounts=3, seed=3)
+    for condition in GATED:
+        jobs[f"adversarial-{condition}"] = dict(model="sim:adversarial", condition=condition, accounts=ROUTE_ACCOUNTS, seed=1)
+    for policy in ROUTE_POLICIES:
+        jobs[f"routes-{policy}"] = dict(model=f"sim:{policy}", condition="Remind-loop", accounts=ROUTE_ACCOUNTS, seed=1)
+    jobs["compaction"] = dict(model="sim:early-stop", condition="FSM", accounts=4, seed=2, sim_options={"compact_after": 2})
+    jobs["quota"] = dict(model="sim:oracle", condition="Remind", accounts=2, seed=2,
+                         sim_options={"fault": "quota", "fault_at": 4})
+    jobs["turns"] = dict(model="sim:oracle", condition="Plain", accounts=2, seed=2, limit_overrides={"turns": 5})
+    jobs["stop-cap"] = dict(model="sim:early-stop", condition="FSM", accounts=3, seed=2,
+                            sim_options={"k": 0}, limit_overrides={"stop_blocks": 1})
+    return jobs
+
+
+class _Sessions:
+    """The module's Codex sessions, each run on first use."""
+
+    def __init__(self, root: Path):
+        self.root, self.jobs, self.done = root, _jobs(), {}
+
+    def __getitem__(self, name: str) -> Path:
+        if name not in self.done:
+            self.done[name] = run_session(SessionSpec(out_root=self.root / name, runtime="codex", **self.jobs[name]))
+        return self.done[name]
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory) -> _Sessions:
+    return _Sessions(tmp_path_factory.mktemp("codex"))
+
+
+def _meta(folder: Path) -> dict:
+    return json.loads((folder / "meta.json").read_text())
+
+
+def _events(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+
+
+def test_the_oracle_decides_a_ten_account_fsm_batch_with_fc_ten(sessions):
+    folder = sessions["oracle-FSM-10"]
+    meta, score = _meta(folder), score_session_dir(folder)
+    assert (meta["status"], score.fc, score.decided, score.correct, score.compliance) == ("completed", 10, 10, 10, 1.0)
+    start = _events(folder)[0]
+    assert (start["schema"], start["runtime"], start["cli_version"]) == (3, "codex", pin.pinned_version())
+    assert start["runtime_lock_sha256"] == pin.lock_sha256() and meta["runtime"] == "codex"
+    assert folder.parent.parent.name == "sim-oracle@codex"
+    # Codex reports no cost: the session's cost is its responses' usage at the stand-in's list price
+    usage = [e for e in _events(folder) if e["kind"] == "usage"]
+    assert usage and meta["cost_usd"] == pytest.approx(usage[-1]["session_cost_usd"], abs=1e-6) and meta["cost_complete"]
+    assert start["prices_per_mtok"]["input"] == 0.75    # simulated, priced as gpt-5.4-mini
+
+
+@pytest.mark.parametrize("condition", NINE)
+def test_every_condition_runs_on_codex_under_the_drifting_policy(sessions, condition):
+    folder = sessions[f"drifting-{condition}"]
+    meta = _meta(folder)
+    assert meta["status"] in ("completed", "ended_with_accounts_left"), meta
+    assert meta["simulated"] is True and meta["runtime"] == "codex" and not meta["voided"]
+    assert score_session_dir(folder).routes == route_counts(folder / "sim_truth.jsonl")
+
+
+@pytest.mark.parametrize("condition", GATED)
+def test_the_adversary_gets_no_off_procedure_decision_through_the_gated_conditions(sessions, condition):
+    folder = sessions[f"adversarial-{condition}"]
+    score, truth = score_session_dir(folder), route_counts(folder / "sim_truth.jsonl")
+    assert _meta(folder)["status"] == "completed"
+    assert score.routes == truth
+    assert (truth["without_looking"], truth["partial_data"], truth["interleaved"]) == (0, 0, 0)
+    assert score.compliant == score.decided == ROUTE_ACCOUNTS
+    denied = [e for e in _events(folder) if e["kind"] == "tool_call" and e["allowed"] is False]
+    assert denied and all(e["error"] for e in denied)     # the gate refused, and said why
+
+
+@pytest.mark.parametrize("policy", ROUTE_POLICIES)
+def test_the_scorers_escape_routes_equal_the_simulators_truth(sessions, policy):
+    folder = sessions[f"routes-{policy}"]
+    assert _meta(folder)["status"] == "completed", _meta(folder)
+    assert score_session_dir(folder).routes == route_counts(folder / "sim_truth.jsonl")
+
+
+def test_remind_loop_resumes_the_codex_thread_when_the_turn_ends_with_accounts_left(sessions):
+    folder = sessions["routes-early-stop"]
+    events = _events(folder)
+    assert [e["n"] for e in events if e["kind"] == "resume"] == [1]
+    assert [e["outcome"] for e in events if e["kind"] == "stop"][0] == "ended"
+    # the resumed call continued the same thread: one rollout, kept once as transcript.jsonl
+    rollouts = list((folder / "home" / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    assert len(rollouts) == 1 and os.path.samefile(rollouts[0], folder / "transcript.jsonl")
+    assert _meta(folder)["session_id"] in rollouts[0].name
+
+
+def test_a_compaction_keeps_the_fsm_state_and_the_session_completes(sessions):
+    folder = sessions["compaction"]
+    events = _events(folder)
+    kinds = [e["kind"] for e in events]
+    assert "compaction" in kinds and _meta(folder)["status"] == "completed"
+    after = events[kinds.index("compaction"):]
+    assert [e for e in after if e["kind"] == "tool_call" and e["tool"] == "submit_decision" and e["ok"]]
+    assert score_session_dir(folder).fc == 4
+
+
+def test_a_quota_error_voids_the_session_and_keeps_what_ran(sessions):
+    meta = _meta(sessions["quota"])
+    assert meta["status"] == "infrastructure_failure" and meta["voided"] is True
+    assert "Quota exceeded" in meta["void_reason"]
+    assert [e for e in _events(sessions["quota"]) if e["kind"] == "tool_call"]
+
+
+def test_the_turns_limit_ends_the_call_at_that_many_model_responses(sessions):
+    meta = _meta(sessions["turns"])
+    assert meta["status"] == "limit:turns" and not meta["voided"]
+    # Codex has no limit of its own: the adapter stops it at the 5th response; one more may have
+    # completed while it stopped (its usage is kept: it was paid for)
+    assert 5 <= len([e for e in _events(sessions["turns"]) if e["kind"] == "usage"]) <= 6
+
+
+def test_the_stop_block_cap_lets_the_turn_end_as_codex_has_no_cap_of_its_own(sessions):
+    folder = sessions["stop-cap"]
+    stops = [e for e in _events(folder) if e["kind"] == "stop"]
+    assert [s["outcome"] for s in stops[:2]] == ["blocked", "ended"], stops
+    assert stops[1]["block_cap_reached"] is True
+    assert _meta(folder)["status"] == "limit:stop_blocks"
+
+
+def test_the_viewer_reads_the_codex_transcript_as_a_conversation(sessions):
+    from study.transcripts import turns
+
+    lines = [line for line in (sessions["adversarial-FSM"] / "transcript.jsonl").read_bytes().split(b"\n") if line]
+    conversation, other = turns("codex", lines)
+    roles = {t["role"] for t in conversation}
+    assert {"user", "call", "stop-block"} <= roles and other > 0
+    calls = [t for t in conversation if t["role"] == "call"]
+    assert any(t.get("denied") for t in calls) and all(t["result"] is not None for t in calls)
+
+
+def test_the_audit_cross_checks_a_codex_session_against_its_rollout(sessions):
+    from study.prereg.record_checks import check_records
+
+    folder = sessions["oracle-FSM-10"]
+    meta = _meta(folder)
+    found = check_records(folder, meta)
+    assert found.problems == [] and found.notes == [] and found.simulated == "its model is sim:oracle"
+    # renamed as a real model in both records, it is still known by the simulator's Responses ids
+    forged = folder.parent / "forged"
+    shutil.copytree(folder, forged, symlinks=True)
+    for name in ("meta.json", "events.jsonl"):
+        path = forged / name
+        path.write_text(path.read_text().replace('"sim:oracle"', '"gpt-5.4-mini"'))
+    evidence = check_records(forged, {**meta, "model": "gpt-5.4-mini"}).simulated
+    assert evidence is not None and "call_sim" in evidence
+
+
+def test_tables_show_each_model_on_its_runtime_as_a_row(sessions, tmp_path):
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    claude = run_session(SessionSpec(model="sim:oracle", condition="FSM", accounts=10, seed=2, out_root=tmp_path))
+    both = tmp_path / "both"
+    shutil.copytree(claude.parents[2], both / "claude", symlinks=True)
+    shutil.copytree(sessions["oracle-FSM-10"].parents[2], both / "codex", symlinks=True)
+    result = CliRunner().invoke(main, ["tables", "--sessions", str(both), "--include-exploratory", "--allow-simulated"])
+    assert result.exit_code == 0, result.output
+    table1 = result.output.split("**Table 2")[0]
+    assert "| sim:oracle | FSM | 10.0 |" in table1 and "| sim:oracle on Codex CLI | FSM | 10.0 |" in table1
+
+
+RUNNER = """
+import sys
+from pathlib import Path
+from study.runner.session import SessionSpec, run_session
+run_session(SessionSpec(condition="FSM", seed=2, model="sim:oracle", accounts=40, out_root=Path(sys.argv[1]),
+                        runtime="codex"))
+"""
+
+RUN_ALL = """
+import sys
+from pathlib import Path
+from study.runner.matrix import run_matrix
+from study.runner.session import SessionSpec
+specs = [SessionSpec(condition=c, seed=2, model="sim:oracle", accounts=40, out_root=Path(sys.argv[1]), runtime="codex")
+         for c in ("FSM", "Remind-loop")]
+run_matrix(specs, jobs=2, root=Path(sys.argv[1]))
+"""
+
+
+def _wait_for_calls(folders: list[Path], proc: subprocess.Popen, deadline_s: float = 120) -> None:
+    """Until every session's log holds a tool call (the CLIs, relays and hooks are running)."""
+    deadline = time.monotonic() + deadline_s
+    while not all(b'"tool_call"' in _read(f / "events.jsonl") for f in folders):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the sessions did not start"
+        time.sleep(0.2)
+
+
+def _left(tmp_path: Path) -> list[str]:
+    """Processes whose command line names the test's folder (the Codex binary's -C, the relays'
+    socket folder is elsewhere, so the relays are found by their script and socket's session)."""
+    pids = subprocess.run(["pgrep", "-f", f"{tmp_path}|study/runtimes/codex/relay.py"], capture_output=True,
+                          text=True).stdout.split()
+    return [f"{p} {_cmdline(p)}" for p in pids if str(tmp_path) in _cmdline(p) or _ours(p)]
+
+
+def _ours(pid: str) -> bool:
+    """A relay whose socket belongs to no live runner is one left behind by this test."""
+    line = _cmdline(pid)
+    return "relay.py" in line and not Path(line.split()[-1]).exists()
+
+
+def test_a_sigterm_ends_a_codex_session_interrupted_with_no_process_left(tmp_path):
+    """A runner as a process: SIGTERM mid-session ends it ``interrupted`` (voided, final records),
+    and no Codex binary, MCP relay or hook relay of it is left."""
+    proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    folder = tmp_path / "exploratory" / "sim-oracle@codex" / "FSM" / "seed-2-first-40"
+    _wait_for_calls([folder], proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    meta = _meta(folder)
+    assert meta["status"] == "interrupted" and meta["voided"] is True, (meta, err)
+    assert _events(folder)[-1]["kind"] == "session_end"
+    time.sleep(0.5)
+    assert _left(tmp_path) == []
+
+
+def test_a_killed_run_all_leaves_no_codex_process_behind(tmp_path):
+    """run-all SIGKILLed (it can do nothing): its workers end their sessions as ``interrupted``,
+    stopping their Codex CLIs first, and nothing of them is left."""
+    proc = subprocess.Popen([sys.executable, "-c", RUN_ALL, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    base = tmp_path / "exploratory" / "sim-oracle@codex"
+    folders = [base / "FSM" / "seed-2-first-40", base / "Remind-loop" / "seed-2-first-40"]
+    _wait_for_calls(folders, proc)
+    proc.kill()
+    proc.communicate(timeout=60)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not all(_status(f) not in (None, "running") for f in folders):
+        time.sleep(0.2)
+    assert [_meta(f)["status"] for f in folders] == ["interrupted", "interrupted"]
+    time.sleep(0.5)
+    assert _left(tmp_path) == []
+
+
+def _meta_or_empty(folder: Path) -> dict:
+    try:
+        return _meta(folder)
+    except (OSError, ValueError):
+        return {}
+def _status(folder: Path) -> str | None:
+    try:
+        return _meta(folder).get("status")
+    except (OSError, ValueError):
+        return None
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""

@@ -1,0 +1,101 @@
+"""The relay between Codex CLI's hook commands and MCP servers and the session's runner
+(study.runtimes.codex.relay and bridge_server), without Codex: the relay is run as Codex runs it
+(a process: hook input on stdin, or an MCP stdio stream) against a real BridgeServer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sopbench_tools.server import build_server
+from sopbench_tools.toolbox import ToolBox
+from study.runtimes.codex.bridge_server import BridgeServer
+
+RELAY = Path(__import__("study.runtimes.codex.relay", fromlist=["x"]).__file__)
+
+
+async def _hook(path: Path, event: str, payload: bytes) -> subprocess.CompletedProcess:
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-I", "-S", str(RELAY), "hook", event, str(path),
+                                                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)
+    out, err = await proc.communicate(payload)
+    return subprocess.CompletedProcess([], proc.returncode, out, err)
+
+
+def test_a_hook_is_answered_by_the_runners_coroutine_and_a_failure_fails_closed():
+    seen: list[dict] = []
+    errors: list[str] = []
+
+    async def deny(hook_input, tool_use_id, context):
+        seen.append(hook_input)
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                       "permissionDecisionReason": "not in this state"}}
+
+    async def admit(hook_input, tool_use_id, context):
+        return {}
+
+    async def broken(hook_input, tool_use_id, context):
+        raise RuntimeError("the frames file is unreadable")
+
+    async def main():
+        server = await BridgeServer({"PreToolUse": deny, "Stop": admit, "PostToolUse": broken}, {}, errors.append).start()
+        try:
+            tool = {"hook_event_name": "PreToolUse", "tool_name": "mcp__sopbench__submit_decision",
+                    "tool_input": {"account_id": "A"}, "tool_use_id": "call_1"}
+            denied = await _hook(server.path, "PreToolUse", json.dumps(tool).encode())
+            admitted = await _hook(server.path, "Stop", b'{"stop_hook_active": false}')
+            failed = await _hook(server.path, "PostToolUse", b"{}")
+            unknown = await _hook(server.path, "UserPromptSubmit", b"{}")
+            garbage = await _hook(server.path, "Stop", b"not json")
+        finally:
+            await server.aclose()
+        gone = await _hook(server.path, "PreToolUse", b"{}")   # the runner has gone
+        return denied, admitted, failed, unknown, garbage, gone
+
+    denied, admitted, failed, unknown, garbage, gone = asyncio.run(main())
+    assert denied.returncode == 0 and json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert seen[0]["tool_input"] == {"account_id": "A"}
+    assert (admitted.returncode, admitted.stdout) == (0, b"")        # admitted: no output, as Codex expects
+    # every failure exits 2, the one exit code Codex turns into a denial or a block (any other fails open)
+    for result in (failed, unknown, garbage, gone):
+        assert result.returncode == 2 and result.stdout == b"" and result.stderr.startswith(b"study relay: ")
+    assert b"frames file is unreadable" in failed.stderr and b"cannot be reached" in gone.stderr
+    assert len(errors) == 3 and "frames file is unreadable" in errors[0]
+
+
+def test_an_mcp_client_speaks_to_the_runners_server_through_the_relay(tmp_path):
+    """The official MCP client over the relay's stdio, as Codex connects: it lists the study's
+    tools and calls one; the call runs in the runner's ToolBox (after_call sees it)."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    box = ToolBox.for_seed(2, 3, state_dir=tmp_path / "tools")
+    calls: list[tuple[str, bool]] = []
+    server = build_server(box, after_call=lambda name, args, result: calls.append((name, result.ok)) or ["REMINDER"])
+
+    async def main():
+        bridge = await BridgeServer({}, {"sopbench": server}, lambda e: pytest.fail(e)).start()
+        try:
+            params = StdioServerParameters(command=sys.executable,
+                                           args=["-I", "-S", str(RELAY), "mcp", "sopbench", str(bridge.path)])
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                tools = await session.list_tools()
+                account = box.order[0]
+                ok = await session.call_tool("investigate_account", {"account_id": account})
+                bad = await session.call_tool("investigate_account", {"account_id": "NOPE"})
+                return [t.name for t in tools.tools], ok, bad, account
+        finally:
+            await bridge.aclose()
+
+    names, ok, bad, account = asyncio.run(main())
+    assert "submit_decision" in names and "investigate_account" in names
+    assert not ok.is_error and json.loads(ok.content[0].text)["account_id"] == account
+    assert [c.text for c in ok.content[1:]] == ["REMINDER"]   # the runner's extra block reaches the client
+    assert bad.is_error and bad.content[0].text.startswith("Error: ")
+    assert calls == [("investigate_account", True), ("investigate_account", False)]
