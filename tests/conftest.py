@@ -33,6 +33,32 @@ def pytest_configure(config):
         config.issue_config_time_warning(pytest.PytestConfigWarning(NO_XDIST), stacklevel=2)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Make ``--dist loadgroup`` honour ``xdist_group`` marks under pytest >= 9.2.
+
+    pytest-xdist tells its scheduler a test's group by appending ``@<group>`` to the test's node
+    id, which it does by setting ``item._nodeid``; pytest 9.2 builds node ids from a structured
+    ``item._id`` instead, so the suffix is lost and every group is silently spread over the
+    workers (pytest-dev/pytest-xdist issue 1386, fix pending in PR 1388). On a worker, set the id
+    with the suffix the way that fix does; where the suffix is already there (an older pytest or a
+    fixed xdist), nothing changes. A test sharing a fixture with its group then runs on one worker."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        if not names:
+            continue
+        suffix = "@" + "_".join(sorted(names))
+        if item.nodeid.endswith(suffix):
+            continue
+        from _pytest.nodeid import NodeId
+
+        item._id = NodeId.parse(item.nodeid + suffix)
+        if not item.nodeid.endswith(suffix):  # pragma: no cover - a pytest naming tests yet otherwise
+            raise pytest.UsageError(f"cannot put {item.nodeid} in its xdist_group: this pytest names tests otherwise")
+
+
 def run_git(root: Path, *args: str) -> str:
     done = subprocess.run(
         ["git", "-C", str(root), "-c", "user.email=test@example.org", "-c", "user.name=test", *args],
