@@ -19,12 +19,14 @@ from study.session_io.meta import read_meta
 from study.session_io.reader import read_log
 
 
-def run(policy: str, condition: str, seed: int, accounts: int | None, **sim_options) -> tuple[Path, float]:
-    """Run one session; return its folder and its wall time in seconds."""
+def run(policy: str, condition: str, seed: int, accounts: int | None, runtime: str | None = None,
+        **sim_options) -> tuple[Path, float]:
+    """Run one session (on ``runtime``: Claude Code by default); return its folder and its wall time in seconds."""
     out = Path(tempfile.mkdtemp(prefix="bench-sim-"))
     start = time.perf_counter()
     session_dir = run_session(SessionSpec(model=f"sim:{policy}", condition=condition, seed=seed, accounts=accounts,
-                                          out_root=out, limit_overrides={"spending_usd": 1e6}, sim_options=sim_options))
+                                          out_root=out, limit_overrides={"spending_usd": 1e6}, sim_options=sim_options,
+                                          runtime=runtime))
     elapsed = time.perf_counter() - start
     status = read_meta(session_dir, strict=True).status
     if status != "completed":
@@ -32,12 +34,13 @@ def run(policy: str, condition: str, seed: int, accounts: int | None, **sim_opti
     return session_dir, elapsed
 
 
-def run_logging_requests(policy: str, condition: str, seed: int, accounts: int | None) -> tuple[Path, float, list[dict]]:
+def run_logging_requests(policy: str, condition: str, seed: int, accounts: int | None,
+                         runtime: str | None = None) -> tuple[Path, float, list[dict]]:
     """Run one session with the simulator's request log; return its folder, its wall time and the bodies
     of its main-loop requests (those sending tool definitions). The log is removed once read: a
     200-account session's request log holds every prompt, hundreds of MB."""
     log = Path(tempfile.mkdtemp(prefix="bench-requests-")) / "requests.jsonl"
-    session_dir, elapsed = run(policy, condition, seed, accounts, request_log=log)
+    session_dir, elapsed = run(policy, condition, seed, accounts, runtime, request_log=log)
     bodies = [json.loads(line)["body"] for line in log.read_text().splitlines()]
     shutil.rmtree(log.parent)
     return session_dir, elapsed, [b for b in bodies if b.get("tools")]
