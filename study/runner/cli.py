@@ -20,20 +20,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
 from study.cli.legacy import old_spelling
-from study.cli.vocabulary import FAILED, INTERRUPTED, FolderPath, UsageError, examples, sessions_option
+from study.cli.vocabulary import FAILED, INTERRUPTED, FolderPath, TaskOrFile, UsageError, examples, sessions_option
 
 from study.errors import StudyError
 from study.paths import sessions_folder as resolve_sessions
+from study.paths import shell_word
 from study.protocol.conditions import ConditionError, condition_names
 from study.protocol.cost_text import cost_text
 from study.protocol.limits import OVERRIDE_KEYS, LimitsError, parse_override
 from study.protocol.models import ModelError
 from study.session_io.folders import session_dir_for
-from study.session_io.meta import read_meta
+from study.session_io.meta import is_rerunnable, read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
 from .display import MatrixDisplay, Watch
@@ -162,7 +164,7 @@ def sessions_folder(sessions: Path | None, old_out: Path | None) -> Path | None:
 
 
 _common = [
-    click.option("--task", "task", default=None,
+    click.option("--task", "task", type=TaskOrFile(), default=None,
                  help="The SOP-Bench task: a vendored task's name or a manifest file (default: the project's task). "
                       "Another task's sessions than the project's are exploratory."),
     click.option("--accounts", type=int, default=None,
@@ -176,7 +178,7 @@ _common = [
                  help="The agent runtime the simulator's sessions run on: claude-code (default) or codex; run-all takes "
                       "several (each sim:<policy> model on each). A model alias of models.yaml names its own runtime."),
     sessions_option(help=_SESSIONS_HELP),
-    click.option("--out", "old_out", type=FolderPath(path_type=Path), default=None, hidden=True,
+    click.option("--out", "old_out", type=FolderPath(), default=None, hidden=True,
                  help="Old spelling of --sessions (kept for one release)."),
     click.option("--without-git-history", is_flag=True,
                  help="Run confirmatory sessions from a project root that is not a git checkout (the history of its "
@@ -242,7 +244,7 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
     click.echo(f"{meta.status}: {meta.decisions}/{meta.accounts} decided, {cost}, "
                f"{(meta.duration_s or 0.0) / 60:.1f} min, {meta.resumes} resume(s)")
     if meta.status != SessionStatus.COMPLETED:
-        click.echo(f"inspect: study score {folder}")
+        click.echo(f"inspect: study score {shell_word(folder)}")
     if meta.voided:
         reason = (meta.void_reason or "no reason recorded").splitlines()[0]
         click.echo(f"VOIDED ({reason}); rerun with study run-all --rerun-voided", err=True)
@@ -267,10 +269,13 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
                    "shard), for a cluster job array over a shared --sessions folder; see docs/cluster.md.")
 @click.option("--rerun-voided", is_flag=True,
               help="Rerun voided sessions and sessions left unfinished by a killed runner, from scratch (the earlier attempt is kept).")
+@click.option("--dry-run", is_flag=True,
+              help="Print the plan (sessions to run, to skip and why) and the expected spend and wall time per model and "
+                   "condition; create nothing, need no key.")
 @_with_common
 def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
-            task: str | None, accounts: int | None, base_url: str | None, runtimes: str | None, sessions: Path | None,
-            old_out: Path | None, without_git_history: bool, limit: tuple[str, ...]) -> None:
+            dry_run: bool, task: str | None, accounts: int | None, base_url: str | None, runtimes: str | None,
+            sessions: Path | None, old_out: Path | None, without_git_history: bool, limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
@@ -290,6 +295,11 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     seed_list = parse_seeds(seeds)
     model_list = parse_names(models, "--models", "haiku-4.5,sim:oracle") if models is not None else [None]
     condition_list = parse_names(conditions, "--conditions", "Plain,FSM") if conditions is not None else None
+    if dry_run:
+        _dry_run(model_list, condition_list, seed_list, _runtimes(runtimes, single=False), chosen, jobs=jobs,
+                 rerun_voided=rerun_voided, accounts=accounts, sessions=sessions, base_url=base_url,
+                 overrides=overrides, task=task)
+        return
     manifest = checked_manifest()
     if condition_list is None:   # the preregistered ones, read once the frozen files are checked
         try:
@@ -318,6 +328,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
         if not specs:
             click.echo("this shard holds no session (more shards than sessions); nothing to run")
             return
+    _print_estimate(specs, sessions, jobs=jobs, rerun_voided=rerun_voided)
     try:
         result = run_matrix(specs, jobs=jobs, rerun_voided=rerun_voided, root=sessions, title=title)
     except _SETUP_ERRORS as exc:
@@ -330,6 +341,81 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     click.echo(format_summary(result, sessions))
     if result.errors or any(status_voids(s) for _, s in result.ran):
         raise SystemExit(FAILED)
+
+
+def _print_estimate(specs: list[SessionSpec], sessions: Path, *, jobs: int, rerun_voided: bool) -> None:
+    """The expected spend and wall time of the sessions run-all is about to run (``estimate.py``),
+    beside the spending caps: printed before anything starts."""
+    from .estimate import estimate, render
+    from .matrix import plan_matrix
+
+    try:
+        planned = [prepare(p.spec) for p in plan_matrix(specs, rerun_voided=rerun_voided) if p.action != "skip"]
+        for line in render(estimate(planned, sessions), jobs):
+            click.echo(line)
+    except Exception as exc:   # an estimate never stops a run: say why there is none
+        click.echo(f"note: no estimate of the spend ({type(exc).__name__}: {exc})")
+
+
+def _dry_run(model_list: list[str | None], condition_list: list[str] | None, seed_list: list[int],
+             runtime_list: list[str | None], chosen: Any, *, jobs: int, rerun_voided: bool, accounts: int | None,
+             sessions: Path, base_url: str | None, overrides: dict[str, float], task: str | None) -> None:
+    """``run-all --dry-run``: the plan and its estimate; nothing is created and no key is needed
+    (a real model's missing key is a placeholder here; nothing is sent anywhere)."""
+    from study.prereg import PreregError, check_before_run
+
+    from .estimate import environ_without_keys, estimate, render
+    from .matrix import plan_matrix
+
+    try:
+        manifest: str | None = check_before_run()
+        check_note = None
+    except PreregError as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        more = f" and {len(lines) - 3} more" if len(lines) > 3 else ""
+        manifest, check_note = None, " ".join(lines[:1]) + " " + "; ".join(lines[1:3]) + more
+    if condition_list is None:
+        try:
+            condition_list = list(condition_names())
+        except ConditionError as exc:
+            raise UsageError(str(exc)) from None
+    specs = [
+        SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=sessions,
+                    manifest_sha256=manifest or "dry-run", base_url=base_url, limit_overrides=overrides, task=task,
+                    runtime=r)
+        for m in model_list for r in (runtime_list if _simulated(m) else [None]) for c in condition_list
+        for s in seed_list
+    ]
+    saved = dict(os.environ)
+    os.environ.update(environ_without_keys(specs))
+    try:
+        try:
+            validate_specs(specs)
+        except _INPUT_ERRORS as exc:
+            raise BadInput(str(exc)) from None
+        if chosen is not None:
+            specs = select(specs, chosen)
+        planned = plan_matrix(specs, rerun_voided=rerun_voided)
+        lines = render(estimate([prepare(p.spec) for p in planned if p.action != "skip"], sessions), jobs)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    runs = [p for p in planned if p.action != "skip"]
+    skips = [p for p in planned if p.action == "skip"]
+    click.echo(f"Dry run of study run-all: nothing is created, no key is needed. Sessions folder: {sessions}")
+    if check_note:
+        click.echo(f"note: the preregistration check fails now, so a real run would refuse: {check_note} "
+                   "(`study prereg verify` says more)")
+    click.echo(f"{len(runs)} session(s) to run, {len(skips)} to skip:")
+    for p in planned:
+        where = p.session_dir.relative_to(sessions) if p.session_dir.is_relative_to(sessions) else p.session_dir
+        if p.action == "skip":
+            why = f"{p.existing}: " + ("voided, rerun with --rerun-voided" if is_rerunnable(p.existing) else "finished")
+            click.echo(f"  skip   {where} ({why})")
+        else:
+            click.echo(f"  {p.action:<6} {where}" + (f" (was {p.existing})" if p.existing else ""))
+    for line in lines:
+        click.echo(line)
 
 
 from .status_command import status  # noqa: E402,F401  (re-exported: the module docstring)
