@@ -30,6 +30,9 @@ def plain_headers(tables: list[Table]) -> list[Table]:
     for t in tables:
         columns = [replace(c, header=PLAIN_REMARK_HEADER) if c.csv == REMARK_CSV else c for c in t.columns]
         if columns != t.columns:
-            t = replace(t, columns=columns, notes=[*t.notes[:1], REMARK_DEFINITION, *t.notes[1:]])
+            old = next(c.header for c in t.columns if c.csv == REMARK_CSV)
+            notes = [n.replace(f"; {old}: ", f"; {PLAIN_REMARK_HEADER}: ") if n.startswith("Columns: ") else n
+                     for n in t.notes]
+            t = replace(t, columns=columns, notes=[*notes[:1], REMARK_DEFINITION, *notes[1:]])
         out.append(t)
     return out

@@ -24,6 +24,78 @@ NO_COST_NOTE = ("Cost -: no cost recorded for a session of the row (a model with
                 "models.yaml, e.g. one served through a relay), so no mean cost is reported.")
 
 
+#: What each column of Tables 1, 2, 6, 7 and 8 holds, by header (the notes' "Columns:" line, in every
+#: format); an FC window ("FC 51-100") and an escape route's column are defined by ``define``.
+COLUMN_DEFINITIONS = {
+    "Model": "the model (one on another runtime than Claude Code is named with its runtime, e.g. sim:oracle on "
+             "Codex CLI; Catch-up: comparisons across models)",
+    "Condition": "the condition of conditions.yaml",
+    "FC": "faithful and correct decisions, those both compliant (inv, rec and foc hold) and exactly the gold label, "
+          "mean over seeds (Table 1: with the standard deviation over seeds)",
+    "Compliance": "compliant decisions over decided accounts, per session, mean over seeds",
+    "Compl.": "compliance, as in Table 1",
+    "Decided": "accounts with a decision (their first successful submit_decision), mean over seeds",
+    "Correct": "decisions equal to the gold label exactly, mean over seeds",
+    "Correct (SOP-Bench grader)": "decisions SOP-Bench's own grader counts as correct (see the note on it), mean "
+                                  "over seeds",
+    "Cost ($)": "mean cost of a session at the list prices of models.yaml",
+    "Seeds": "the sessions, one per seed, that the row's means are over",
+    "Variant": "the ablation's condition",
+    "Gates": "the tool-call gate and the guarded transitions, on or off",
+    "Stop gate": "the stop gate, on or off",
+    "Blind": "decisions without any data retrieved for the account, mean per session",
+    "Stops": "attempts to end the turn with accounts left (blocked or not), mean per session",
+    "Section": "the part of the plan the prediction belongs to",
+    "Prediction": "the prediction's id and its clause (predictions.yaml)",
+    "Observed": "the values the clause was evaluated on",
+    "Verdict": "whether the clause holds, fails, or is not evaluable",
+    "Comparison": "the paired contrast of predictions.yaml (first side minus second)",
+    "Mean": "the mean of the per-seed differences",
+    "95% CI": "percentile bootstrap 95% confidence interval of the mean (10,000 resamples, seeded)",
+    "Seeds > 0": "seeds with a positive difference / seeds with both sides",
+    "Sign p": "exact two-sided sign test",
+    "Wilcoxon p": "exact two-sided Wilcoxon signed-rank test",
+}
+
+#: Table 8's escape-route columns, by route key (a route without an entry is defined by its detector's
+#: description in study/procedure/escape_routes.py).
+ROUTE_DEFINITIONS = {
+    "ends_turn": "every stop with accounts left, including those the stop gate blocked",
+    "without_looking": "decisions with no data retrieved for the account",
+    "partial_data": "decisions with some, not all, of the required data retrieved for the account",
+    "interleaved": "decisions whose account's retrievals were interleaved with another account's",
+    "another_account": "decisions submitted for another account than the most recent record's",
+    "first_token_remark": "the accounts decided when the agent's own text first mentioned tokens, context or budget "
+                          "(a remark about its token budget, not the FSM's one-time transition tokens); median over "
+                          "the sessions with such a remark, - if none had one",
+}
+TURN_ENDS_DEFINITION = "the turns that did end with accounts left"
+
+
+def define(header: str) -> str | None:
+    """What the column ``header`` holds (None: undefined)."""
+    import re
+
+    from study.procedure.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER
+
+    if header in COLUMN_DEFINITIONS:
+        return COLUMN_DEFINITIONS[header]
+    window = re.fullmatch(r"FC (\d+)-(\d+)", header)
+    if window:
+        return f"FC of the accounts at positions {window.group(1)} to {window.group(2)} of the seed's order"
+    if header == TURN_ENDS_HEADER:
+        return TURN_ENDS_DEFINITION
+    for r in ESCAPE_ROUTES:
+        if header in (r.header, f"{r.header} (median decided)"):
+            return ROUTE_DEFINITIONS.get(r.key, r.detection)
+    return None
+
+
+def columns_note(t: Table) -> str:
+    """``Columns: <header>: <what it holds>; ...`` for the grouping column and every column of ``t``."""
+    return "Columns: " + "; ".join(f"{h}: {define(h)}" for h in [t.group, *(c.header for c in t.columns)]) + "."
+
+
 def present(*notes: str | None) -> list[str]:
     return [n for n in notes if n]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
-from study.procedure.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure, route
+from study.procedure.escape_routes import ESCAPE_ROUTES, TURN_ENDS_HEADER, EscapeRoute, Measure
 from study.paths import prereg_dir, sessions_folder
 from study.protocol.plan import load_plan
 
@@ -40,7 +40,7 @@ from .exclusions import seed_list
 from .loading import load_corpus
 from .render import Cell, Column, Table, csv_number, num
 from .score_cache import ScoreCache
-from .table_notes import (GRADER_NOTE, NO_COST_NOTE, common_notes, empty, model_seeds_note, not_evaluable_note,
+from .table_notes import (GRADER_NOTE, NO_COST_NOTE, columns_note, common_notes, empty, model_seeds_note, not_evaluable_note,
                           present, seeds_note, windows_note)
 
 
@@ -108,7 +108,7 @@ def table1(a: Analysis) -> Table:
                            + [_pct(_mean(g["compliance"])), num(_mean(g["decided"])),
                               _ranked(num(_mean(g["correct"]))), num(_mean(g["correct_sopbench"])),
                               num(cost, 2), Cell(str(len(g["seed"])), (len(g["seed"]),))]))
-    t.notes = empty(t, a, "no session of a main condition on its model's analysed seeds")
+    t.notes = empty(t, a, "no session of a main condition on its model's analysed seeds") + [columns_note(t)]
     t.notes += present(model_seeds_note(a, frames), windows_note(a, len(windows)), GRADER_NOTE,
                        NO_COST_NOTE if no_cost else None) + common_notes(a)
     return t
@@ -147,8 +147,7 @@ def table2(a: Analysis) -> Table:
     t.notes = empty(t, a, f"no session of an ablation variant ({', '.join(a.plan.ablation_conditions)}) "
                     f"of {spec.label} on the ablation's seeds ({seed_list(a.plan.ablation_seeds)}), "
                     "nor of a model the plan does not name")
-    t.notes += ["Blind: decisions without any data retrieved for the account; Stops: attempts to "
-                "end the turn with accounts left (blocked or not), per session."]
+    t.notes += [columns_note(t)]
     t.notes += present(model_seeds_note(a, frames)) + common_notes(a)
     return t
 
@@ -160,7 +159,7 @@ def table6(a: Analysis) -> Table:
     for o in a.outcomes:
         text = f"{o.id} {o.text}" + (f" [{o.model}]" if o.model else "")
         t.rows.append((o.section, [Cell(text), Cell(o.observed), Cell(o.verdict)]))
-    t.notes = [f"Plan: {a.plan.path.name}."] + present(not_evaluable_note(a)) + common_notes(a)
+    t.notes = [columns_note(t), f"Plan: {a.plan.path.name}."] + present(not_evaluable_note(a)) + common_notes(a)
     return t
 
 
@@ -180,8 +179,7 @@ def table7(a: Analysis) -> Table:
             Cell(f"[{p.ci_low:.1f}, {p.ci_high:.1f}]", (csv_number(p.ci_low), csv_number(p.ci_high))),
             Cell(f"{p.positive}/{p.n}", (p.positive, p.n)), num(p.sign_p, 3), num(p.wilcoxon_p, 3)]))
     t.notes = empty(t, a, "no comparison of the plan has a seed with sessions on both of its sides")
-    t.notes += ["Mean of per-seed differences; percentile bootstrap 95% CI (10,000 resamples, "
-                "seeded); exact two-sided sign and Wilcoxon signed-rank tests."]
+    t.notes += [columns_note(t)]
     t.notes += present(seeds_note(list(seeds.items()))) + common_notes(a)
     return t
 
@@ -227,9 +225,7 @@ def table8(a: Analysis) -> Table:
                 if r.key == "ends_turn":
                     cells.append(_route_cell([v or 0 for v in g["turn_ends"]]))
             t.rows.append((a.plan.label(model), cells))
-    t.notes = ["Each cell: sessions with the route / sessions (mean occurrences per session). "
-                f"{route('ends_turn').header}: every stop with accounts left, including those the "
-                f"stop gate blocked; {TURN_ENDS_HEADER}: the turns that did end."]
+    t.notes = ["Each cell: sessions with the route / sessions (mean occurrences per session).", columns_note(t)]
     t.notes += present(model_seeds_note(a, frames)) + common_notes(a)
     return t
 
