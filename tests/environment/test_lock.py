@@ -84,10 +84,12 @@ def test_the_readme_and_ci_install_from_the_lock():
     readme = (ROOT / "README.md").read_text()
     quick_start = readme.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
     assert len(quick_start) == 2  # two commands: install and run the demo; the tests
-    assert quick_start[0] == "pip install --require-hashes -r requirements.lock && pip install --no-deps -e . && study demo"
+    assert quick_start[0] == ("pip install --require-hashes -r requirements.lock && pip install --no-deps -e . && "
+                              "study runtime install codex --optional && study demo")
     assert quick_start[1].startswith("python -m pytest -q ")
     ci = (ROOT / ".ci" / "run").read_text()
     assert "pip_install --require-hashes -r requirements.lock\n" in ci and "pip_install --no-deps -e .\n" in ci
+    assert "study runtime install codex\n" in ci   # the Codex CLI from its committed npm lock
     assert ci.rstrip().endswith("python -m pytest -q")
 
 
