@@ -26,12 +26,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+import msgspec
+
+from sopbench_tools.tool_definitions import DECISION_TOOL
 from study.protocol.cost_text import cost_text, simulated_note
 from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
 from study.session_io.meta import SessionMeta, read_meta
+from study.session_io.issues import LogError
 from study.session_io.reader import LogRead, SessionRead
 from study.session_io.record import DEFAULT_TASK, SessionRecord, folder_size, read_record
-from study.session_io.vocabulary import SessionStatus
+from study.session_io.typed_events import UNSET
+from study.session_io.vocabulary import EventKind, SessionStatus
 
 from .claim import session_status
 from .progress import LogProgress
@@ -134,13 +139,44 @@ def _read_facts(root: Path, folder: Path, cache: "StatusCache | None") -> LogFac
     and checked together); kept in ``cache`` when its files were settled and did not change."""
     before, read_at = files_of(folder), now_ns()
     record, session = read_record(folder, root)
-    progress = LogProgress(folder)
-    for event in session.log.events if session.log else ():
-        progress.feed(event)
-    facts = _facts(record, session.meta, progress, folder)
+    facts = _facts(record, session.meta, log_progress(folder, session.log), folder)
     if cache is not None:
         cache.put(folder, before, read_at, facts)
     return facts
+
+
+#: The kinds whose events move a row's counters (``LogFacts``: decisions, cost, accounts, API
+#: errors retried), besides the session_start and session_end.
+_COUNTED = frozenset({EventKind.CALL_END, EventKind.USAGE, EventKind.API_RETRY})
+
+
+def log_progress(folder: Path, log: LogRead | None) -> LogProgress:
+    """The progress of a log read whole, for a row's counters (``LogFacts``). A log that breaks no
+    rule feeds, as dicts of their fields and in file order, only the events that move those
+    counters (its session_start and session_end as the file spells them, the decisions, the
+    streamed costs and the API errors retried) from the structs the reader decoded, instead of
+    every event parsed again as a dict (most of a status over finished sessions' logs); a log that
+    breaks one feeds every event it could read."""
+    progress = LogProgress(folder)
+    if log is None:
+        return progress
+    try:
+        typed = log.typed if log.valid else None
+    except LogError:            # an event of no kind of the contract (a log built in code)
+        typed = None
+    if typed is None:
+        for event in log.events:
+            progress.feed(event)
+        return progress
+    for event in typed:
+        kind = event.kind
+        if kind == EventKind.SESSION_START:
+            progress.feed(log.start)
+        elif kind == EventKind.SESSION_END:
+            progress.feed(log.end)
+        elif kind in _COUNTED or (kind == EventKind.TOOL_CALL and event.tool == DECISION_TOOL):
+            progress.feed({"kind": kind, **{k: v for k, v in msgspec.structs.asdict(event).items() if v is not UNSET}})
+    return progress
 
 
 def _running_row(root: Path, folder: Path, meta: SessionMeta, cache: "StatusCache | None") -> SessionRow:

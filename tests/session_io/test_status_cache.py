@@ -116,12 +116,12 @@ def test_earlier_attempts_and_the_size_are_read_every_time(tmp_path, reads, sett
     assert len(reads) == 1 and (after.attempts, after.size_bytes) == (1, before.size_bytes + 5002)
 
 
-def _running(folder, decided):
+def _running(folder, decided, schema=1):
     folder.mkdir(parents=True)
     write_meta(folder, {"status": "running", "runner": runner_identity(), "model": "sim:oracle", "condition": "FSM",
                         "seed": 2, "accounts": 4, "simulated": True, "exploratory": True})
     log = EventLog(folder / "events.jsonl")
-    log.emit("session_start", schema=1, condition="FSM", seed=2, model="sim:oracle", simulated=True,
+    log.emit("session_start", schema=schema, condition="FSM", seed=2, model="sim:oracle", simulated=True,
              manifest_sha256="unchecked", code_version="x", cli_version="2.1.332", order=["A", "B", "C", "D"],
              limits={})
     for account in decided:
@@ -154,3 +154,51 @@ def test_a_running_sessions_log_is_read_on_from_where_the_last_status_stopped(tm
     [row] = _scan(root, tmp_path)
     assert read_from == [size] and (row.decisions, row.cost_usd) == (2, 0.5)
     assert reads == []
+
+
+def _every_event(folder, log):
+    whole = progress.LogProgress(folder)
+    for event in log.events:
+        whole.feed(event)
+    return whole
+
+
+def _counters(p):
+    return p.decisions, p.accounts, p.cost_usd, p.api_retries
+
+
+def test_the_counters_of_a_finished_log_are_those_of_every_event_fed(tmp_path):
+    """``status.log_progress`` feeds a valid log's decisions, costs and API retries from the
+    reader's structs: the same counters as every event of the log fed as a dict (the golden
+    corpora, real Claude Code sessions among them, and a log with usage and api_retry events)."""
+    import tarfile
+    from pathlib import Path
+
+    from study.session_io.reader import read_session
+
+    golden = Path(__file__).resolve().parent.parent / "golden"
+    for archive in ("corpus_logs.tgz", "sim_logs.tgz"):
+        with tarfile.open(golden / archive) as tar:
+            tar.extractall(tmp_path / archive, filter="data")
+    folder = tmp_path / "retries" / "FSM" / "seed-2"
+    log = _running(folder, ["A", "B"], schema=2)
+    log.emit("api_retry", call=0, status=529, error="overloaded", attempt=1, wait_s=0.5)
+    log.emit("usage", call=0, priced_usd=0.1, session_cost_usd=0.1)
+    log.emit("tool_call", server="sopbench", tool="submit_decision", args={}, account="A", allowed=True, ok=True,
+             state=None, result="{}")
+    log.emit("api_retry", call=0, status=529, error="overloaded", attempt=2, wait_s=0.9)
+    log.emit("call_end", n=0, cost_usd=0.25, session_cost_usd=0.25)
+    log.emit("session_end", status="completed", cost_usd=0.3, turns=2, duration_s=5.0)
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    write_meta(folder, {**meta, "status": "completed", "cost_usd": 0.3, "decisions": 2})
+    checked = 0
+    for events in sorted(tmp_path.rglob("events.jsonl")):
+        session = read_session(events.parent, strict=False)
+        if session.log is None:
+            continue
+        fast = status_module.log_progress(events.parent, session.log)
+        assert _counters(fast) == _counters(_every_event(events.parent, session.log)), events
+        checked += session.log.valid
+    assert checked > 50
+    retried = read_session(folder, strict=False).log
+    assert retried.valid and _counters(status_module.log_progress(folder, retried)) == (2, 4, 0.3, 2)
