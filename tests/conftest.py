@@ -133,3 +133,52 @@ def frozen_project(monkeypatch):
         return frozen_copy(dest)
 
     return make
+
+
+class SharedSimSessions:
+    """Finished real Claude Code sessions against the simulator, each run once per pytest worker
+    and handed to every test that asks for the same one (see ``shared_sim_session``)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.made: dict[tuple, Path] = {}
+        self.digests: dict[Path, dict[str, str]] = {}
+
+    def __call__(self, policy: str, condition: str, accounts: int = 4, seed: int = 1) -> Path:
+        key = (policy, condition, accounts, seed)
+        if key not in self.made:
+            from study.runner.session import SessionSpec, run_session
+
+            folder = run_session(SessionSpec(model=f"sim:{policy}", condition=condition, seed=seed, accounts=accounts,
+                                             out_root=self.root / f"{policy}-{condition}-{accounts}-{seed}"))
+            self.made[key] = folder
+            self.digests[folder] = _digests(folder)
+        return self.made[key]
+
+    def changed(self) -> list[str]:
+        """The shared sessions some test changed (a file added, removed or edited)."""
+        return [str(folder) for folder, digests in self.digests.items() if _digests(folder) != digests]
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    import hashlib
+
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def shared_sim_session(tmp_path_factory):
+    """``shared_sim_session(policy, condition, accounts=4, seed=1)``: the folder of a finished
+    session of ``sim:<policy>`` under ``condition`` on the first ``accounts`` of ``seed``'s order
+    (``study.runner.session.run_session``, the real CLI), made once per worker in a
+    tmp_path_factory folder and shared by every test that asks for the same one. Tests only read
+    it: one that damages or edits a session copies it first; at the end of the run a shared
+    session that any test changed is an error. Under pytest-xdist session fixtures are per
+    worker: the tests sharing one session carry the same mark,
+    ``xdist_group("sim-<policy>-<condition>-<accounts>-<seed>")``, so they run on one worker."""
+    sessions = SharedSimSessions(tmp_path_factory.mktemp("shared-sim-sessions"))
+    yield sessions
+    changed = sessions.changed()
+    assert not changed, f"a test changed these shared sessions (copy one before changing it): {changed}"
+

@@ -66,8 +66,9 @@ def test_oracle_through_study_run_decides_every_account_with_plains_calls_and_no
     assert json.loads((folder / "fsm" / "main.json").read_text())["stack"][-1]["state"] == "S_done"
 
 
-def test_adversarial_tries_every_route_and_none_gets_through(tmp_path):
-    folder = run_session(SessionSpec(model="sim:adversarial", condition="FSM-lean", seed=1, accounts=4, out_root=tmp_path))
+@pytest.mark.xdist_group("sim-adversarial-FSM-lean-4-1")   # the session tests/sim/test_acceptance_e2e.py reads too
+def test_adversarial_tries_every_route_and_none_gets_through(shared_sim_session):
+    folder = shared_sim_session("adversarial", "FSM-lean", accounts=4, seed=1)
     events = _events(folder)
     score = score_session_dir(folder)
     truth = route_counts(folder / "sim_truth.jsonl")
@@ -87,14 +88,14 @@ def test_adversarial_tries_every_route_and_none_gets_through(tmp_path):
     assert all(e["state"] == "S_decide" for e in events if e["kind"] == "tool_call" and e["tool"] == "submit_decision" and e["ok"])
 
 
-def test_item_binding_lets_no_decision_for_another_account_through(tmp_path):
+@pytest.mark.xdist_group("sim-wrong-account-FSM-lean-4-1")   # its FSM-lean session: tests/sim/test_acceptance_e2e.py's too
+def test_item_binding_lets_no_decision_for_another_account_through(shared_sim_session):
     """sim:wrong-account retrieves two accounts' data, records both and decides the first from the
     S_decide the second's record opened: FSM-lean admits it as FSM does (the paper's open route,
     static permissions), FSM-lean-bound refuses it and the account is redone."""
     routes = {}
     for condition in ("FSM-lean", "FSM-lean-bound"):
-        folder = run_session(SessionSpec(model="sim:wrong-account", condition=condition, seed=1, accounts=4,
-                                         out_root=tmp_path / condition))
+        folder = shared_sim_session("wrong-account", condition, accounts=4, seed=1)
         assert score_session_dir(folder).routes == route_counts(folder / "sim_truth.jsonl")
         routes[condition] = route_counts(folder / "sim_truth.jsonl")
         refused = [e for e in _events(folder) if e["kind"] == "tool_call" and not e["allowed"]]
