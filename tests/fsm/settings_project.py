@@ -101,3 +101,29 @@ async def run_claude(project: Path, servers: dict, base_url: str, home: Path) ->
     async for message in query(prompt="Process every account of the batch, one at a time, following the SOP.", options=options):
         messages.append(message)
     return messages
+
+
+class SettingsSession:
+    """A finished session through the ``.claude/settings.json`` wiring (``run_settings_session``):
+    the folder holding the project, its frames, the recorded hook runs (``hooks.jsonl``), the
+    simulator's ground truth (``truth.jsonl``) and every request the model got (``requests.jsonl``),
+    and the messages the SDK streamed."""
+
+    def __init__(self, root: Path, frames: Path, messages: list):
+        self.root, self.frames, self.messages = root, frames, messages
+        self.hooks = root / "hooks.jsonl"
+        self.truth = root / "truth.jsonl"
+        self.requests = root / "requests.jsonl"
+
+
+def run_settings_session(root: Path, accounts: list[str], policy: str, params: dict, *, seed: int = 2) -> SettingsSession:
+    """The main workflow wired through ``.claude/settings.json`` (every hook recorded) for
+    ``accounts`` of ``seed``'s order, played by the simulator's ``policy`` (seeded with ``seed``)."""
+    import anyio
+
+    from study.sim import SimServer
+
+    project, frames, servers = make_project(root, accounts, seed=seed, record=root / "hooks.jsonl")
+    with SimServer(policy, seed=seed, truth_path=root / "truth.jsonl", request_log=root / "requests.jsonl", **params) as sim:
+        messages = anyio.run(run_claude, project, servers, sim.base_url, root / "home")
+    return SettingsSession(root, frames, messages)

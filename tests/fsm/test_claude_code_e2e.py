@@ -3,20 +3,19 @@
 This is the standalone route of docs/fsm.md, with no study runner: the project's settings run
 `study fsm hook ...` as command hooks, the FSM tools come from `study fsm serve` over stdio, the
 SOP-Bench tools from their own stdio server, and the model is the built-in simulator (the only
-simulated part). The workflow is entered before the session starts, as a project would.
+simulated part). The workflow is entered before the session starts, as a project would. The
+sessions are the ``settings_session`` fixture's (tests/fsm/conftest.py), which
+test_two_wirings_e2e.py compares call by call with the runner's wiring.
 """
 
 from __future__ import annotations
 
 import json
 
-import anyio
 import pytest
 from claude_agent_sdk import ResultMessage
 
-from settings_project import make_project, run_claude
 from sopbench_tools.orders import order_for_seed
-from study.sim import SimServer
 
 pytestmark = pytest.mark.e2e
 
@@ -38,23 +37,23 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("policy,params,shown", CASES, ids=[c[0] for c in CASES])
-def test_settings_json_hooks_and_stdio_server_enforce_the_workflow(tmp_path, policy, params, shown):
+@pytest.mark.parametrize("policy,params,shown", [
+    pytest.param(*case, marks=pytest.mark.xdist_group(f"fsm-settings-{case[0]}"), id=case[0]) for case in CASES])
+def test_settings_json_hooks_and_stdio_server_enforce_the_workflow(settings_session, policy, params, shown):
+    # the session test_two_wirings_e2e.py compares with the runner's (hence its xdist_group)
+    session = settings_session(policy, **params)
     accounts = order_for_seed(2)[:2]
-    project, frames, servers = make_project(tmp_path, accounts)
-    request_log = tmp_path / "requests.jsonl"
-    with SimServer(policy, seed=1, truth_path=tmp_path / "truth.jsonl", request_log=request_log, **params) as sim:
-        messages = anyio.run(run_claude, project, servers, sim.base_url, tmp_path / "home")
+    messages, frames = session.messages, session.frames
     assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error, messages[-1]
 
     # each refusal (a PreToolUse deny or Stop block from the hook commands, a refused FSM tool
     # call from the stdio server) reached the model
-    sent = request_log.read_text()
+    sent = session.requests.read_text()
     for text in shown:
         assert text in sent, text
     # every account was decided through the procedure: the transitions' guards read the calls
     # the PostToolUse hooks recorded, and no route around the procedure succeeded
-    truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    truth = [json.loads(line) for line in session.truth.read_text().splitlines()]
     decisions = [t for t in truth if t["kind"] == "decision"]
     assert sorted(d["account"] for d in decisions) == sorted(accounts)
     assert all(d["routes"] == [] for d in decisions), decisions

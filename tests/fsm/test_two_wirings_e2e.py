@@ -13,7 +13,8 @@ the gate admitted it and the reason when it did not, whether it then succeeded; 
 request (target, outcome, the refusal's message); every stop (blocked or let through); and that
 both sessions decided every account and left the workflow. The stop block's text is the one
 thing that differs by design: the runner shows its continuation message, the settings.json hook
-the stop gate's own reason.
+the stop gate's own reason. The settings.json wiring's sessions are the ``settings_session``
+fixture's (tests/fsm/conftest.py), shared with test_claude_code_e2e.py.
 """
 
 from __future__ import annotations
@@ -21,15 +22,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import anyio
 import pytest
 from claude_agent_sdk import ResultMessage
 
-from settings_project import make_project, run_claude
 from sopbench_tools.orders import order_for_seed
 from study.fsm import hooks as fsm_hooks
 from study.runner.session import SessionSpec, run_session
-from study.sim import SimServer
 from study.sim.conversation import ToolCall, ToolOutcome, read_conversation
 
 pytestmark = pytest.mark.e2e
@@ -55,13 +53,12 @@ def _transitions_seen_by_the_model(request_log: Path) -> list[tuple]:
             for c in events if isinstance(c, ToolCall) and (c.server, c.tool) == ("fsm", "transition")]
 
 
-def _settings_json_wiring(tmp: Path, accounts: list[str], policy: str, params: dict) -> dict:
-    record = tmp / "hooks.jsonl"
-    project, frames, servers = make_project(tmp, accounts, seed=SEED, record=record)
-    with SimServer(policy, seed=SEED, truth_path=tmp / "truth.jsonl", request_log=tmp / "requests.jsonl", **params) as sim:
-        messages = anyio.run(run_claude, project, servers, sim.base_url, tmp / "home")
+def _settings_json_wiring(session) -> dict:
+    """What the ``.claude/settings.json`` wiring's session (the ``settings_session`` fixture's,
+    which test_claude_code_e2e.py checks too) did, in the runner wiring's terms."""
+    messages = session.messages
     assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error, messages[-1]
-    hooks = _jsonl(record)
+    hooks = _jsonl(session.hooks)
     assert all(h["code"] == 0 for h in hooks), [h for h in hooks if h["code"]]
     finished = {h["input"]["tool_use_id"]: h["event"] == "post-tool-use" for h in hooks if h["event"].startswith("post-")}
     calls = []
@@ -71,13 +68,13 @@ def _settings_json_wiring(tmp: Path, accounts: list[str], policy: str, params: d
             call_id = h["input"]["tool_use_id"]
             calls.append((h["input"]["tool_name"], _args(h["input"]["tool_input"]), refused is None, refused,
                           refused is None and finished[call_id]))
-    decided = sorted(t["account"] for t in _jsonl(tmp / "truth.jsonl") if t["kind"] == "decision")
+    decided = sorted(t["account"] for t in _jsonl(session.truth) if t["kind"] == "decision")
     return {
         "calls": calls,
-        "transitions": _transitions_seen_by_the_model(tmp / "requests.jsonl"),
+        "transitions": _transitions_seen_by_the_model(session.requests),
         "stops": ["blocked" if fsm_hooks.refusal(h["output"]) else "ended" for h in hooks if h["event"] == "stop"],
         "decided": decided,
-        "left_workflow": json.loads((frames / "main.json").read_text())["stack"] == [],
+        "left_workflow": json.loads((session.frames / "main.json").read_text())["stack"] == [],
     }
 
 
@@ -103,10 +100,12 @@ def _runner_wiring(tmp: Path, policy: str, params: dict) -> dict:
     }
 
 
-@pytest.mark.parametrize("policy,params", CASES, ids=[c[0] for c in CASES])
-def test_sdk_hooks_in_the_runner_and_settings_json_hooks_make_the_same_decisions(tmp_path, policy, params):
+@pytest.mark.parametrize("policy,params", [
+    pytest.param(*case, marks=pytest.mark.xdist_group(f"fsm-settings-{case[0]}"), id=case[0]) for case in CASES])
+def test_sdk_hooks_in_the_runner_and_settings_json_hooks_make_the_same_decisions(tmp_path, settings_session, policy,
+                                                                                 params):
     accounts = order_for_seed(SEED)[:2]
-    settings = _settings_json_wiring(tmp_path / "settings", accounts, policy, params)
+    settings = _settings_json_wiring(settings_session(policy, **params))
     runner = _runner_wiring(tmp_path / "runner", policy, params)
 
     # the refusals the policy provokes happened (so the comparison covers them)
