@@ -1,7 +1,7 @@
 """Exclusive sessions (issue 10, finding 1): a session folder is claimed before anything is
 written into it; a second runner is refused or finds the finished session, never writes into
-it. Unit tests of the claim, and 20 tries of two concurrent runner processes on one session with
-the real CLI against the simulator."""
+it. Unit tests of the claim, and 20 tries (four tests of five) of two concurrent runner processes on
+one session with the real CLI against the simulator."""
 
 from __future__ import annotations
 
@@ -133,9 +133,16 @@ def _racer(barrier, out_roots: list[str], results) -> None:
             results.put((root, "error", f"{type(exc).__name__}: {exc}"))
 
 
+#: 20 tries in all, in rounds of 5 (one test each), so that pytest-xdist spreads them over its workers.
+TRIES, ROUNDS = 20, 4
+
+
 @pytest.mark.e2e
-def test_two_concurrent_runners_on_one_session_never_merge_their_logs(tmp_path):
-    tries = [str(tmp_path / f"try-{i}") for i in range(20)]
+@pytest.mark.parametrize("round_", range(ROUNDS), ids=[f"tries-{r * TRIES // ROUNDS}-{(r + 1) * TRIES // ROUNDS - 1}"
+                                                       for r in range(ROUNDS)])
+def test_two_concurrent_runners_on_one_session_never_merge_their_logs(tmp_path, round_):
+    per_round = TRIES // ROUNDS
+    tries = [str(tmp_path / f"try-{i}") for i in range(round_ * per_round, (round_ + 1) * per_round)]
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(2), context.Queue()
     racers = [context.Process(target=_racer, args=(barrier, tries, results)) for _ in range(2)]
