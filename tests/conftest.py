@@ -135,6 +135,38 @@ def frozen_project(monkeypatch):
     return make
 
 
+def _tree_digests(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root`` but git's own and Python's bytecode caches."""
+    import hashlib
+
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*"))
+            if p.is_file() and not {".git", "__pycache__"} & set(p.relative_to(root).parts)}
+
+
+@pytest.fixture(scope="session")
+def _shared_frozen_checkout(tmp_path_factory):
+    root = frozen_copy(tmp_path_factory.mktemp("shared-frozen") / "project")
+    before = _tree_digests(root)
+    yield root
+    after = _tree_digests(root)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"a test changed the shared frozen checkout {root} (use frozen_project instead): {changed}"
+
+
+@pytest.fixture
+def shared_frozen_project(_shared_frozen_checkout, monkeypatch) -> Path:
+    """The checkout ``frozen_project`` makes, made once per pytest worker and shared by the tests
+    that only read it (``study`` commands pointed at it with ``STUDY_ROOT`` that write elsewhere,
+    or are refused): ``PYTHONPATH`` puts its snapshot of the packages first for the rest of the
+    test, as ``frozen_project`` does. A test that changes anything in it is an error at the end of
+    the run; one that needs to change it uses ``frozen_project``."""
+    import os
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(_shared_frozen_checkout),
+                                                                   os.environ.get("PYTHONPATH")])))
+    return _shared_frozen_checkout
+
+
 class SharedSimSessions:
     """Finished real Claude Code sessions against the simulator, each run once per pytest worker
     and handed to every test that asks for the same one (see ``shared_sim_session``)."""

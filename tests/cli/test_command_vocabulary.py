@@ -154,33 +154,34 @@ BAD_INPUTS = [
 ]
 
 
-def test_bad_inputs_are_usage_errors_with_one_line_and_nothing_created(tmp_path, frozen_project):
+@pytest.mark.parametrize("args,expected", [
+    pytest.param(args, expected, marks=pytest.mark.xdist_group("cli-bad-inputs"), id=" ".join(args))
+    for args, expected in BAD_INPUTS])
+def test_bad_inputs_are_usage_errors_with_one_line_and_nothing_created(tmp_path, shared_frozen_project, args,
+                                                                       expected):
     """Each bad input of the table: exit code 2, an ``Error:`` line naming the problem, no traceback,
     and nothing created (the sessions folder given by --sessions stays absent). Run against a frozen
-    copy of the project, so the preregistration check before a run passes and only the input is
-    judged. All cases are tried and every failure is listed at once."""
-    root = frozen_project(tmp_path / "project")
+    copy of the project (made once per worker: the cases share an xdist_group), so the
+    preregistration check before a run passes and only the input is judged. Every problem of a
+    case is listed at once."""
+    if args[0] not in COMMANDS:
+        pytest.skip(f"study {args[0]} is not a command of this tree")
+    root = shared_frozen_project
     env = {**os.environ, "STUDY_ROOT": str(root)}
     missing = tmp_path / "missing"
-    failures = []
-    for args, expected in BAD_INPUTS:
-        if args[0] not in COMMANDS:
-            continue
-        argv = [a.replace("{missing}", str(missing)) for a in args]
-        if args[0] in ("run", "run-all", "demo"):
-            argv += ["--sessions", str(missing)]
-        done = subprocess.run([sys.executable, "-m", "study.cli", *argv], env=env, cwd=root, capture_output=True,
-                              text=True, timeout=120, stdin=subprocess.DEVNULL)
-        text = done.stdout + done.stderr
-        problems = []
-        if done.returncode != 2:
-            problems.append(f"exit {done.returncode}")
-        if "Traceback" in text:
-            problems.append("a traceback")
-        if "Error:" not in text or expected.replace("{missing}", str(missing)) not in text:
-            problems.append(f"no error naming {expected!r}")
-        if missing.exists():
-            problems.append(f"created {missing}")
-        if problems:
-            failures.append(f"study {' '.join(args)}: {', '.join(problems)}: {text.strip()[-300:]}")
-    assert not failures, "\n".join(failures)
+    argv = [a.replace("{missing}", str(missing)) for a in args]
+    if args[0] in ("run", "run-all", "demo"):
+        argv += ["--sessions", str(missing)]
+    done = subprocess.run([sys.executable, "-m", "study.cli", *argv], env=env, cwd=root, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    text = done.stdout + done.stderr
+    problems = []
+    if done.returncode != 2:
+        problems.append(f"exit {done.returncode}")
+    if "Traceback" in text:
+        problems.append("a traceback")
+    if "Error:" not in text or expected.replace("{missing}", str(missing)) not in text:
+        problems.append(f"no error naming {expected!r}")
+    if missing.exists():
+        problems.append(f"created {missing}")
+    assert not problems, f"study {' '.join(args)}: {', '.join(problems)}: {text.strip()[-300:]}"

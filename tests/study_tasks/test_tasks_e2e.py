@@ -1,6 +1,7 @@
 """End to end through the real CLI and the simulator: a few items of four tasks other than the
 project's (`study run --task T`; content_flagging's calls by userid are attributed to their
-post), and the scorer against the simulator's ground truth."""
+post), and the scorer against the simulator's ground truth. The tests only read the frozen
+checkout they run in, so they share one (``shared_frozen_project``, one per pytest worker)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ def score(root: Path, folder: Path) -> dict:
 
 @pytest.mark.parametrize("task,condition", [("dangerous_goods", "FSM"), ("video_annotation", "FSM-lean"),
                                             ("know_your_business", "FSM"), ("content_flagging", "FSM")])
-def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, frozen_project, task, condition):
-    root = frozen_project(tmp_path / "project")
+def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, shared_frozen_project, task, condition):
+    root = shared_frozen_project
     done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", condition, "--model", "sim:oracle",
                        "--accounts", "3")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -52,10 +53,10 @@ def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, fro
 
 
 @pytest.mark.parametrize("task,seed,items", [("customer_service", "2", 3), ("traffic_spoofing_detection", "18", 2)])
-def test_the_oracle_takes_the_sops_early_exit_where_a_tool_refuses_the_item(tmp_path, frozen_project, task, seed, items):
+def test_the_oracle_takes_the_sops_early_exit_where_a_tool_refuses_the_item(tmp_path, shared_frozen_project, task, seed, items):
     # seed 2's first two accounts have invalid ids (getAuthenticationDetails refuses them); seed 18's
     # first partners have no violation type (CalculateRiskScore and GenerateEvidenceReport refuse them)
-    root = frozen_project(tmp_path / "project")
+    root = shared_frozen_project
     done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle",
                        "--accounts", str(items), seed=seed)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -66,8 +67,8 @@ def test_the_oracle_takes_the_sops_early_exit_where_a_tool_refuses_the_item(tmp_
     assert metrics["routes"] == route_counts(folder / "sim_truth.jsonl")
 
 
-def test_the_fsm_lets_no_route_of_the_adversary_through_on_another_task(tmp_path, frozen_project):
-    root = frozen_project(tmp_path / "project")
+def test_the_fsm_lets_no_route_of_the_adversary_through_on_another_task(tmp_path, shared_frozen_project):
+    root = shared_frozen_project
     done, folder = run(root, tmp_path / "sessions", "--task", "dangerous_goods", "--condition", "FSM",
                        "--model", "sim:adversarial", "--accounts", "3")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -80,8 +81,8 @@ def test_the_fsm_lets_no_route_of_the_adversary_through_on_another_task(tmp_path
     assert any(e.get("kind") == "tool_call" and e.get("allowed") is False for e in refused)
 
 
-def test_an_unknown_or_unrunnable_task_is_refused_before_anything_is_made(tmp_path, frozen_project):
-    root = frozen_project(tmp_path / "project")
+def test_an_unknown_or_unrunnable_task_is_refused_before_anything_is_made(tmp_path, shared_frozen_project):
+    root = shared_frozen_project
     for task, words in (("no_such_task", "unknown task"), ("email_intent", "cannot run here"),
                         ("order_fulfillment", "check_inventory takes product_id, shared by several orders")):
         done, _ = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle")
