@@ -22,17 +22,26 @@ turns; ``turns`` counts them.
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from study.protocol.models import Usage
-from .claude_code import _cut
+from .claude_code import TEXT_CAP
 
 _STOP_PROMPT = re.compile(r'<hook_prompt hook_run_id="stop:[^"]*">(.*?)</hook_prompt>', re.DOTALL)
 WALL_TIME = "Wall time:"
 BLOCKED = "Tool call blocked by PreToolUse hook: "
+
+
+def _cut_text(text: str, cap: int | None = TEXT_CAP) -> dict[str, Any]:
+    """A text as a turn keeps it: cut to ``cap`` characters (None: whole), with its full length
+    when cut (the same form as ``study.transcripts.claude_code``)."""
+    if cap is None:
+        return {"text": text, "cut": None}
+    return {"text": text[:cap], "cut": len(text) if len(text) > cap else None}
 
 
 def usage_of(raw: Any) -> Usage:
@@ -135,9 +144,11 @@ def _tool(namespace: Any, name: Any) -> str:
     return ("fsm." if server == "fsm" else "") + str(name)
 
 
-def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
-    """The conversation of a rollout's lines (the turn dicts of ``study.transcripts.claude_code``),
-    and how many records are not turns."""
+def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[str, Any]], int]:
+    """The conversation of a rollout's lines (the turn dicts of ``study.transcripts.claude_code``,
+    a call's ``id`` being Codex's ``call_id``), and how many records are not turns; each text cut
+    to ``cap`` characters (None: whole, for the exports)."""
+    cut = partial(_cut_text, cap=cap)
     out: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
     other = 0
@@ -152,7 +163,7 @@ def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
             continue
         t, payload = obj.get("timestamp"), obj["payload"]
         if obj.get("type") == "compacted":
-            out.append({"n": n, "role": "compaction", "t": t, "summary": True, **_cut(str(payload.get("message") or ""))})
+            out.append({"n": n, "role": "compaction", "t": t, "summary": True, **cut(str(payload.get("message") or ""))})
             continue
         if obj.get("type") != "response_item":
             other += 1
@@ -161,25 +172,26 @@ def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
         if kind == "message":
             role, text = payload.get("role"), "\n".join(_texts(payload.get("content"))).strip()
             if role == "assistant":
-                out.append({"n": n, "role": "assistant", "t": t, **_cut(text)})
+                out.append({"n": n, "role": "assistant", "t": t, **cut(text)})
             elif role == "user" and (stop := _STOP_PROMPT.search(text)):
-                out.append({"n": n, "role": "stop-block", "t": t, **_cut(stop.group(1).strip())})
+                out.append({"n": n, "role": "stop-block", "t": t, **cut(stop.group(1).strip())})
             elif role == "user" and text and not text.startswith("<environment_context>"):
-                out.append({"n": n, "role": "user", "t": t, **_cut(text)})
+                out.append({"n": n, "role": "user", "t": t, **cut(text)})
                 prompts_seen = True
             elif role == "developer" and prompts_seen and out and out[-1].get("role") == "call":
-                out.append({"n": n, "role": "user", "t": t, "hook": True, **_cut(text)})
+                out.append({"n": n, "role": "user", "t": t, "hook": True, **cut(text)})
             else:
                 other += 1
         elif kind == "reasoning":
             summary = "\n".join(_texts(payload.get("summary")))
             if summary:
-                out.append({"n": n, "role": "thinking", "t": t, **_cut(summary)})
+                out.append({"n": n, "role": "thinking", "t": t, **cut(summary)})
             else:
                 other += 1
         elif kind == "function_call":
-            call = {"n": n, "role": "call", "t": t, "tool": _tool(payload.get("namespace"), payload.get("name")),
-                    "args": _cut(str(payload.get("arguments") or "")), "result": None}
+            call = {"n": n, "role": "call", "t": t, "id": payload.get("call_id"),
+                    "tool": _tool(payload.get("namespace"), payload.get("name")),
+                    "args": cut(str(payload.get("arguments") or "")), "result": None}
             calls[str(payload.get("call_id"))] = call
             out.append(call)
         elif kind == "function_call_output":
@@ -189,10 +201,11 @@ def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
             denied = not ran and body.startswith(BLOCKED)
             call = calls.get(str(payload.get("call_id")))
             if call is None:
-                call = {"n": n, "role": "call", "t": t, "tool": "?", "args": _cut(""), "result": None}
+                call = {"n": n, "role": "call", "t": t, "id": payload.get("call_id"), "tool": "?", "args": cut(""),
+                        "result": None}
                 out.append(call)
             error = not ran or body.startswith("Error: ")
-            call.update(result=_cut(body[len(BLOCKED):] if denied else body), result_n=n, error=error, denied=denied)
+            call.update(result=cut(body[len(BLOCKED):] if denied else body), result_n=n, error=error, denied=denied)
         else:
             other += 1
     return out, other
