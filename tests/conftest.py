@@ -135,6 +135,12 @@ def frozen_project(monkeypatch):
     return make
 
 
+@pytest.fixture(scope="session")
+def make_frozen_copy():
+    """``frozen_copy`` itself, for fixtures of a wider scope than a test (``make_frozen_copy(dest)``
+    makes the checkout; the commands run in it need ``PYTHONPATH=dest`` as ``frozen_project`` sets)."""
+    return frozen_copy
+
 def _tree_digests(root: Path) -> dict[str, str]:
     """sha256 of every file under ``root`` but git's own and Python's bytecode caches."""
     import hashlib

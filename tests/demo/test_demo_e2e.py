@@ -3,12 +3,17 @@ real Claude Code sessions against the simulator, then tables and figures from th
 one titled SIMULATED; a second run skips the finished sessions. The demo lives apart from the
 study (``demo/`` at the project root): the study's analysis and audit never see it, a run with
 other ``--accounts`` adds its own sessions and tabulates only those, and the notebook runs on its
-output."""
+output.
+
+The first run (``first_demo``) and the run with another batch size after it (``bigger_demo``) are
+made once per module and only read by the tests; a test that runs the demo again does it in a
+copy. The tests share an xdist_group, so that they run on one worker and the runs are made once."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,9 +21,13 @@ import pytest
 
 NOTEBOOK_TESTS = Path(__file__).resolve().parents[1] / "analysis" / "test_notebooks.py"
 
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("demo-e2e")]
+
 
 def study(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "STUDY_ROOT": str(root)}
+    # the frozen copy's snapshot of the packages first, as the frozen_project fixture does
+    env = {**os.environ, "STUDY_ROOT": str(root),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
     return subprocess.run(["study", *args], env=env, cwd=root, capture_output=True, text=True, timeout=300,
                           stdin=subprocess.DEVNULL)
 
@@ -36,13 +45,32 @@ def run_notebook(**parameters) -> str:
     return module.run_notebook(module.NOTEBOOK, **parameters)
 
 
-@pytest.mark.e2e
-def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(tmp_path, frozen_project):
-    root = frozen_project(tmp_path / "project")
-    (root / "sessions").mkdir()
-    out = root / "demo"
+def copy_project(root: Path, dest: Path) -> Path:
+    """A copy of the frozen project ``root`` (its git history, freeze, packages and demo/) at ``dest``."""
+    shutil.copytree(root, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
 
-    done = study_demo(root)
+
+@pytest.fixture(scope="module")
+def first_demo(tmp_path_factory, make_frozen_copy) -> tuple[Path, subprocess.CompletedProcess]:
+    """A frozen copy of the project with an empty sessions/, after `study demo` on two conditions
+    (2 accounts): the project root and what the demo printed. Read only."""
+    root = make_frozen_copy(tmp_path_factory.mktemp("demo") / "project")
+    (root / "sessions").mkdir()
+    return root, study_demo(root)
+
+
+@pytest.fixture(scope="module")
+def bigger_demo(first_demo, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of ``first_demo``'s project after a second batch size (`study demo --accounts 3` on
+    Plain): the project root and what that run printed. Read only."""
+    root = copy_project(first_demo[0], tmp_path_factory.mktemp("demo-bigger") / "project")
+    return root, study_demo(root, accounts=3, conditions="Plain")
+
+
+def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(first_demo):
+    root, done = first_demo
+    out = root / "demo"
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ran 2 session(s): 2 completed" in done.stdout
     assert "-> demo/" in done.stdout and "study tables --sessions demo --include-exploratory" in done.stdout
@@ -68,19 +96,28 @@ def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(
     assert all('"simulated": true' in m.read_text(encoding="utf-8") for m in metas)
     assert list((root / "sessions").iterdir()) == []
 
+
+def test_a_second_demo_run_skips_the_finished_sessions(first_demo, tmp_path):
+    root = copy_project(first_demo[0], tmp_path / "project")
+    table1 = (root / "demo" / "tables" / "table1.md").read_text(encoding="utf-8")
     again = study_demo(root)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "skipped 2 session(s)" in again.stdout
-    assert (out / "tables" / "table1.md").read_text(encoding="utf-8") == table1
+    assert (root / "demo" / "tables" / "table1.md").read_text(encoding="utf-8") == table1
 
-    # Another batch size adds its own session beside the others and tabulates only it.
-    bigger = study_demo(root, accounts=3, conditions="Plain")
+
+def test_another_batch_size_adds_its_own_session_beside_the_others_and_tabulates_only_it(bigger_demo):
+    root, bigger = bigger_demo
+    out = root / "demo"
     assert bigger.returncode == 0, bigger.stdout + bigger.stderr
     assert (out / "exploratory/sim-drifting/Plain/seed-2-first-3/meta.json").is_file()
     table1 = (out / "tables" / "table1.md").read_text(encoding="utf-8")
     assert "| Plain |" in table1 and "| FSM |" not in table1
 
-    # The study's own analysis and audit never see the demo.
+
+def test_the_studys_analysis_and_audit_never_see_the_demo(bigger_demo):
+    root, bigger = bigger_demo
+    assert bigger.returncode == 0, bigger.stdout + bigger.stderr
     audit = study(root, "audit")
     assert audit.returncode == 4 and "nothing to audit: no sessions under" in audit.stderr, audit.stdout + audit.stderr
     tables = study(root, "tables", "--include-exploratory")
@@ -91,5 +128,10 @@ def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(
     tables = study(root, "tables", "--sessions", "demo", "--include-exploratory")
     assert tables.returncode == 0, tables.stdout + tables.stderr
 
-    text = run_notebook(SESSIONS=str(out), INCLUDE_EXPLORATORY=True, FIGURES_OUT=str(tmp_path / "figures"))
+
+def test_the_notebook_runs_on_the_demos_output(bigger_demo, tmp_path, monkeypatch):
+    root, bigger = bigger_demo
+    assert bigger.returncode == 0, bigger.stdout + bigger.stderr
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    text = run_notebook(SESSIONS=str(root / "demo"), INCLUDE_EXPLORATORY=True, FIGURES_OUT=str(tmp_path / "figures"))
     assert "3 sessions, " in text and "**Table 1: SIMULATED" in text
