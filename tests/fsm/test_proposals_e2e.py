@@ -15,6 +15,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import anyio
 import pytest
@@ -71,30 +72,55 @@ def test_runner_session_proposes_is_scored_and_the_preregistered_workflow_cannot
     assert "proposals" not in json.loads(_study("score", "--json", str(fsm)).output)
 
 
-def test_settings_project_proposes_a_person_accepts_and_versions_run_side_by_side(tmp_path):
+@pytest.fixture(scope="module")
+def proposed(tmp_path_factory) -> SimpleNamespace:
+    """A ``.claude/settings.json`` project on its own copy of the workflow, with an old frame
+    (agent ``other``), after a session of the simulator's ``proposer`` and a person's review: what
+    ``study fsm proposals``, accepting p1 (bad) and p2 (good) and ``study fsm history`` answered.
+    Made once for the module's two settings tests (one xdist_group); the first reads only those
+    answers, the second alone goes on with the project (a new session, a migration, a tampered
+    version)."""
+    tmp = tmp_path_factory.mktemp("proposals-settings")
+    done = SimpleNamespace()
+    done.tmp = tmp
     accounts = order_for_seed(2)[:2]
-    workflow = tmp_path / "workflows" / "referral.yaml"     # the project's own copy: not preregistered
+    done.workflow = workflow = tmp / "workflows" / "referral.yaml"     # the project's own copy: not preregistered
     workflow.parent.mkdir()
     shutil.copyfile(MAIN, workflow)
-    project, frames, servers = make_project(tmp_path, accounts, workflow=workflow, proposals=True)
-    common = ["--frames", str(frames), "--workflow", str(workflow)]
-    assert _study("fsm", "enter", "ReferralAbusePerAccount", *common, "--agent", "other").exit_code == 0  # an old frame
+    done.project, done.frames, done.servers = make_project(tmp, accounts, workflow=workflow, proposals=True)
+    done.common = ["--frames", str(done.frames), "--workflow", str(workflow)]
+    done.entered_old = _study("fsm", "enter", "ReferralAbusePerAccount", *done.common, "--agent", "other")  # an old frame
     with SimServer("proposer", seed=2) as sim:
-        anyio.run(run_claude, project, servers, sim.base_url, tmp_path / "home")
+        anyio.run(run_claude, done.project, done.servers, sim.base_url, tmp / "home")
 
-    listed = _study("fsm", "proposals", "--frames", str(frames)).output
+    done.listed = _study("fsm", "proposals", "--frames", str(done.frames)).output
+    done.bad = _study("fsm", "accept", "p1", "--frames", str(done.frames))
+    done.good = _study("fsm", "accept", "p2", "--frames", str(done.frames))
+    done.history = _study("fsm", "history", str(workflow))
+    return done
+
+
+@pytest.mark.xdist_group("fsm-proposals-settings")
+def test_settings_project_proposes_and_a_person_accepts_the_good_proposal(proposed):
+    assert proposed.entered_old.exit_code == 0
+    listed = proposed.listed
     assert "p1  open" in listed and "fails the checks (2 problems)" in listed and "p2  open" in listed
-    bad = _study("fsm", "accept", "p1", "--frames", str(frames))
+    bad = proposed.bad
     assert bad.exit_code == 2 and "line 64 (S_escalate:): state 'S_escalate' has no path to the exit state" in bad.output
-    good = _study("fsm", "accept", "p2", "--frames", str(frames))
+    good = proposed.good
     assert good.exit_code == 0 and "is now version 2" in good.output
-    history = _study("fsm", "history", str(workflow))
+    history = proposed.history
     assert history.exit_code == 0 and "chain verified: 2 versions" in history.output
 
+
+@pytest.mark.xdist_group("fsm-proposals-settings")
+def test_settings_project_runs_a_new_session_under_the_accepted_version_beside_an_old_frame(proposed):
+    assert proposed.good.exit_code == 0 and "is now version 2" in proposed.good.output   # p2 accepted
+    project, servers, common, workflow = proposed.project, proposed.servers, proposed.common, proposed.workflow
     # a new session runs under version 2 (self_check shows the accepted exit conditions) ...
     assert _study("fsm", "enter", "ReferralAbusePerAccount", *common, "--variables", str(project / "fsm-variables.json")).exit_code == 0
     with SimServer("oracle", seed=2) as sim:
-        messages = anyio.run(run_claude, project, servers, sim.base_url, tmp_path / "home2")
+        messages = anyio.run(run_claude, project, servers, sim.base_url, proposed.tmp / "home2")
     assert NEW_CONDITION in str(messages)
     # ... while the old frame keeps version 1 until it is migrated
     old = json.loads(_study("fsm", "status", *common, "--agent", "other").output)
