@@ -314,10 +314,11 @@ def task_model(model: str, task: str) -> str:
 
 def runtime_model(model: str, runtime: str) -> str:
     """The model name under which ``model``'s sessions on another runtime than Claude Code are
-    tabulated: ``sim:oracle on Codex CLI``, ``gpt-5.4-mini on Codex CLI``."""
-    from study.protocol.runtimes import runtime_label
+    tabulated: ``sim:oracle on Codex CLI``, ``gpt-5.4-mini on Codex CLI``
+    (``study.protocol.runtimes.model_on_runtime``, as status and the viewer name them too)."""
+    from study.protocol.runtimes import model_on_runtime
 
-    return f"{model} on {runtime_label(runtime)}"
+    return model_on_runtime(model, runtime)
 
 
 def separate_runtimes(scores: list[SessionScore]) -> list[SessionScore]:

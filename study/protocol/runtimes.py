@@ -48,3 +48,12 @@ def runtime_label(name: str | None) -> str:
     """``codex`` -> ``Codex CLI``; an unknown name is shown as it is."""
     found = RUNTIMES.get(DEFAULT_RUNTIME if name is None else name)
     return found.label if found is not None else str(name)
+
+
+def model_on_runtime(model: str, runtime: str | None) -> str:
+    """How tables, status and the viewer name ``model``'s sessions on ``runtime``: the model's own
+    name on Claude Code (the paper's runtime, as the plan names it), ``sim:oracle on Codex CLI`` or
+    ``gpt-5.4-mini on Codex CLI`` on another, so each model on each runtime is a row of its own."""
+    if runtime is None or runtime == DEFAULT_RUNTIME:
+        return model
+    return f"{model} on {runtime_label(runtime)}"

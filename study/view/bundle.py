@@ -41,7 +41,7 @@ def _script(out: Path, relative: str, doc: Any) -> int:
 def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
                  progress: Callable[[str], None] = lambda _m: None) -> dict[str, int]:
     """Write the bundle of every session under ``root`` into ``out``; counts of what was written.
-    ``transcripts=False`` leaves the Claude Code transcripts out (most of a bundle's size)."""
+    ``transcripts=False`` leaves the agents' transcripts out (most of a bundle's size)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(STATIC, out / "static", dirs_exist_ok=True, ignore=shutil.ignore_patterns("index.html"))

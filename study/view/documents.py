@@ -9,7 +9,7 @@ computes a verdict: every clause, class and route below comes from ``analysis.sc
   escape routes with their occurrences, meta and preregistration hash;
 - ``account_doc``: the account's calls in order, its record and decision, each clause with its
   evidence (the breaking call's seq), the assistant text around, the FSM state per call;
-- ``events_doc`` / ``transcript_doc``: one page of the log / of the Claude Code transcript.
+- ``events_doc`` / ``transcript_doc``: one page of the log / of the agent runtime's transcript.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import orjson
 from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
 from study.procedure.escape_routes import ESCAPE_ROUTES, Measure, route
 from study.protocol.cost_text import cost_text
+from study.protocol.runtimes import model_on_runtime, runtime_label
 from study.session_io.typed_events import from_dict
 from study.session_io.vocabulary import EventKind
 
@@ -71,7 +72,11 @@ def matrix_row(session: Session) -> dict[str, Any]:
     usd, cost = _cost(session)
     row = {
         "name": session.name, "simulated": session.simulated, "exploratory": session.exploratory,
-        "task": record.task, "model": record.model, "condition": record.condition, "seed": record.seed,
+        # a model on another runtime than Claude Code is a row (and a mean) of its own, named as
+        # the tables name it: "sim:drifting on Codex CLI"
+        "task": record.task, "model": model_on_runtime(record.model, record.runtime),
+        "runtime": record.runtime, "runtime_label": runtime_label(record.runtime),
+        "condition": record.condition, "seed": record.seed,
         "status": (s.status if s else None) or (record.status if record.has_meta else None) or "no session_end",
         "voided": record.voided, "error": session.error,
         "accounts": len(session.order), "cost_usd": usd, "cost": cost,
@@ -190,7 +195,8 @@ def session_doc(session: Session) -> dict[str, Any]:
         "duration_s": session.seconds(session.events[-1]) if session.events else None,
         "events_total": len(session.events), "events_page": EVENTS_PAGE, "transcript_page": TRANSCRIPT_PAGE,
         "prereg": {k: start.get(k) or (session.meta.get(k) if session.meta else None)
-                   for k in ("manifest_sha256", "code_version", "cli_version", "sdk_version", "lock_sha256")},
+                   for k in ("manifest_sha256", "code_version", "runtime", "cli_version", "sdk_version", "lock_sha256",
+                             "runtime_lock_sha256")},
         "meta": session.meta.to_dict() if session.meta else None,
         "warnings": list(session.score.warnings) if session.score else [],
         "problems": session.problems,

@@ -210,6 +210,15 @@ def test_tables_show_each_model_on_its_runtime_as_a_row(sessions, tmp_path):
     assert result.exit_code == 0, result.output
     table1 = result.output.split("**Table 2")[0]
     assert "| sim:oracle | FSM | 10.0 |" in table1 and "| sim:oracle on Codex CLI | FSM | 10.0 |" in table1
+    # the viewer's matrix names and groups them as the tables do: one mean per model on its runtime
+    from study.view.documents import matrix_doc
+    from study.view.load import Store
+
+    doc = matrix_doc(Store(both))
+    assert sorted((r["model"], r["runtime"]) for r in doc["sessions"]) == [
+        ("sim:oracle", "claude-code"), ("sim:oracle on Codex CLI", "codex")]
+    assert sorted((g["model"], g["sessions"], g["fc_mean"]) for g in doc["groups"]) == [
+        ("sim:oracle", 1, 10.0), ("sim:oracle on Codex CLI", 1, 10.0)]
 
 
 RUNNER = """

@@ -1,4 +1,4 @@
-// study view: the session's Claude Code transcript, as a conversation (study/transcripts/claude_code.py)
+// study view: the session's transcript (Claude Code's or Codex CLI's), as a conversation (study/transcripts/)
 // or as the raw records, one click apart. Loaded after core.js (static/index.html).
 "use strict";
 
@@ -65,6 +65,6 @@ function transcriptSection(doc) {
       pager(page, pages, `${cv.total} turns; ${cv.other_records} bookkeeping records of the CLI not shown`, talk),
       h("div", { class: "conversation" }, ...cv.turns.map((t) => turnBox(t, toRaw))));
   }).catch(fail);
-  box.append(h("button", { id: "show-transcript", onclick: () => talk(0) }, "Load the Claude Code transcript"));
+  box.append(h("button", { id: "show-transcript", onclick: () => talk(0) }, `Load the ${doc.runtime_label || "Claude Code"} transcript`));
   return box;
 }
