@@ -95,6 +95,14 @@ def test_the_oracle_decides_a_ten_account_fsm_batch_with_fc_ten(sessions):
     usage = [e for e in _events(folder) if e["kind"] == "usage"]
     assert usage and meta["cost_usd"] == pytest.approx(usage[-1]["session_cost_usd"], abs=1e-6) and meta["cost_complete"]
     assert start["prices_per_mtok"]["input"] == 0.75    # simulated, priced as gpt-5.4-mini
+    # Codex's SQLite write-ahead logs are folded into their databases once the session ends
+    import sqlite3
+
+    home = folder / "home" / ".codex"
+    assert [p.name for p in home.glob("*.sqlite-wal") if p.stat().st_size] == []
+    with sqlite3.connect(home / "state_5.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("SELECT count(*) FROM threads").fetchone()[0] >= 1
 
 
 @pytest.mark.parametrize("condition", NINE)

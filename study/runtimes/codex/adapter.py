@@ -21,7 +21,11 @@
   keeps the rollout once as ``transcript.jsonl`` (a second name of the same file: Codex resumes
   only from its rollout's own path, and appends to it);
 - once the call has ended, no relay of it is left: hook commands run in sessions of their own
-  (Codex does not stop them), so the adapter stops every relay whose process group its socket saw.
+  (Codex does not stop them), so the adapter stops every relay whose process group its socket saw;
+- Codex CLI 0.169.0 exits without checkpointing its SQLite databases (``state_5.sqlite``,
+  ``thread_history_1.sqlite``), leaving some 8 MB of write-ahead log in even a short session's
+  folder: once the session ends, the adapter checkpoints them (``checkpoint_databases``: every
+  page kept, the log folded into its database).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -228,6 +233,27 @@ class CodexSession:
     async def aclose(self) -> None:
         await self._stop_relays()
         await self.socket.aclose()
+        if self.pid is None:          # no Codex process left that holds the databases open
+            checkpoint_databases(self.codex_home)
+
+
+def checkpoint_databases(codex_home: Path) -> list[str]:
+    """Fold each SQLite write-ahead log Codex left in ``codex_home`` into its database (``PRAGMA
+    wal_checkpoint(TRUNCATE)``; closing the last connection removes the log), and say which could
+    not be (left as they were: nothing is lost either way)."""
+    left: list[str] = []
+    for wal in sorted(codex_home.glob("*.sqlite-wal")):
+        database = wal.with_name(wal.name[: -len("-wal")])
+        if wal.is_symlink() or not database.is_file() or database.is_symlink():
+            continue
+        try:
+            with contextlib.closing(sqlite3.connect(database, timeout=1)) as db:
+                busy, _log, _moved = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if busy:
+                left.append(f"{database.name}: busy")
+        except sqlite3.Error as exc:
+            left.append(f"{database.name}: {exc}")
+    return left
 
 
 def _parse(raw: bytes) -> dict[str, Any]:
