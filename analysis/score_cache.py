@@ -56,7 +56,7 @@ _MODULES = ("analysis.scoring", "analysis.clauses", "analysis.loading", "analysi
             "study.session_io.typed_events", "study.session_io.meta", "study.session_io.record", "study.session_io.issues",
             "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.folders",
             "sopbench_tools.dataset", "sopbench_tools.tool_definitions", "sopbench_tools.orders",
-            "sopbench_tools.tasks", "study.procedure.core",
+            "sopbench_tools.tasks", "study.procedure.core", "study.protocol.preregistered",
             "analysis.score_cache")
 
 

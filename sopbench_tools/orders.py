@@ -20,13 +20,13 @@ import hashlib
 from pathlib import Path
 
 from study.errors import StudyError
+from study.protocol.preregistered import DEVELOPMENT_SEED
 
 from .dataset import load_task
 
-#: The study's seeds: 1 is for development only; 2–9 are the main seeds; 13–15 the seeds of
-#: the comparison with a larger model (paper, appendix A). Extend here and re-run
+#: The study's seeds: 1 is for development only (``DEVELOPMENT_SEED``); 2–9 are the main seeds;
+#: 13–15 the seeds of the comparison with a larger model (paper, appendix A). Extend here and re-run
 #: ``study orders --write`` (then amend the preregistration).
-DEVELOPMENT_SEED = 1
 STUDY_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15)
 
 

@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from study.protocol.preregistered import PREREGISTERED_TASK   # the task of the preregistered study
+
 # The manifest loader and the task types are imported on first use (PEP 562 ``__getattr__``
 # below): a reader that needs only PREREGISTERED_TASK (``study status``, the session records) then
 # loads neither the YAML loader nor the FSM's workflow types the loader reports problems with.
@@ -37,8 +39,6 @@ __all__ = ["PREREGISTERED_TASK", "Task", "TaskError", "TaskTool", "Item", "Recor
 
 MANIFEST_DIR = Path(__file__).resolve().parent / "manifests"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-#: The task of the preregistered study.
-PREREGISTERED_TASK = "referral_abuse_detection_v2"
 
 
 def task_names() -> list[str]:

@@ -9,4 +9,5 @@ Module map:
     amendments  amendments.jsonl: the recorded amendments as typed records; ``shown`` escapes them for printing
     yaml_lines  the one YAML loader of the package: under limits, keeping the line of every key and item
     yaml_file   one YAML file of the preregistration read, its absence or bad YAML as the reader's error
+    preregistered  the preregistered study's task and development seed, by name (a foundation: it imports nothing)
 """

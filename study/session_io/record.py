@@ -22,8 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sopbench_tools.orders import DEVELOPMENT_SEED
-from sopbench_tools.tasks import PREREGISTERED_TASK
+from study.protocol.preregistered import DEVELOPMENT_SEED, PREREGISTERED_TASK
 
 from .events import EARLIER_RUNTIME
 from .folders import EVENTS_NAME, attempts, exploratory_location
