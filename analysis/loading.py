@@ -333,7 +333,7 @@ def separate_runtimes(scores: list[SessionScore]) -> list[SessionScore]:
 def separate_tasks(scores: list[SessionScore]) -> list[SessionScore]:
     """Sessions of another task than the project's, renamed :func:`task_model`, so that every
     table, figure and count groups them apart (the project's task keeps the model's name)."""
-    from study.procedure.core import project_task_name
+    from sopbench_tools.tasks import project_task_name
 
     own = project_task_name()
     return [s if s.task == own else replace(s, model=task_model(s.model, s.task)) for s in scores]

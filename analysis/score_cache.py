@@ -89,7 +89,7 @@ def task_files() -> list[Path]:
     checks, so it stands for them), and the project's ``task.yaml`` with the manifest it names."""
     import sopbench_tools.tasks as tasks
     from study.paths import prereg_dir
-    from study.procedure.core import PROJECT_TASK_FILE, project_task_source
+    from sopbench_tools.tasks import PROJECT_TASK_FILE, project_task_source
 
     files = sorted(Path(tasks.__file__).parent.glob("*.py")) + sorted(tasks.MANIFEST_DIR.glob("*.yaml"))
     files.append(prereg_dir() / PROJECT_TASK_FILE)

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from sopbench_tools.tasks import load_task, task_names  # noqa: E402
 from study.procedure.escape_routes import ROUTE_KEYS  # noqa: E402
 from study.procedure.trial import make_scratch_project, run_sim_session  # noqa: E402
-from study.procedure.core import unsupported_reason  # noqa: E402
+from sopbench_tools.tasks.attribution import unsupported_reason  # noqa: E402
 
 #: the batch when --items is not given
 ITEMS = 3

@@ -3,7 +3,7 @@
 The order of seed ``s`` is the task's item ids (the referral study's 200 account ids) sorted by
 ``sha256(f"{s}:{item_id}")``: the same on every platform and library version, and checkable by
 hand. Every condition of a seed processes the items in this order. The project's frozen orders
-are orders of the project's task (``study.procedure.core``: the referral study's, or the task of
+are orders of the project's task (``sopbench_tools.tasks.project_task_source``: the referral study's, or the task of
 a project made by ``study new``); another task's sessions (exploratory) use the computed order.
 
 The orders of the planned seeds are frozen in ``preregistration/orders/seed-<s>.txt``: those files,
@@ -40,7 +40,7 @@ class OrderError(StudyError, ValueError):
 
 def project_item_ids() -> list[str]:
     """The item ids of the project's task (the referral study's 200 account ids by default)."""
-    from study.procedure.core import PREREGISTERED_TASK, project_task_source, resolve_task
+    from .tasks import PREREGISTERED_TASK, project_task_source, resolve_task
 
     if project_task_source() == PREREGISTERED_TASK:
         return load_task().account_ids
@@ -49,7 +49,7 @@ def project_item_ids() -> list[str]:
 
 def _plural() -> str:
     """What the project's task calls its items ("accounts" for the referral study)."""
-    from study.procedure.core import PREREGISTERED_TASK, project_task_source, resolve_task
+    from .tasks import PREREGISTERED_TASK, project_task_source, resolve_task
 
     return "accounts" if project_task_source() == PREREGISTERED_TASK else resolve_task(None).item.plural
 
@@ -64,7 +64,7 @@ def computed_order(seed: int, account_ids: list[str] | None = None) -> list[str]
 def order_for_task(seed: int, task) -> list[str]:
     """The order of ``seed`` for ``task``: the frozen or computed order when it is the project's
     task (``order_for_seed``), the computed order of its items otherwise."""
-    from study.procedure.core import project_task_name
+    from .tasks import project_task_name
 
     if task is None or task.name == project_task_name():
         return order_for_seed(seed)

@@ -40,7 +40,7 @@ def task() -> None:
 def list_tasks() -> None:
     """Every vendored task: runnable or why not (the reason `study run --task` gives), items, item
     noun, required tools, labels."""
-    from study.procedure.core import unsupported_reason
+    from .tasks.attribution import unsupported_reason
 
     from .tasks import PREREGISTERED_TASK, load_task, task_names
 
@@ -72,7 +72,7 @@ def check(task_name: str, items: int | None, oracle: bool) -> None:
     CLI (in a scratch project of its own): it must decide every item compliantly (FC = batch size).
     Exit 0 when nothing is wrong, 1 when a check fails, 2 when it cannot load.
     """
-    from study.procedure.core import unsupported_reason
+    from .tasks.attribution import unsupported_reason
 
     from .tasks.check import folder_findings, tool_findings
 
@@ -104,7 +104,7 @@ def _oracle_problems(t, items: int) -> list[str]:
     import tempfile
 
     from study.procedure.trial import ScratchError, make_scratch_project, run_sim_session
-    from study.procedure.core import unsupported_reason
+    from .tasks.attribution import unsupported_reason
 
     reason = unsupported_reason(t)
     if reason:

@@ -32,6 +32,7 @@ from .argument_checks import ArgumentChecks, _BadCall
 from .state_log import ToolStateError, _JsonlLog
 from .task_tools import build_tool_defs
 from .tasks import PREREGISTERED_TASK, Task, load_task
+from .tasks.attribution import aliased_item
 
 
 @dataclass(frozen=True)
@@ -172,8 +173,6 @@ class ToolBox(ArgumentChecks):
         account = args.get(self._id) if isinstance(args, dict) else None
         account = account if isinstance(account, str) and account else None
         if account is None and self._keys and isinstance(args, dict):
-            from study.fsm.referral_checks import aliased_item
-
             account = aliased_item(name, args, self._keys, self._tables)
         if name not in self.defs.usage:
             return self._error(f"unknown tool {name!r}", "The tools are: " + ", ".join(self.task.all_tools) + ".", account)

@@ -60,7 +60,7 @@ def folder_findings(task: Task) -> Findings:
     outputs = [c for c in task.metadata.get("output_columns", ()) if c not in {d.column for d in task.decision.columns}]
     if outputs:
         found.notes.append(f"metadata.json output columns that are step results, not the decision: {', '.join(outputs)}")
-    from study.procedure.core import unsupported_reason
+    from .attribution import unsupported_reason
 
     reason = unsupported_reason(task)
     if reason:

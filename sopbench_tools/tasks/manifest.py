@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from study.fsm.workflow import Problem, WorkflowError
+from study.protocol.problems import Problem, WorkflowError
 from study.protocol.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
 from .task import BACKENDS, FIELD_KINDS, TOOL_ROLES, Decision, DecisionColumn, Item, RecordField, RecordStep, Task, TaskTool

@@ -273,7 +273,7 @@ def build_referral(check: bool, root: Path | None) -> None:
 def build(task_name: str | None, check: bool, root: Path | None) -> None:
     """Generate a task's workflows (FSM, Stop-only, FSM-bound, FSM-lean, FSM-lean-bound) and reminder."""
     from study.paths import prereg_dir
-    from study.procedure.core import project_task_name, resolve_task
+    from sopbench_tools.tasks import project_task_name, resolve_task
 
     from . import task_build
 

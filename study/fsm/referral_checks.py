@@ -24,7 +24,7 @@ itself and of the required tools after it, for that item, at the refusal's posit
 A required tool that names the item by another argument than ``item_arg`` (optional parameters
 ``item_keys``: tool -> that argument, and ``item_tables``: argument -> its value -> the item; the
 workflows of content_flagging, whose ``userid`` is unique per post) has its calls attributed to
-the item the table gives for the argument's value (:func:`aliased_item`).
+the item the table gives for the argument's value (``sopbench_tools.tasks.attribution.aliased_item``).
 
 Their messages call an item an "account" unless the optional parameter ``item_noun`` names it
 (the workflows of other tasks than the referral study's, ``study.fsm.task_workflows``).
@@ -38,20 +38,13 @@ from __future__ import annotations
 import bisect
 from typing import Any, Mapping
 
+from sopbench_tools.tasks.attribution import aliased_item
+
 from .checks import CheckResult, GuardContext, register_check
 
 PARAMS = ("data_tools", "record_tool", "decision_tool", "item_arg")
 #: the optional parameters every one of the three checks takes
 OPTIONAL = ("item_noun", "exit_tools", "item_keys", "item_tables")
-
-
-def aliased_item(tool: Any, args: Mapping[str, Any], keys: Mapping[str, str],
-                 tables: Mapping[str, Mapping[str, str]]) -> str | None:
-    """The item a call of ``tool`` names through its item key (``keys``: tool -> argument;
-    ``tables``: argument -> value -> item), or None (no key, no value, or a value of no item)."""
-    arg = keys.get(str(tool))
-    value = args.get(arg) if arg is not None else None
-    return None if value is None else tables.get(arg, {}).get(str(value))
 
 
 class ProcedureTracker:

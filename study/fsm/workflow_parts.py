@@ -2,42 +2,22 @@
 
 :class:`State`, :class:`Transition` and the checks of a transition's guard (:class:`NamedCheck`,
 :class:`ShellCheck`, :class:`SoftCheck`); :class:`WorkflowError`, which lists every
-:class:`Problem` of a file with its line and what to fix. Two modules use them: ``workflow.py``
-(``Workflow``, made of them; it re-exports every one) and ``workflow_loader.py``, which builds
-them from the YAML and reports the problems; so they are here, where both can import them.
+:class:`Problem` of a file with its line and what to fix (both defined in
+``study.protocol.problems``, below the task manifests' loader, whose ``TaskError`` derives from
+it). Two modules use them: ``workflow.py`` (``Workflow``, made of them; it re-exports every one)
+and ``workflow_loader.py``, which builds them from the YAML and reports the problems; so they are
+here, where both can import them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping
 
-from study.errors import StudyError
+from study.protocol.problems import Problem, WorkflowError  # noqa: F401  (the workflow's; re-exported)
 
 from .checks import RegisteredCheck
 from .permissions import Permissions
-
-
-@dataclass(frozen=True)
-class Problem:
-    line: int | None
-    message: str
-
-
-class WorkflowError(StudyError, ValueError):
-    """A workflow file that cannot be used. ``problems`` lists each (line, what to fix)."""
-
-    def __init__(self, file: str | Path, problems: list[Problem]):
-        self.file = str(file)
-        self.problems = problems
-        self.line = problems[0].line if problems else None
-        self.fix = problems[0].message if problems else ""
-        super().__init__(self.render())
-
-    def render(self) -> str:
-        lines = [f"{self.file}:{p.line if p.line is not None else '?'}: {p.message}" for p in self.problems]
-        return "\n".join(lines)
 
 
 @dataclass(frozen=True)

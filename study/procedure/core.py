@@ -9,9 +9,9 @@ for the preregistered task it equals the module constants of ``sopbench_tools.to
 (a test checks it).
 
 A session names its task in ``session_start.task`` (absent in the referral study's logs: the
-preregistered task). :func:`resolve_task` loads a task by that name: the project's own task
-(``preregistration/task.yaml``, written by ``study new``) when the name is its name, otherwise a
-vendored task.
+preregistered task). ``sopbench_tools.tasks.resolve_task`` loads a task by that name: the
+project's own task (``preregistration/task.yaml``, written by ``study new``) when the name is its
+name, otherwise a vendored task; :func:`scoring_view` gives its procedure and gold labels.
 """
 
 from __future__ import annotations
@@ -19,16 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
+from sopbench_tools.tasks import PREREGISTERED_TASK, resolve_task   # PREREGISTERED_TASK: the preregistered study's
+from sopbench_tools.tasks.attribution import aliased_item
 
-from sopbench_tools.tasks import PREREGISTERED_TASK   # the task of the preregistered study
-
-#: A project's own task, written by ``study new`` (``task:`` a vendored name, or ``manifest:`` a
-#: path relative to the project folder).
-PROJECT_TASK_FILE = "task.yaml"
 #: How the labels of a decision over several columns are joined into one label.
 LABEL_JOIN = " | "
 
@@ -76,8 +71,6 @@ class Procedure:
             return value
         if not self.item_keys:
             return None
-        from study.fsm.referral_checks import aliased_item
-
         return aliased_item(tool, args, *self._keys)
 
     @property
@@ -170,34 +163,6 @@ def procedure_of(task: Any) -> Procedure:
     )
 
 
-def unsupported_reason(task: Any) -> str | None:
-    """Why the study cannot run ``task`` (None: it can): the one rule ``study run``, ``study new``,
-    ``study task list``/``check`` and the benchmark apply. The FSM's guards, the tool server's
-    ledger, the scorer and the simulator attribute a call to an item by the item-id argument, or,
-    for a required tool that does not take it, by an item argument each item has its own value of
-    (``Task.item_keys``); a required tool with neither names no one item. The reason says, for
-    each such tool, what its item arguments are."""
-    if not task.runnable:
-        return task.not_runnable_reason
-    idc = task.item.id_column
-    others = [t for t in task.tools if t.required and idc not in t.item_args and t.name not in task.item_keys]
-    if not others:
-        return None
-    return (f"the study attributes every call to one {task.item.noun} by its {idc} argument or by an item "
-            f"argument unique per {task.item.noun}, but the required tool(s) {', '.join(t.name for t in others)} "
-            "take neither: " + "; ".join(_attribution(task, t) for t in others))
-
-
-def _attribution(task: Any, tool: Any) -> str:
-    """What the item arguments of ``tool`` (none unique per item) are."""
-    noun, plural, n = task.item.noun, task.item.plural, len(task.rows)
-    if not tool.item_args:
-        return f"{tool.name} takes no argument that names one {noun}"
-    parts = [f"{arg}, shared by several {plural} ({len({str(r.get(arg)) for r in task.rows.values()})} values over {n})"
-             for arg in tool.item_args]
-    return f"{tool.name} takes {' and '.join(parts)}, so a call names no one {noun}"
-
-
 def gold_of(task: Any) -> dict[str, str]:
     """Item id -> gold label (several decision columns: joined by ``LABEL_JOIN``, in the
     decision's column order). For the scorer and the tests; never shown to the agent."""
@@ -210,42 +175,6 @@ def majority_label(task: Any) -> str:
     routes guess ("No Action" for the referral study, 134 of 200)."""
     counts = Counter(gold_of(task).values())
     return min(counts, key=lambda label: (-counts[label], label))
-
-
-# -- which task -----------------------------------------------------------------------------------
-
-def project_task_source() -> str | Path:
-    """The task of the project in use: ``preregistration/task.yaml``'s, else the preregistered one."""
-    from study.paths import prereg_dir, project_root
-
-    path = prereg_dir() / PROJECT_TASK_FILE
-    if not path.is_file():
-        return PREREGISTERED_TASK
-    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    if doc.get("manifest"):
-        return (project_root() / str(doc["manifest"])).resolve()
-    return str(doc.get("task") or PREREGISTERED_TASK)
-
-
-def resolve_task(name: str | None = None) -> Any:
-    """The task called ``name`` (None: the project's): the project's own when it is its name, else
-    a vendored one. Raises ``sopbench_tools.tasks.TaskError`` for an unknown name."""
-    from sopbench_tools.tasks import load_task
-
-    source = project_task_source()
-    if name is None:
-        return load_task(source)
-    if isinstance(source, Path):
-        own = load_task(source)
-        if own.name == name:
-            return own
-    return load_task(name)
-
-
-def project_task_name() -> str:
-    """The name of the project's task."""
-    source = project_task_source()
-    return resolve_task(None).name if isinstance(source, Path) else str(source)
 
 
 @lru_cache(maxsize=32)

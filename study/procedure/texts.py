@@ -95,7 +95,7 @@ def is_project_task(task: Any) -> bool:
     """Whether ``task`` is the task of the project in use (its texts are the project's files)."""
     if task is None:
         return True
-    from study.procedure.core import project_task_name
+    from sopbench_tools.tasks import project_task_name
 
     return task.name == project_task_name()
 

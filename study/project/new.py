@@ -46,7 +46,7 @@ def _load(task_arg: str) -> tuple[Any, Path | None]:
         where = f"{exc.file}:{first.line}: " if first is not None and first.line else ""
         raise NewProjectError(f"--task {task_arg}: {where}{first.message if first else exc}"
                               + ("" if own else f" (vendored tasks: {', '.join(task_names())})")) from None
-    from study.procedure.core import unsupported_reason
+    from sopbench_tools.tasks.attribution import unsupported_reason
 
     reason = unsupported_reason(task)
     if reason:

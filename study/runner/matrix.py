@@ -166,7 +166,7 @@ def _run_one(spec: SessionSpec, rerun: bool) -> tuple[str, str | None]:
 
 def _batch_size(spec: SessionSpec) -> int:
     """A session's whole batch: every item of its task (the referral study's seeded order)."""
-    from study.procedure.core import PREREGISTERED_TASK, project_task_source, resolve_task
+    from sopbench_tools.tasks import PREREGISTERED_TASK, project_task_source, resolve_task
 
     if spec.task == PREREGISTERED_TASK or (spec.task is None and project_task_source() == PREREGISTERED_TASK):
         return len(order_for_seed(spec.seed))

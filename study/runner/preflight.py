@@ -270,8 +270,7 @@ def validate_spec(spec) -> Checked:
 def check_task(name: str | None) -> tuple[Any, bool]:
     """The session's task (``--task``: a vendored task's name or a manifest file; None: the
     project's) and whether it is another task than the project's (its sessions are exploratory)."""
-    from sopbench_tools.tasks import TaskError, load_task
-    from study.procedure.core import project_task_name, resolve_task
+    from sopbench_tools.tasks import TaskError, load_task, project_task_name, resolve_task
 
     try:
         if name is not None and str(name).endswith((".yaml", ".yml")):
@@ -281,7 +280,7 @@ def check_task(name: str | None) -> tuple[Any, bool]:
     except TaskError as exc:
         first = exc.problems[0].message if getattr(exc, "problems", None) else str(exc)
         raise PreflightError(f"--task {name}: {first}") from None
-    from study.procedure.core import unsupported_reason
+    from sopbench_tools.tasks.attribution import unsupported_reason
 
     reason = unsupported_reason(task)
     if reason:

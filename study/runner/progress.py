@@ -45,7 +45,7 @@ def item_plural(task: Any) -> str:
     if task is None:
         return "accounts"
     from sopbench_tools.tasks import TaskError
-    from study.procedure.core import resolve_task
+    from sopbench_tools.tasks import resolve_task
 
     try:
         return resolve_task(str(task)).item.plural

@@ -67,7 +67,7 @@ def _task_workflow(task: Any, name: str) -> Any:
     task's generated workflows (the project's FSM workflow is the task's own FSM workflow)."""
     from study.fsm import Workflow
     from study.fsm.task_build import main_workflow_file, task_files
-    from study.procedure.core import project_task_name, resolve_task
+    from sopbench_tools.tasks import project_task_name, resolve_task
 
     files = task_files(task)
     rel = Path("workflows") / name

@@ -157,7 +157,7 @@ def sim_task(name: str | None, root: str = "") -> SimTask:
     """The view of the task called ``name`` (None or the preregistered one: :func:`referral`)."""
     if name in (None, PREREGISTERED_TASK):
         return referral()
-    from study.procedure.core import resolve_task
+    from sopbench_tools.tasks import resolve_task
 
     task = resolve_task(name)
     specs = {s["toolSpec"]["name"]: s["toolSpec"] for s in task.toolspecs}

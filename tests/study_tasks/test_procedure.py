@@ -55,7 +55,7 @@ def test_the_simulators_view_calls_tools_with_their_inputs_in_the_sops_order():
 
 
 def test_the_refusal_says_for_each_required_tool_why_its_calls_name_no_one_item():
-    from study.procedure.core import unsupported_reason
+    from sopbench_tools.tasks.attribution import unsupported_reason
 
     assert unsupported_reason(load_task("dangerous_goods")) is None
     assert unsupported_reason(load_task("content_flagging")) is None     # userid: unique per post

@@ -72,7 +72,7 @@ async def _probe(cli: Path, work: Path, result: ProbeResult, timeout_s: float) -
     from sopbench_tools.toolbox import ToolBox
     from study.fsm.hooks import deny_tool, split_tool_name
     from study.sim import DEFAULT_MODEL_ID, SimServer
-    from study.procedure.core import resolve_task
+    from sopbench_tools.tasks import resolve_task
 
     task = resolve_task(None)   # the project's task
     batch = min(ACCOUNTS, len(task.item_ids))
