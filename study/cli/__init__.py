@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("study.demo:demo", "Run a small offline matrix on the simulator and print its (SIMULATED) tables."),
     "orders": ("sopbench_tools.cli:orders", "Print or write the seeded account orders."),
     "tools": ("sopbench_tools.cli:tools", "The SOP-Bench tool server (MCP over stdio)."),
-    "task": ("sopbench_tools.task_cli:task", "List the SOP-Bench tasks; check one's manifest and tools."),
+    "task": ("study.project.task_cli:task", "List the SOP-Bench tasks; check one's manifest and tools."),
     "fsm": ("study.fsm.cli:fsm", "Validate, draw and enforce FSM workflows."),
     "sim": ("study.sim.cli:sim", "The offline simulator: a scripted model server for the real CLI."),
     "score": ("analysis.cli:score", "Score one session: metrics and escape routes."),
