@@ -35,18 +35,23 @@ def pytest_configure(config):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Make ``--dist loadgroup`` honour ``xdist_group`` marks under pytest >= 9.2.
+    """Under ``--dist loadgroup``, put the tests that share a fixture made once per worker on one
+    worker: those marked ``xdist_group`` (a fixture of session scope shared across modules), and,
+    unmarked, those of one module that use a module-scoped fixture (group ``module:<file>``, so
+    that the fixture is made once, not once on each worker).
 
     pytest-xdist tells its scheduler a test's group by appending ``@<group>`` to the test's node
     id, which it does by setting ``item._nodeid``; pytest 9.2 builds node ids from a structured
     ``item._id`` instead, so the suffix is lost and every group is silently spread over the
     workers (pytest-dev/pytest-xdist issue 1386, fix pending in PR 1388). On a worker, set the id
     with the suffix the way that fix does; where the suffix is already there (an older pytest or a
-    fixed xdist), nothing changes. A test sharing a fixture with its group then runs on one worker."""
+    fixed xdist), nothing changes."""
     if not getattr(config.option, "loadgroup", False):
         return
     for item in items:
         names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        if not names and _uses_a_module_fixture(item):
+            names = {f"module:{item.nodeid.split('::')[0]}"}
         if not names:
             continue
         suffix = "@" + "_".join(sorted(names))
@@ -57,6 +62,11 @@ def pytest_collection_modifyitems(config, items):
         item._id = NodeId.parse(item.nodeid + suffix)
         if not item.nodeid.endswith(suffix):  # pragma: no cover - a pytest naming tests yet otherwise
             raise pytest.UsageError(f"cannot put {item.nodeid} in its xdist_group: this pytest names tests otherwise")
+
+
+def _uses_a_module_fixture(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(defs and defs[-1].scope == "module" for defs in info.name2fixturedefs.values())
 
 
 def run_git(root: Path, *args: str) -> str:
@@ -140,6 +150,7 @@ def make_frozen_copy():
     """``frozen_copy`` itself, for fixtures of a wider scope than a test (``make_frozen_copy(dest)``
     makes the checkout; the commands run in it need ``PYTHONPATH=dest`` as ``frozen_project`` sets)."""
     return frozen_copy
+
 
 def _tree_digests(root: Path) -> dict[str, str]:
     """sha256 of every file under ``root`` but git's own and Python's bytecode caches."""
