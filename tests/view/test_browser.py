@@ -94,6 +94,7 @@ def _walk(driver, start_url: str, tmp_path: Path, shots: bool) -> dict[str, str]
     return texts
 
 
+@pytest.mark.xdist_group("view-sim-corpus")   # sim_corpus is made once per worker: its tests share one
 def test_matrix_filter_session_and_breaking_call_and_the_same_from_the_bundle(server, browser, sim_corpus, tmp_path):
     score = score_session_dir(sim_corpus / PLAIN, evidence=True)
     ev = next(e for e in score.evidence if e.score.account == INTERLEAVED)

@@ -70,6 +70,7 @@ def _names(driver) -> list[str]:
     return [r.get_attribute("data-name") for r in driver.find_elements(By.CSS_SELECTOR, "#matrix tbody tr")]
 
 
+@pytest.mark.xdist_group("view-sim-corpus")   # sim_corpus is made once per worker: its tests share one
 def test_matrix_order_sorting_means_attempts_and_refresh(corpus, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -126,6 +127,7 @@ def test_matrix_order_sorting_means_attempts_and_refresh(corpus, browser, tmp_pa
         WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "show-events").text == "Show the 2 events")
 
 
+@pytest.mark.xdist_group("view-sim-corpus")   # sim_corpus is made once per worker: its tests share one
 def test_search_conversation_and_side_by_side(corpus, browser, tmp_path):
     from selenium.webdriver.common.by import By
 

@@ -31,6 +31,7 @@ def _api(base: str, kind: str, **params) -> object:
         return json.loads(response.read())
 
 
+@pytest.mark.xdist_group("view-sim-corpus")   # sim_corpus is made once per worker: its tests share one
 def test_bundle_files_are_the_server_documents_split_per_session(server, sim_corpus, tmp_path):
     out = tmp_path / "bundle"
     result = CliRunner().invoke(main, ["view", "--sessions", str(sim_corpus), "--bundle", str(out)])
@@ -60,6 +61,7 @@ def test_bundle_files_are_the_server_documents_split_per_session(server, sim_cor
                                                               range(-(-session["events_total"] // 200))]
 
 
+@pytest.mark.xdist_group("view-sim-corpus")   # sim_corpus is made once per worker: its tests share one
 def test_account_page_document_has_fsm_state_per_call_and_denial_reasons(server):
     doc = _api(server, "account", session=FSM, account="ACC100185")
     calls = [e for e in doc["events"] if e["kind"] == "tool_call"]
@@ -75,6 +77,7 @@ def test_account_page_document_has_fsm_state_per_call_and_denial_reasons(server)
     assert session["prereg"]["manifest_sha256"] == "unchecked" and session["simulated"] is True
 
 
+@pytest.mark.xdist_group("view-sim-corpus")   # sim_corpus is made once per worker: its tests share one
 def test_a_bundle_without_transcripts_says_so(sim_corpus, tmp_path):
     out = tmp_path / "slim"
     result = CliRunner().invoke(main, ["view", "--sessions", str(sim_corpus), "--bundle", str(out), "--no-transcripts"])

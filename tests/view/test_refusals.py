@@ -41,6 +41,7 @@ def _get(base: str, raw_path: str) -> tuple[int, bytes]:
     return response.status, response.read()
 
 
+@pytest.mark.xdist_group("view-sim-corpus")   # sim_corpus is made once per worker: its tests share one
 @pytest.mark.e2e
 def test_the_server_listens_on_loopback_and_refuses_paths_outside(server, sim_corpus):
     assert server.startswith("http://127.0.0.1:")
