@@ -6,7 +6,7 @@ partial data, interleaved, another account) and the scorer's routes must equal t
 ground truth (``sim_truth.jsonl``). Prints the table task x condition (FC, routes, cost).
 
 The sessions run in a fresh project made with ``study new --task referral_abuse_detection_v2``
-and frozen there (``study.procedure.trial``, as ``study task check`` does), so every other task's
+and frozen there (``study.project.trial``, as ``study task check`` does), so every other task's
 sessions are exploratory, as in this project.
 
     python benchmarks/bench_tasks.py                  # the first 3 items of each seed-2 order
@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from sopbench_tools.tasks import load_task, task_names  # noqa: E402
 from study.procedure.escape_routes import ROUTE_KEYS  # noqa: E402
-from study.procedure.trial import make_scratch_project, run_sim_session  # noqa: E402
+from study.project.trial import make_scratch_project, run_sim_session  # noqa: E402
 from sopbench_tools.tasks.attribution import unsupported_reason  # noqa: E402
 
 #: the batch when --items is not given

@@ -1,4 +1,5 @@
-"""``study task list`` and ``study task check``."""
+"""``study task list`` and ``study task check``: which SOP-Bench tasks a project can study, and
+whether one's manifest, tools and workflows hold (the oracle's trial session: ``trial.py``)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class TaskProblem(click.ClickException):
 
 
 def _load(task: str):
-    from .tasks import TaskError, load_task
+    from sopbench_tools.tasks import TaskError, load_task
 
     try:
         return load_task(Path(task) if task.endswith((".yaml", ".yml")) else task)
@@ -40,9 +41,8 @@ def task() -> None:
 def list_tasks() -> None:
     """Every vendored task: runnable or why not (the reason `study run --task` gives), items, item
     noun, required tools, labels."""
-    from .tasks.attribution import unsupported_reason
-
-    from .tasks import PREREGISTERED_TASK, load_task, task_names
+    from sopbench_tools.tasks import PREREGISTERED_TASK, load_task, task_names
+    from sopbench_tools.tasks.attribution import unsupported_reason
 
     for name in task_names():
         t = load_task(name)
@@ -72,9 +72,8 @@ def check(task_name: str, items: int | None, oracle: bool) -> None:
     CLI (in a scratch project of its own): it must decide every item compliantly (FC = batch size).
     Exit 0 when nothing is wrong, 1 when a check fails, 2 when it cannot load.
     """
-    from .tasks.attribution import unsupported_reason
-
-    from .tasks.check import folder_findings, tool_findings
+    from sopbench_tools.tasks.attribution import unsupported_reason
+    from sopbench_tools.tasks.check import folder_findings, tool_findings
 
     t = _load(task_name)
     click.echo(f"{t.name}: manifest {t.manifest}, folder {t.folder}")
@@ -103,8 +102,9 @@ def _oracle_problems(t, items: int) -> list[str]:
     """Run the oracle under FSM on ``items`` items of ``t``; print its FC; the problems it shows."""
     import tempfile
 
-    from study.procedure.trial import ScratchError, make_scratch_project, run_sim_session
-    from .tasks.attribution import unsupported_reason
+    from sopbench_tools.tasks.attribution import unsupported_reason
+
+    from .trial import ScratchError, make_scratch_project, run_sim_session
 
     reason = unsupported_reason(t)
     if reason:
@@ -128,6 +128,6 @@ def _oracle_problems(t, items: int) -> list[str]:
 
 
 def _manifest_dir() -> Path:
-    from .tasks import MANIFEST_DIR
+    from sopbench_tools.tasks import MANIFEST_DIR
 
     return MANIFEST_DIR
