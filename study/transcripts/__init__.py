@@ -1,2 +1,39 @@
 """Each runtime's own transcript, read as one conversation form (turns) for the viewer and the
-exports. Reading only: nothing here starts or imports an agent runtime."""
+exports. Reading only: nothing here starts or imports an agent runtime.
+
+Every reader is a module with ``turns(lines, *, cap=TEXT_CAP) -> (turns, other_records)`` in the
+form ``claude_code`` documents; ``reader_for(runtime)`` picks a session's reader by
+``session_start.runtime`` (a log that names none was written by Claude Code). A runtime gets its
+transcript read by adding its module to ``READERS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: The transcript reader of each runtime (``study.protocol.runtimes`` names), by module.
+READERS: dict[str, str] = {
+    "claude-code": "study.transcripts.claude_code",
+    "codex": "study.transcripts.codex",
+}
+#: The runtime of a session whose log names none.
+DEFAULT_RUNTIME = "claude-code"
+
+
+class NoReader(LookupError):
+    """No transcript reader for a runtime (unknown, or its reader is not written yet)."""
+
+
+def reader_for(runtime: str | None) -> ModuleType:
+    """The reader module of ``runtime`` (None: Claude Code); ``NoReader`` says why there is none."""
+    name = DEFAULT_RUNTIME if runtime is None else runtime
+    module = READERS.get(name)
+    if module is None:
+        raise NoReader(f"no transcript reader for runtime {name!r} (readers: {', '.join(READERS)})")
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        raise NoReader(f"the transcript reader of runtime {name!r} ({module}) is not in this install") from None
