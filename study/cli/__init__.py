@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "claude": ("study.runtimes.claude_code.command:claude", "Run the Claude Code CLI bundled with claude-agent-sdk."),
     "runtime": ("study.runtimes.cli:runtime", "The agent runtimes (Claude Code, Codex CLI): list them, install Codex CLI."),
     "view": ("study.view.cli:view", "Browse sessions in a local web page (or write it as a static folder)."),
+    "export": ("study.export.cli:export", "Write the sessions in other tools' formats (Inspect eval logs)."),
 }
 
 
