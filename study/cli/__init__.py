@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "codex": ("study.runtimes.codex.command:codex", "Run the pinned Codex CLI, with a workflow's FSM wired in."),
     "runtime": ("study.runtimes.cli:runtime", "The agent runtimes (Claude Code, Codex CLI): list them, install Codex CLI."),
     "view": ("study.view.cli:view", "Browse sessions in a local web page (or write it as a static folder)."),
+    "export": ("study.export.cli:export", "Write the sessions in other tools' formats (Inspect eval logs)."),
 }
 
 

@@ -1,10 +1,13 @@
 """The Claude Code transcript as a conversation: the turns a reader expects, not the CLI's records.
 
-``turns(lines)`` reads the transcript's lines once into turns, in order:
+``turns(lines)`` reads the transcript's lines once into turns, in order (every text cut to
+``TEXT_CAP`` characters for the viewer; ``turns(lines, cap=None)`` keeps whole texts, for the
+exports):
 
 - ``user``: the prompt (and any later user text);
 - ``assistant``: the model's text; ``thinking``: its thinking (shown collapsed);
-- ``call``: a tool call with its arguments, and its result attached (``result``, ``error``);
+- ``call``: a tool call (``id``: the runtime's call id, as ``tool_call.call_id`` of the session
+  log has it) with its arguments, and its result attached (``result``, ``error``);
   ``denied`` with the reason when a hook refused it (the FSM's PreToolUse gate);
 - ``stop-block``: the Stop hook's feedback that sent the agent back to work;
 - ``compaction``: the compaction boundary (trigger, tokens before and after) and the summary the
@@ -18,12 +21,16 @@ Every turn keeps ``n``, the transcript line it came from, so the raw record is o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import orjson
 
 from study.protocol.models import Usage
 from study.session_io.jsonout import dumps
+
+from . import TEXT_CAP   # a longer text (a tool result, an assistant turn, a summary) is cut to this
 
 
 def usage_of(raw: Any) -> Usage:
@@ -45,12 +52,12 @@ def usage_of(raw: Any) -> Usage:
 
 #: Turns per page of the conversation.
 TURNS_PAGE = 100
-#: A longer text (a tool result, an assistant turn, a summary) is cut to this many characters.
-TEXT_CAP = 4000
 
 
-def _cut(text: str) -> dict[str, Any]:
-    return {"text": text[:TEXT_CAP], "cut": len(text) if len(text) > TEXT_CAP else None}
+def _cut(text: str, cap: int | None = TEXT_CAP) -> dict[str, Any]:
+    if cap is None:
+        return {"text": text, "cut": None}
+    return {"text": text[:cap], "cut": len(text) if len(text) > cap else None}
 
 
 def _text_of(content: Any) -> str:
@@ -101,8 +108,11 @@ def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"id": e["id"], "usage": usage_of(e["raw"]), "tool_uses": e["tool_uses"]} for e in seen.values()]
 
 
-def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
-    """The conversation of a transcript's lines, and how many records are not turns."""
+
+def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[str, Any]], int]:
+    """The conversation of a transcript's lines, and how many records are not turns; each text
+    cut to ``cap`` characters (None: whole)."""
+    cut = partial(_cut, cap=cap)
     out: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
     other = 0
@@ -120,23 +130,23 @@ def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
         if kind == "system" and obj.get("subtype") == "compact_boundary":
             out.append(_compaction(obj, n))
         elif kind == "user" and obj.get("isCompactSummary"):
-            out.append({"n": n, "role": "compaction", "t": t, "summary": True, **_cut(_text_of(content))})
+            out.append({"n": n, "role": "compaction", "t": t, "summary": True, **cut(_text_of(content))})
         elif kind == "user" and isinstance(content, str):
             hook = obj.get("isMeta") and (obj.get("rowSource") == "hook" or content.startswith("Stop hook feedback"))
-            out.append({"n": n, "role": "stop-block" if hook else "user", "t": t, **_cut(content)})
+            out.append({"n": n, "role": "stop-block" if hook else "user", "t": t, **cut(content)})
         elif kind == "user" and isinstance(content, list):
-            _results(obj, content, n, calls, out)
+            _results(obj, content, n, calls, out, cut)
         elif kind == "assistant" and isinstance(content, list):
             for block in content:
                 if not isinstance(block, dict):
                     continue
                 if block.get("type") == "text":
-                    out.append({"n": n, "role": "assistant", "t": t, **_cut(_text_of(block.get("text")))})
+                    out.append({"n": n, "role": "assistant", "t": t, **cut(_text_of(block.get("text")))})
                 elif block.get("type") == "thinking":
-                    out.append({"n": n, "role": "thinking", "t": t, **_cut(_text_of(block.get("thinking")))})
+                    out.append({"n": n, "role": "thinking", "t": t, **cut(_text_of(block.get("thinking")))})
                 elif block.get("type") == "tool_use":
-                    call = {"n": n, "role": "call", "t": t, "tool": _tool(block.get("name")),
-                            "args": _cut(dumps(block.get("input")).decode()), "result": None}
+                    call = {"n": n, "role": "call", "t": t, "id": block.get("id"), "tool": _tool(block.get("name")),
+                            "args": cut(dumps(block.get("input")).decode()), "result": None}
                     calls[str(block.get("id"))] = call
                     out.append(call)
         else:
@@ -145,7 +155,7 @@ def turns(lines: list[bytes]) -> tuple[list[dict[str, Any]], int]:
 
 
 def _results(obj: dict[str, Any], content: list, n: int, calls: dict[str, dict[str, Any]],
-             out: list[dict[str, Any]]) -> None:
+             out: list[dict[str, Any]], cut: Callable[[str], dict[str, Any]] = _cut) -> None:
     """A user record's tool results, each attached to its call (or a turn of its own)."""
     decision = obj.get("permissionDecision") if isinstance(obj.get("permissionDecision"), dict) else {}
     denied = decision.get("source") == "hook" or bool(obj.get("toolDenialKind"))
@@ -153,16 +163,17 @@ def _results(obj: dict[str, Any], content: list, n: int, calls: dict[str, dict[s
         if not isinstance(block, dict):
             continue
         if block.get("type") == "text":
-            out.append({"n": n, "role": "user", "t": obj.get("timestamp"), **_cut(_text_of(block.get("text")))})
+            out.append({"n": n, "role": "user", "t": obj.get("timestamp"), **cut(_text_of(block.get("text")))})
             continue
         if block.get("type") != "tool_result":
             continue
         text = _text_of(block.get("content"))
         call = calls.get(str(block.get("tool_use_id")))
         if call is None:
-            call = {"n": n, "role": "call", "t": obj.get("timestamp"), "tool": "?", "args": _cut(""), "result": None}
+            call = {"n": n, "role": "call", "t": obj.get("timestamp"), "id": block.get("tool_use_id"), "tool": "?",
+                    "args": cut(""), "result": None}
             out.append(call)
-        call.update(result=_cut(text), result_n=n, error=bool(block.get("is_error")), denied=denied and bool(block.get("is_error")))
+        call.update(result=cut(text), result_n=n, error=bool(block.get("is_error")), denied=denied and bool(block.get("is_error")))
 
 
 def conversation_doc(name: str, simulated: bool, conversation: tuple[list[dict[str, Any]], int],

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from study.protocol.models import Usage
-from .claude_code import TEXT_CAP
+from . import TEXT_CAP
 
 _STOP_PROMPT = re.compile(r'<hook_prompt hook_run_id="stop:[^"]*">(.*?)</hook_prompt>', re.DOTALL)
 WALL_TIME = "Wall time:"

@@ -1,0 +1,166 @@
+"""The sessions an export writes, read once: each session folder validated and scored as
+``study score`` and ``study tables`` do, its transcript read as turns by its runtime's reader,
+and the sessions grouped into one group per eval log.
+
+Nothing here imports an export format's package: the formats (``inspect_log``) take what
+``collect`` returns.
+
+- A folder whose records break a rule of ``study.session_io.reader`` (or that has no log) is not
+  exported: it is ``Skipped``, with the reason the tables' exclusion list gives
+  (``SessionRecord.exclusion``).
+- Voided and unfinished sessions are exported, marked (the format says how); exploratory and
+  development-seed sessions are exported and marked exploratory.
+- One group per (model, runtime, condition, task, batch size, exploratory): sessions of different
+  batch sizes are different sessions (README, "Running the study"), and an exploratory session
+  never shares a log with confirmatory ones.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from analysis.loading import sopbench_correct_count
+from analysis.scoring import SessionScore, score_log
+from study.protocol.runtimes import DEFAULT_RUNTIME
+from study.session_io.folders import TRANSCRIPT_NAME, find_sessions
+from study.session_io.issues import LogError
+from study.session_io.meta import SessionMeta
+from study.session_io.record import SessionRecord, read_record
+from study.session_io.safe_files import TRANSCRIPT_CAP, UnsafeFile, read_capped
+from study.transcripts import NoReader, reader_for
+
+
+class GroupKey(NamedTuple):
+    """What one eval log holds the sessions of."""
+
+    model: str
+    runtime: str
+    condition: str
+    task: str
+    accounts: int
+    exploratory: bool
+
+
+@dataclass
+class ExportSession:
+    """One valid session: its record, score, events and conversation."""
+
+    path: Path
+    name: str                       # the folder below the sessions root (``.`` for the root itself)
+    record: SessionRecord
+    score: SessionScore
+    meta: SessionMeta | None
+    events: list[dict[str, Any]]
+    runtime: str
+    correct_sopbench: int
+    #: the transcript as turns (whole texts), None when it cannot be read (``transcript_problem`` says why)
+    turns: list[dict[str, Any]] | None = None
+    other_records: int = 0
+    transcript_problem: str | None = None
+
+    @property
+    def start(self) -> dict[str, Any]:
+        return self.events[0] if self.events else {}
+
+    @property
+    def end(self) -> dict[str, Any] | None:
+        last = self.events[-1] if self.events else None
+        return last if last is not None and last.get("kind") == "session_end" else None
+
+    @property
+    def key(self) -> GroupKey:
+        return GroupKey(self.score.model, self.runtime, self.score.condition, self.score.task,
+                        len(self.score.order), self.record.exploratory)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A session folder that is not exported, and why."""
+
+    path: Path
+    name: str
+    reason: str
+    model: str | None = None
+    condition: str | None = None
+    task: str | None = None
+
+
+@dataclass
+class Collected:
+    """Every session folder under a root: the groups of valid sessions, and those skipped."""
+
+    root: Path
+    groups: dict[GroupKey, list[ExportSession]] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> int:
+        return sum(len(g) for g in self.groups.values())
+
+
+def _name(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def read_transcript(path: Path, runtime: str) -> tuple[list[dict[str, Any]] | None, int, str | None]:
+    """The session's transcript as whole-text turns by its runtime's reader: (turns, records that
+    are not turns, None), or (None, 0, why not) when there is none, it is refused (a link out of
+    the folder, a FIFO, over the cap: ``safe_files``) or no reader reads its runtime."""
+    file = path / TRANSCRIPT_NAME
+    try:
+        reader = reader_for(runtime)
+        data = read_capped(file, within=path, max_bytes=TRANSCRIPT_CAP)
+    except NoReader as exc:
+        return None, 0, str(exc)
+    except FileNotFoundError:
+        return None, 0, f"no {TRANSCRIPT_NAME} in the session folder"
+    except UnsafeFile as exc:
+        return None, 0, f"{exc}; it is not read"
+    except OSError as exc:
+        return None, 0, f"{TRANSCRIPT_NAME} cannot be read ({exc.strerror})"
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    found, other = reader.turns(lines, cap=None)
+    return found, other, None
+
+
+def read_one(path: Path, root: Path) -> ExportSession | Skipped:
+    """One session folder: valid and scored (as ``study score`` scores it), or why it is skipped."""
+    record, session = read_record(path, root)
+    name = _name(path, root)
+    skipped = partial(Skipped, path, name, model=record.model, condition=record.condition, task=record.task)
+    if not record.scorable:
+        exclusion = record.exclusion()
+        return skipped(exclusion.reason if exclusion else "its records cannot be scored")
+    try:
+        score = score_log(session.log, session.meta)
+    except LogError as exc:           # a log the reader passed but the scorer cannot score
+        return skipped(f"invalid records, never scored: {exc}")
+    events = session.log.events
+    runtime = events[0].get("runtime") or DEFAULT_RUNTIME
+    turns, other, problem = read_transcript(path, runtime)
+    return ExportSession(path=path, name=name, record=record, score=score, meta=session.meta, events=events,
+                         runtime=runtime, correct_sopbench=sopbench_correct_count(score), turns=turns,
+                         other_records=other, transcript_problem=problem)
+
+
+def collect(root: Path) -> Collected:
+    """Every session under ``root``, read, validated and grouped (groups and their sessions in a
+    fixed order: by key, then by seed and folder)."""
+    found = Collected(Path(root))
+    groups: dict[GroupKey, list[ExportSession]] = defaultdict(list)
+    for path in find_sessions(root):
+        one = read_one(path, Path(root))
+        if isinstance(one, Skipped):
+            found.skipped.append(one)
+        else:
+            groups[one.key].append(one)
+    for key in sorted(groups):
+        found.groups[key] = sorted(groups[key], key=lambda s: (s.score.seed, s.name))
+    return found
