@@ -12,7 +12,7 @@ from study.cli.vocabulary import FolderPath, NothingToShow, UsageError, examples
 
 #: The one line that says how to install what ``study export inspect`` needs.
 INSTALL_LINE = ("study export inspect needs inspect-ai, an optional extra: "
-                "pip install --no-deps --require-hashes -r requirements-inspect.lock")
+                "pip install --require-hashes -r requirements-inspect.lock")
 
 
 def _inspect_log():
@@ -46,7 +46,7 @@ def inspect_(sessions: Path | None, out: Path) -> None:
     lists as invalid) is not exported: it is named on stderr with the reason, and in the
     `skipped_sessions` metadata of its group's log. Voided and unfinished sessions are exported
     as errored samples, left out of the log's results as the tables leave them out. Needs the
-    `inspect` extra (pip install --no-deps --require-hashes -r requirements-inspect.lock)."""
+    `inspect` extra (pip install --require-hashes -r requirements-inspect.lock)."""
     from study.paths import sessions_folder
 
     module = _inspect_log()

@@ -373,7 +373,7 @@ def test_without_inspect_ai_the_command_says_how_to_install_it(golden, tmp_path,
     done = _export(golden, tmp_path / "out")
     assert done.exit_code == 2
     assert done.output == ("Error: study export inspect needs inspect-ai, an optional extra: "
-                           "pip install --no-deps --require-hashes -r requirements-inspect.lock\n")
+                           "pip install --require-hashes -r requirements-inspect.lock\n")
     assert not (tmp_path / "out").exists()
 
 
