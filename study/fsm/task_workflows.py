@@ -25,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from study.procedure.core import Procedure
+from study.procedure.texts import number_word
 
 from .build_lean_workflow import bound_header_lines, header_lines, lean_workflow
 from .wording import Wording
@@ -34,14 +35,6 @@ BOUND_FILE = Path("workflows/exploratory/fsm_bound.yaml")
 LEAN_FILE = Path("workflows/exploratory/fsm_lean.yaml")
 LEAN_BOUND_FILE = Path("workflows/exploratory/fsm_lean_bound.yaml")
 CHECK_MODULE = "study.fsm.referral_checks"
-
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-
-
-def number_word(n: int) -> str:
-    """``5`` -> ``five`` (digits beyond twelve)."""
-    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
-
 
 def all_of(n: int, things: str) -> str:
     """``all five data tools``, ``both data tools`` (``things`` in the plural; n >= 2)."""

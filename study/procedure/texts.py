@@ -6,21 +6,27 @@ frozen there); a session of another task than its project's (exploratory) reads 
 They have the placeholders of the frozen texts (``study.runner.texts``): ``{n_accounts}``,
 ``{fsm_paragraph}``, ``{sop}``, ``{accounts_left}``, ``{next_account}``, ``{state}``. FSM-lean's
 paragraph keeps the sentence the simulator recognises it by ("an executable workflow, already
-entered for you, that moves on its own").
+entered for you, that moves on its own"). The per-item reminder (``reminder.md``) is not here: it
+is generated with the task's workflows (``study.fsm.task_build.task_files``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from study.procedure.core import PREREGISTERED_TASK, Procedure, procedure_of
 
 
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def number_word(n: int) -> str:
+    """``5`` -> ``five`` (digits beyond twelve)."""
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
 def _tools_phrase(p: Procedure) -> str:
     n = len(p.data_tools)
-    from study.fsm.task_workflows import number_word
-
     return f"the {number_word(n)} data tool{'s' if n != 1 else ''} ({', '.join(p.data_tools)})"
 
 
@@ -36,9 +42,7 @@ def _inputs(task: Any, p: Procedure) -> str:
 
 
 def texts_for(task: Any) -> dict[str, str]:
-    """File name under ``texts/`` -> text, for the loaded ``task``."""
-    from study.fsm.task_build import task_files
-
+    """File name under ``texts/`` -> text, for the loaded ``task`` (all but ``reminder.md``)."""
     p = procedure_of(task)
     noun, plural, record, decision = p.noun, p.plural, p.record_tool, p.decision_tool
     a = "an" if noun[:1] in "aeiou" else "a"
@@ -87,7 +91,6 @@ def texts_for(task: Any) -> dict[str, str]:
         "continuation_state.md": "You are in workflow state {state}.\n",
         "fsm_paragraph.md": fsm,
         "exploratory/fsm_lean_paragraph.md": lean,
-        "reminder.md": task_files(task)[Path("texts/reminder.md")],
     }
 
 
@@ -100,4 +103,4 @@ def is_project_task(task: Any) -> bool:
     return task.name == project_task_name()
 
 
-__all__ = ["PREREGISTERED_TASK", "texts_for", "is_project_task"]
+__all__ = ["PREREGISTERED_TASK", "texts_for", "is_project_task", "number_word"]

@@ -14,7 +14,8 @@ Placeholders are ``{name}``; only the names a template is known to use are repla
 in the SOP itself (``{enforcement_action}``) are left as they are.
 
 Every function takes the session's ``task`` (None: the project's): a session of another task
-than the project's (exploratory) reads that task's texts from ``study.procedure.texts`` instead.
+than the project's (exploratory) reads that task's texts from ``study.procedure.texts`` instead,
+and its reminder from the files generated with its workflows (``study.fsm.task_build``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def read_text(name: str, task: Any = None) -> str:
     from study.procedure.texts import is_project_task, texts_for
 
     if not is_project_task(task):
+        if name == "reminder.md":   # generated with the task's workflows, from its SOP
+            from study.fsm.task_build import REMINDER_FILE, task_files
+
+            return task_files(task)[REMINDER_FILE]
         return texts_for(task)[name]
     path = texts_dir() / name
     try:
