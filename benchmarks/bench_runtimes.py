@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from _sim_sessions import events, run_logging_requests
 
 from study.protocol.models import load_models
-from study.runner.spending import price_usage
+from study.protocol.models import price_usage
 from study.runtimes.codex import pin
 from study.session_io.meta import read_meta
 from study.sim.protocol import estimate_tokens

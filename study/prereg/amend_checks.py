@@ -12,7 +12,7 @@ on disk under ``root``) loads as the study will load it, else one sentence sayin
 - ``preregistration/workflows/**.yaml``: the workflow loader (``Workflow.load``); a task
   manifest (``sopbench_tools/tasks/manifests/*.yaml``): the task loader (``load_manifest``);
 - ``preregistration/texts/**.md``: UTF-8 text, not empty, with the placeholders its template must
-  have (``study.runner.texts.fill``);
+  have (``study.protocol.texts.fill``);
 - ``preregistration/runtime.json``: a JSON object (``runtime.parse_runtime``);
 - frozen Python sources: they compile;
 - anything else under ``preregistration/``: UTF-8 text.
@@ -41,7 +41,8 @@ REQUIRED = tuple(f"{PREREG_DIR}/{name}" for name in (
     "texts/continuation_state.md", "texts/reminder.md",
 ))
 
-#: The placeholders each frozen template must hold (what ``study.runner.texts`` fills in).
+#: The placeholders each frozen template must hold (what ``study.runner.texts`` fills in with
+#: ``study.protocol.texts.fill``).
 TEMPLATE_PLACEHOLDERS = {
     "first_message.md": ("n_accounts", "fsm_paragraph", "sop"),
     "system_append.md": ("sop",),
@@ -131,7 +132,7 @@ def _check_text(name: str, text: str) -> str | None:
     if not text.strip():
         return "the text is empty"
     if name in TEMPLATE_PLACEHOLDERS:
-        from study.runner.texts import fill
+        from study.protocol.texts import fill
 
         fill(text, name, **dict.fromkeys(TEMPLATE_PLACEHOLDERS[name], ""))
     return None

@@ -261,7 +261,7 @@ def _usage_against_responses(events: list[dict], start: dict, responses: list[di
     usage = [e for e in events if e.get("kind") == "usage"]
     if not usage or not isinstance(prices, dict):
         return
-    from study.runner.spending import price_usage
+    from study.protocol.models import price_usage
 
     try:
         priced = [price_usage(r["usage"], prices) for r in responses]

@@ -41,13 +41,24 @@ class ModelError(StudyError, ValueError):
 class Usage:
     """The token usage of one model response, in the price keys: uncached input, output, cache
     writes (5-minute and 1-hour lifetime) and cache reads. Each runtime's adapter reads its own
-    API's usage into this form; ``study/runner/spending.py`` prices it."""
+    API's usage into this form; :func:`price_usage` prices it (the runner's spending cap,
+    the audit's check of a session's cost)."""
 
     input: int = 0
     output: int = 0
     cache_write_5m: int = 0
     cache_write_1h: int = 0
     cache_read: int = 0
+
+
+def price_usage(usage: Usage, prices: dict[str, float]) -> float:
+    """The list price in USD of one model response's usage (``prices``: a model's ``prices`` of
+    models.yaml, USD per million tokens of each key)."""
+    return (usage.input * prices["input"]
+            + usage.output * prices["output"]
+            + usage.cache_write_5m * prices["cache_write_5m"]
+            + usage.cache_write_1h * prices["cache_write_1h"]
+            + usage.cache_read * prices["cache_read"]) / 1_000_000
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ A CLI's own budget option is not used: Claude Code's (``max_budget_usd``) tells 
 it (a ``USD budget: $x/$y; $z remaining`` reminder on every tool result), and the paper's agents
 never saw a budget. Instead the runtime adapter reports each model response's token usage as it
 arrives (``study.runtimes.base.Usage``: Claude Code's raw API stream events, Codex CLI's rollout),
-and the runner prices it at the list prices of ``models.yaml``. The session ends with
+and the runner prices it at the list prices of ``models.yaml``
+(``study.protocol.models.price_usage``). The session ends with
 ``limit:spending`` as soon as the session's cost so far plus this running price reaches the cap.
 
 The cost recorded in ``meta.json`` is the CLI's own figure where it reports one (Claude Code: the
@@ -17,16 +18,7 @@ accounts of the two are kept by ``ledger.CostLedger``.
 
 from __future__ import annotations
 
-from study.runtimes.base import Usage
-
-
-def price_usage(usage: Usage, prices: dict[str, float]) -> float:
-    """The list price in USD of one model response's usage."""
-    return (usage.input * prices["input"]
-            + usage.output * prices["output"]
-            + usage.cache_write_5m * prices["cache_write_5m"]
-            + usage.cache_write_1h * prices["cache_write_1h"]
-            + usage.cache_read * prices["cache_read"]) / 1_000_000
+from study.protocol.models import Usage, price_usage
 
 
 class CallMeter:

@@ -11,7 +11,8 @@
   it ends with one sentence naming it.
 
 Placeholders are ``{name}``; only the names a template is known to use are replaced, so braces
-in the SOP itself (``{enforcement_action}``) are left as they are.
+in the SOP itself (``{enforcement_action}``) are left as they are (``study.protocol.texts.fill``,
+which an amendment of a text is checked with too).
 
 Every function takes the session's ``task`` (None: the project's): a session of another task
 than the project's (exploratory) reads that task's texts from ``study.procedure.texts`` instead,
@@ -20,21 +21,11 @@ and its reminder from the files generated with its workflows (``study.fsm.task_b
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from sopbench_tools.dataset import load_task
-from study.errors import StudyError
-from study.paths import prereg_dir
 from study.protocol.conditions import Condition
-
-
-class TextError(StudyError, ValueError):
-    """A frozen text is missing or does not have the placeholders it must have."""
-
-
-def texts_dir() -> Path:
-    return prereg_dir() / "texts"
+from study.protocol.texts import TextError, fill, texts_dir
 
 
 def read_text(name: str, task: Any = None) -> str:
@@ -57,17 +48,6 @@ def read_text(name: str, task: Any = None) -> str:
             else f"restore it from the repository (git checkout -- {path})"
         )
         raise TextError(f"frozen text {path} is missing; {hint}") from None
-
-
-def fill(template: str, name: str, **values: str) -> str:
-    """Replace each ``{key}`` of ``values`` in ``template``; every key must occur in it."""
-    for key in values:
-        if "{" + key + "}" not in template:
-            raise TextError(f"frozen text {texts_dir() / name} lacks the placeholder {{{key}}}")
-    # The SOP goes in last so that nothing inside it is ever taken for a placeholder.
-    for key in sorted(values, key=lambda k: k == "sop"):
-        template = template.replace("{" + key + "}", values[key])
-    return template
 
 
 def _sop(sop: str | None, task: Any) -> str:

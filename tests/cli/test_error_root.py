@@ -15,7 +15,7 @@ from study.errors import StudyError
 #: The package's error classes by the base each had before the root (module:class).
 BASES = {
     ValueError: """study.session_io.issues:LogError study.session_io.issues:MetaError study.protocol.limits:LimitsError
-        study.runner.shard:ShardError study.runner.texts:TextError study.protocol.conditions:ConditionError
+        study.runner.shard:ShardError study.protocol.texts:TextError study.protocol.conditions:ConditionError
         study.runner.preflight:PreflightError study.protocol.models:ModelError study.procedure.escape_routes:RegistryError
         study.protocol.yaml_lines:YamlError study.fsm.workflow:WorkflowError study.protocol.plan:PlanError
         analysis.power.effects:EffectsError analysis.loading:CorpusError sopbench_tools.orders:OrderError

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from study.protocol.models import load_models, resolve_model
-from study.runner.spending import CallMeter, price_usage
+from study.protocol.models import load_models, price_usage, resolve_model
+from study.runner.spending import CallMeter
 from study.runtimes.base import Usage
 from study.runtimes.claude_code.adapter import ClaudeCodeSession, _StreamUsage
 
