@@ -9,8 +9,8 @@ then checks, each with what to fix when it fails:
 - CLI: the CLI sessions run is the bundled one, and its binary reports the bundled version;
 - Codex CLI (``--runtime codex`` requires it; otherwise a missing one is a note): installed as
   the npm lock pins it, and one short session of the study's runner on it against the simulator
-  (``study/runtimes/codex/doctor.py``: MCP tools, the PreToolUse gate, resume);
-- one short session of that CLI against the simulator (``doctor_session.py``): the CLI starts,
+  (``codex.py`` here: MCP tools, the PreToolUse gate, resume);
+- one short session of that CLI against the simulator (``claude_code.py`` here): the CLI starts,
   the PreToolUse hook is called and its denial honoured, the SOP-Bench MCP tools are connected
   and record decisions, and ``resume`` continues the same session;
 - the sessions folder is writable.
@@ -65,7 +65,7 @@ def _runtime_lines() -> list[tuple[str, str]]:
 
 def codex_checks(wanted: bool) -> tuple[list[Check], str | None]:
     """The pinned Codex CLI: installed as pinned (version, npm lock), then one short session of
-    the study's own runner on it (``study.runtimes.codex.doctor``). Not installed is a note
+    the study's own runner on it (``study.doctor.codex``). Not installed is a note
     unless ``wanted`` (``--runtime codex``): Claude Code sessions do not need it."""
     from study.runtimes.codex import pin
 
@@ -74,7 +74,7 @@ def codex_checks(wanted: bool) -> tuple[list[Check], str | None]:
         if wanted:
             return [Check("Codex CLI", False, problem, "study runtime install codex (needs Node.js and npm)")], None
         return [], f"Codex CLI: {problem}"
-    from study.runtimes.codex.doctor import run_probe
+    from study.doctor.codex import run_probe
 
     checks = [Check("Codex CLI", True, f"{pin.installed_version()} installed from the committed npm lock "
                                        f"(sha256 {pin.lock_sha256()[:12]}…) at {pin.binary_path()}")]
@@ -153,7 +153,7 @@ def session_checks(path: Path | None) -> list[Check]:
     names = ("CLI session", "hooks", "MCP tools", "resume")
     if path is None:
         return [Check(name, False, "not tried: no CLI to start") for name in names]
-    from study.runtimes.claude_code.doctor import run_probe
+    from study.doctor.claude_code import run_probe
 
     probe = run_probe(path)
     started = probe.cli_version is not None

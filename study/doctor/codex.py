@@ -1,6 +1,6 @@
 """``study doctor``'s check of the pinned Codex CLI: one short session through the study's own runner.
 
-Where Claude Code's check drives the bundled CLI by hand (``claude_code/doctor.py``), this one runs
+Where Claude Code's check drives the bundled CLI by hand (``study/doctor/claude_code.py``), this one runs
 what a study session runs: ``study.runner.session.run_session`` with ``--runtime codex``, the
 simulator's adversarial policy under Gates-only over four accounts, in a temporary folder (an
 unchecked, exploratory session: nothing of the project is touched). The adversary tries every
@@ -32,7 +32,7 @@ def run_probe(timeout_note: str = "") -> list[Finding]:
     """Run the probe session and say what it showed (see the module docstring)."""
     from study.runner.session import SessionSpec, run_session
 
-    from .pin import installed_version, pinned_version
+    from study.runtimes.codex.pin import installed_version, pinned_version
 
     fix = "reinstall the pinned Codex CLI: study runtime install codex"
     with tempfile.TemporaryDirectory(prefix="study-doctor-codex-") as tmp:
