@@ -1,4 +1,5 @@
-"""The analysis: from session logs alone to the paper's tables, figures and predictions.
+"""From session logs alone to scores, statistics, tables, figures and predictions.
+Layer 5: may import the foundations and layers 1-4 (docs/architecture.md).
 
 Modules, in the order data flows through them:
 

@@ -1,4 +1,6 @@
-"""The SOP-fidelity study: driver, conditions, session runner, FSM runtime, simulator and
-preregistration check. See README.md and docs/contracts.md."""
+"""The SOP-fidelity study's face: its version. Its parts are packages of their role (the session
+log's format, the preregistration's readers, the FSM, the simulator, the runtime adapters, the
+runner, the preregistration check, the commands), layered as docs/architecture.md shows; at the
+top of study/ there are only this module, ``errors.py`` and ``paths.py``. See README.md."""
 
 __version__ = "0.1.0"

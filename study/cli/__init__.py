@@ -1,8 +1,9 @@
-"""The ``study`` command: one click group whose subcommands live in the modules that own them.
+"""The ``study`` command: one click group naming its subcommands by strings only.
+Layer 9: may import the foundations and layers 1-8 (docs/architecture.md).
 
-Subcommands are imported lazily, so ``study --help`` is fast and a broken optional part does
-not stop the others. To add a command, add a line to ``COMMANDS``: name -> "module:attribute",
-where the attribute is a click command or group.
+The subcommands live in the modules that own them and are imported lazily, so ``study --help``
+is fast and a broken optional part does not stop the others. To add a command, add a line to
+``COMMANDS``: name -> "module:attribute", where the attribute is a click command or group.
 """
 
 from __future__ import annotations

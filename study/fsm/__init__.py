@@ -1,4 +1,8 @@
-"""The executable FSM of the paper's section 3, as a runtime that knows nothing of SOP-Bench.
+"""The executable FSM of the paper's section 3, and the workflows the study builds with it.
+Layer 5: may import the foundations and layers 1-4 (docs/architecture.md).
+
+The runtime knows nothing of SOP-Bench; the study's checks and workflow builders (the last
+paragraph) read the task's procedure (``study.procedure``) and tools (``sopbench_tools``).
 
 - :class:`Workflow` — a validated workflow YAML (``Workflow.load(path)``; see ``workflow.py``;
   what it is made of, and ``WorkflowError``, in ``workflow_parts.py``; its loader and validator

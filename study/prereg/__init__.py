@@ -1,4 +1,7 @@
-"""The preregistration: freeze, verify, amend and audit (see preregistration/README.md).
+"""The preregistration: freeze, verify, amend, and the audit of every session against it.
+Layer 7: may import the foundations and layers 1-6 (docs/architecture.md).
+
+See preregistration/README.md.
 
 ``check_before_run(root=None) -> str`` is what ``study run`` and ``study run-all`` call before
 anything starts: it returns the effective manifest hash to record in each session, or raises

@@ -1,5 +1,8 @@
-"""The readers of the preregistration's files, typed: what the runner, the analysis and power
-all read, so none of them imports another to learn what the plan says.
+"""The preregistration's readers: its files (conditions, limits, models, plan, texts), typed.
+Layer 2: may import the foundations and layer 1 (docs/architecture.md).
+
+What the runner, the analysis and power all read, so none of them imports another to learn what
+the plan says.
 
 Module map:
     conditions  conditions.yaml: the preregistered and exploratory conditions, the shared CLI settings

@@ -1,4 +1,7 @@
-"""The session runner, the same for every agent runtime: the frozen conditions, texts, limits and
+"""Runtime-neutral sessions and matrices: ``study run``, ``study run-all``, ``study status``.
+Layer 8: may import the foundations and layers 1-7 (docs/architecture.md).
+
+The session runner, the same for every agent runtime: the frozen conditions, texts, limits and
 models table (all read from ``preregistration/``), one session driven through the runtime adapter
 of its model (``session.run_session``), voiding, the matrix with parallel workers, and the
 commands ``study run``, ``study run-all`` and ``study status``. No module here knows which agent

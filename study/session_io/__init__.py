@@ -1,4 +1,5 @@
-"""Session I/O: the one owner of what a session folder holds and how it is read and written.
+"""The session log's format: what a session folder holds, and how it is read and written.
+Layer 1: may import the foundations only (docs/architecture.md).
 
 - ``vocabulary``: the closed sets of statuses, limits, void reasons and event kinds;
 - ``events``: one typed definition per event kind (``SCHEMA_VERSION`` 2; readers accept 1 and 2);

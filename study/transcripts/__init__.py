@@ -1,5 +1,8 @@
-"""Each runtime's own transcript, read as one conversation form (turns) for the viewer and the
-exports. Reading only: nothing here starts or imports an agent runtime.
+"""Each agent runtime's own transcript, read as one conversation form (turns).
+Layer 3: may import the foundations and layers 1-2 (docs/architecture.md).
+
+For the viewer, the audit and the exports. Reading only: nothing here starts or imports an agent
+runtime.
 
 Every reader is a module with ``turns(lines, *, cap=TEXT_CAP) -> (turns, other_records)`` in the
 form ``claude_code`` documents (``claude_code`` reads Claude Code's transcript, ``codex`` Codex

@@ -1,2 +1,6 @@
-"""``study view``: a browsable viewer of session logs (matrix, session, account), served on
-127.0.0.1 (``server``) or written as a static folder (``bundle``); see docs/viewer.md."""
+"""``study view``: a browsable viewer of session logs, served or written as a static folder.
+Layer 9: may import the foundations and layers 1-8 (docs/architecture.md).
+
+Matrix, session, account: served on 127.0.0.1 (``server``) or written as a static folder
+(``bundle``); see docs/viewer.md.
+"""
