@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Callable
 
 import click
 
-from study.cli.vocabulary import NothingToShow, UsageError, examples, out_option, sessions_option
+from study.cli.vocabulary import (FilePath, FolderPath, NothingToShow, UsageError, examples, out_option,
+                                  sessions_option)
 from study.session_io.folders import EVENTS_NAME
 
 from .render import FORMATS, LATEX_STYLES, NUMBERINGS
@@ -95,7 +96,7 @@ def corpus_options(f):
                      help="Add exploratory and development-seed sessions (titled accordingly).")(f)
     f = click.option("--allow-simulated", is_flag=True,
                      help="Allow simulated sessions beside real ones; every output is titled SIMULATED.")(f)
-    f = click.option("--plan", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    f = click.option("--plan", type=FilePath(exists=True),
                      help="Prediction plan (default: preregistration/predictions.yaml).")(f)
     f = sessions_option()(f)
     return f
@@ -117,7 +118,7 @@ def _priced_as(session_dir: Path) -> str | None:
 
 @click.command(epilog=examples("study score sessions/haiku-4.5/FSM/seed-2",
                                "study score sessions/exploratory/sim-drifting/FSM/seed-2-first-20 --json"))
-@click.argument("session_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("session_dir", type=FolderPath(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 def score(session_dir: Path, as_json: bool) -> None:
     """Score one session: FC, compliance, decided, correct (also as SOP-Bench grades it), FC per

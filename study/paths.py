@@ -55,10 +55,58 @@ def sessions_dir() -> Path:
     return project_root() / SESSIONS
 
 
+def given_path(value: Path | str, base: Path | None = None) -> Path:
+    """A path a user typed, as the folder or file it names: ``~`` expanded, made absolute against
+    ``base`` (default: the working directory) and resolved (``..`` and symbolic links followed), so
+    that ``x``, ``./x``, ``../x``, a path through a linked folder and an absolute path name the same
+    place, and a path holding spaces or non-ASCII characters stays one path. Every path option of
+    every command is resolved by this, once, at the command's edge (the types of
+    ``study.cli.vocabulary``), and passed down absolute: a relative path handed to a process that
+    runs in another folder (the agent CLI runs in the session's ``work/``) would name another place.
+    """
+    path = Path(value).expanduser()
+    path = (Path(base) if base is not None else Path.cwd()) / path
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):     # not there (yet), a file in the way, a link to nothing, a loop
+        pass
+    # the part that exists, resolved; the rest as typed, its ``..`` taken lexically (nothing below
+    # a folder that does not exist can be a link). A link to nothing stays a link, so the command's
+    # own checks name it ("a link to nothing") instead of writing where it pointed.
+    existing, rest = path, []
+    while not os.path.lexists(existing) and existing.parent != existing:
+        rest.insert(0, existing.name)
+        existing = existing.parent
+    if os.path.islink(existing) and not os.path.exists(existing):
+        head = existing.parent.resolve() / existing.name
+    else:
+        head = existing.resolve()
+    return Path(os.path.normpath(head.joinpath(*rest))) if rest else head
+
+
+def shell_word(path: Path | str) -> str:
+    """``path`` as a user would type it in a printed command: relative to the working directory when
+    it lies below it, else absolute, and quoted for the shell when it holds a space, a quote or any
+    other character the shell reads (``study score 'my sessions/…'``), so a printed command runs as
+    printed."""
+    import shlex
+
+    text = str(path)
+    try:
+        here = Path.cwd().resolve()
+        resolved = Path(path).resolve()
+        if resolved == here or here in resolved.parents:
+            text = os.path.relpath(resolved, here)
+    except (OSError, ValueError):
+        pass
+    return shlex.quote(text)
+
+
 def sessions_folder(given: Path | str | None) -> Path:
     """The sessions folder a command uses: the one given (``--sessions DIR``), else the project's
-    ``sessions/``. Each command resolves it once, at its edge, and passes the path down."""
-    return Path(given) if given is not None else sessions_dir()
+    ``sessions/``; absolute and resolved (``given_path``). Each command resolves it once, at its
+    edge, and passes the path down."""
+    return given_path(given) if given is not None else sessions_dir()
 
 
 def figures_dir() -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from study.cli.vocabulary import NothingToShow, UsageError, examples, out_option
+from study.cli.vocabulary import FilePath, FolderPath, NothingToShow, UsageError, examples, out_option
 from study.protocol.conditions import ConditionError, condition_names
 from study.protocol.plan import PlanError, load_plan
 
@@ -75,10 +75,10 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
     "study power --effects my_effects.yaml --seeds 3-15 --draws 10000 --out power/",
     "study power --sessions sessions/ --include-exploratory --seeds 8 --format csv",
 ))
-@click.option("--effects", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--effects", type=FilePath(), metavar="FILE",
               help="Effect model (YAML): per model and condition, the expected session metrics.")
 @click.option("--sessions", "--from-sessions", "from_dir",
-              type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
+              type=FolderPath(exists=True, file_okay=False), metavar="DIR",
               help="Resample the seeds of the sessions in DIR instead of an effect model "
                    "(--from-sessions is the same option).")
 @click.option("--seeds", "seeds_text", default="3-15", show_default=True,
@@ -90,7 +90,7 @@ def _effects(effects: Path | None, sessions: Path | None, plan, allow_simulated:
 @click.option("--alpha", default=ALPHA, show_default=True, type=click.FloatRange(0, 1, min_open=True),
               callback=lambda ctx, param, value: _finite(value, "--alpha"),
               help="Significance level of the sign and Wilcoxon tests.")
-@click.option("--plan", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--plan", type=FilePath(exists=True),
               help="Prediction plan (default: preregistration/predictions.yaml).")
 @click.option("--allow-simulated", is_flag=True,
               help="With --sessions: resample simulated sessions (a pilot on the simulator, alone or "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from study.cli.vocabulary import examples
+from study.cli.vocabulary import FolderPath, examples
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: ("module:attribute", one-line help shown in `study --help`)
@@ -75,7 +75,7 @@ class LazyGroup(click.Group):
     "study view                                   # browse what the agents did",
     "study <command> --help                       # each command's options and examples"))
 @click.version_option(package_name="sop-fidelity-study")
-@click.option("--project", "project", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--project", "project", type=FolderPath(file_okay=False), default=None,
               help="The study project to work on (a folder made by `study new`; sets STUDY_ROOT).")
 def main(project: Path | None) -> None:
     """A pre-registered study of whether LLM agents stay on procedure over long unattended runs.

@@ -16,11 +16,14 @@ bundle, a report) names their folder ``--out DIR``. Exit codes mean the same eve
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+
+from study.paths import given_path
 
 OK = 0
 FAILED = 1
@@ -44,13 +47,46 @@ class NothingToShow(click.ClickException):
 
 
 class FolderPath(click.Path):
-    """``click.Path`` that refuses an empty or blank value (``--sessions ""`` would otherwise be the
-    current folder)."""
+    """``click.Path`` for every path a command takes (a folder or a file, as its arguments say):
+    refuses an empty or blank value (``--sessions ""`` would otherwise be the current folder),
+    checks it as ``click.Path`` does, in the words the user typed, and gives it resolved
+    (``study.paths.given_path``: absolute, ``~`` expanded, ``..`` and links followed). So
+    ``x``, ``./x``, ``../x``, a path through a linked folder and the absolute path are one folder,
+    resolved once, here, at the command's edge."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("path_type", Path)
+        super().__init__(**kwargs)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("is empty: give a folder, e.g. sessions/", param, ctx)
-        return super().convert(value, param, ctx)
+        checked = super().convert(value, param, ctx)
+        if checked is None or checked == "-":
+            return checked
+        resolved = given_path(os.fsdecode(checked))
+        return resolved if self.type is Path or self.type is None else self.coerce_path_result(os.fspath(resolved))
+
+
+#: The same type for a file argument (a name to make it read well: ``FilePath(exists=True)``).
+def FilePath(**kwargs: Any) -> FolderPath:   # noqa: N802 (reads as a type)
+    """A file path option or argument, resolved like every path (``FolderPath``)."""
+    kwargs.setdefault("dir_okay", False)
+    return FolderPath(**kwargs)
+
+
+class TaskOrFile(click.ParamType):
+    """``--task``: a vendored task's name, or a manifest file (a name ending ``.yaml``/``.yml``, the
+    rule of ``sopbench_tools.tasks.load_task``), which is resolved like every path."""
+
+    name = "TASK"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        if not value.strip():
+            self.fail("is empty: give a task's name (study task list) or a manifest file", param, ctx)
+        return str(given_path(value)) if value.endswith((".yaml", ".yml")) else value
 
 
 def sessions_option(*, help: str | None = None, exists: bool = False) -> Callable[[F], F]:
@@ -60,14 +96,14 @@ def sessions_option(*, help: str | None = None, exists: bool = False) -> Callabl
     ``study.paths.sessions_folder(value)`` and pass the path down.
     """
     return click.option(
-        "--sessions", "sessions", type=FolderPath(path_type=Path, file_okay=False, exists=exists), default=None,
+        "--sessions", "sessions", type=FolderPath(file_okay=False, exists=exists), default=None,
         metavar="DIR", help=help or "The sessions folder [default: sessions/ of the project].")
 
 
 def out_option(*, help: str | None = None) -> Callable[[F], F]:
     """``--out DIR``: the folder a command writes its output files into."""
     return click.option(
-        "--out", "out", type=FolderPath(path_type=Path, file_okay=False), default=None, metavar="DIR",
+        "--out", "out", type=FolderPath(file_okay=False), default=None, metavar="DIR",
         help=help or "Write the output files into DIR instead of printing them.")
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import click
 
 from study.cli.vocabulary import examples, out_option, sessions_option
-from study.paths import prereg_dir, project_root
+from study.paths import prereg_dir, project_root, shell_word
 from study.sim.policies import POLICIES
 
 DEFAULT_CONDITIONS = ("Plain", "Remind-loop", "FSM", "Stop-only", "Gates-only")
@@ -160,7 +160,7 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     analysis = demo_analysis(root, [prepare(spec).session_dir for spec in specs])
     if analysis is None or not analysis.corpus.scores:
         raise click.ClickException(f"no demo session finished, so there is nothing to tabulate; see `study status "
-                                   f"--sessions {shown(root)}`")
+                                   f"--sessions {shell_word(root)}`")
     tables_dir, figures_out = out / "tables", out / "figures"
     tables_dir.mkdir(parents=True, exist_ok=True)
     tables = build_tables(analysis)
@@ -176,7 +176,7 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     click.echo(f"tables: {shown(tables_dir)}/  figures: {len(written)} files in {shown(figures_out)}/")
     folders = ", ".join(f"sim-{policy}" + ("" if r == "claude-code" else f"@{r}") for r in runtime_list)
     click.echo(f"sessions: {shown(root)}/exploratory/{{{folders}}}/<condition>/seed-<n>-first-{accounts}/ "
-               f"(outside the study's sessions/; analyse them with `study tables --sessions {shown(root)} "
+               f"(outside the study's sessions/; analyse them with `study tables --sessions {shell_word(root)} "
                "--include-exploratory`)")
     click.echo("These numbers come from a scripted model (SIMULATED): they test the pipeline, not an agent.")
-    click.echo(f"See what the agent did, session by session: study view --sessions {shown(root)}")
+    click.echo(f"See what the agent did, session by session: study view --sessions {shell_word(root)}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from study.cli.legacy import legacy_folder_argument, sessions_or_legacy
-from study.cli.vocabulary import FAILED, NothingToShow, UsageError, examples, sessions_option
+from study.cli.vocabulary import FAILED, FilePath, NothingToShow, UsageError, examples, sessions_option
 from study.errors import StudyError
 from study.paths import project_root, sessions_folder
 from study.protocol.amendments import shown
@@ -38,7 +38,7 @@ def _verify_or_fail():
 
 def ca_file_option(help: str):
     """``--ca-file PEM`` (or ``STUDY_TSA_CA_FILE``): the CA a timestamp's chain is checked against."""
-    return click.option("--ca-file", "ca_file", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    return click.option("--ca-file", "ca_file", type=FilePath(exists=True),
                         envvar="STUDY_TSA_CA_FILE", show_envvar=True, default=None, metavar="PEM", help=help)
 
 

@@ -260,7 +260,9 @@ def validate_spec(spec) -> Checked:
     if problem is not None:
         raise PreflightError(f"{model.name} runs on {runtime_named(model.runtime).label}, which cannot run here: {problem}")
     limits = load_limits(model.name, spec.limit_overrides, exploratory_condition=condition.exploratory)
-    out_root = Path(spec.out_root) if spec.out_root is not None else sessions_dir()
+    # absolute: the agent CLI runs in the session's work/ folder, where a relative path names another
+    # place (the commands resolve their --sessions at their edge; this keeps the Python API safe too)
+    out_root = Path(spec.out_root).absolute() if spec.out_root is not None else sessions_dir()
     check_out_root(out_root, "--sessions" if spec.out_root is not None else "the default sessions folder")
     if other_task:  # another task's sessions than the project's: exploratory, in a folder of their own
         out_root = out_root / "tasks" / task.name

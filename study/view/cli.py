@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from study.cli.vocabulary import INTERRUPTED, NothingToShow, UsageError, examples, sessions_option
+from study.cli.vocabulary import INTERRUPTED, FolderPath, NothingToShow, UsageError, examples, sessions_option
 from study.paths import sessions_folder
 
 from .paths import session_names
@@ -25,7 +25,7 @@ DEFAULT_PORT = 8765
 @sessions_option(help="The sessions folder to browse [default: sessions/ of the project].")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="Port on 127.0.0.1 to serve on (0: any free port). The server never listens beyond this machine.")
-@click.option("--bundle", "bundle", type=click.Path(path_type=Path), default=None, metavar="OUT",
+@click.option("--bundle", "bundle", type=FolderPath(file_okay=False), default=None, metavar="OUT",
               help="Write the viewer as a static folder OUT (opens from disk, no server) instead of serving it.")
 @click.option("--no-transcripts", "no_transcripts", is_flag=True,
               help="With --bundle: leave the Claude Code transcripts out (they are most of a bundle's size).")
