@@ -20,7 +20,7 @@ DEFAULT_PORT = 8765
     "study view                                  # serve sessions/ on http://127.0.0.1:8765/",
     "study view --sessions demo --port 0         # the demo's sessions, any free port",
     "study view --bundle viewer/                 # a static folder: open viewer/index.html",
-    "study view --bundle supplement/ --no-transcripts  # smaller: without the Claude Code transcripts",
+    "study view --bundle supplement/ --no-transcripts  # smaller: without the agents' transcripts",
 ))
 @sessions_option(help="The sessions folder to browse [default: sessions/ of the project].")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
@@ -28,7 +28,7 @@ DEFAULT_PORT = 8765
 @click.option("--bundle", "bundle", type=FolderPath(file_okay=False), default=None, metavar="OUT",
               help="Write the viewer as a static folder OUT (opens from disk, no server) instead of serving it.")
 @click.option("--no-transcripts", "no_transcripts", is_flag=True,
-              help="With --bundle: leave the Claude Code transcripts out (they are most of a bundle's size).")
+              help="With --bundle: leave the agents' transcripts (Claude Code's, Codex CLI's) out (they are most of a bundle's size).")
 def view(sessions: Path | None, port: int, bundle: Path | None, no_transcripts: bool) -> None:
     """Browse sessions: the matrix, each session's time line and routes, each account's calls.
 
