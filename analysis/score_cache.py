@@ -3,10 +3,13 @@ and score every log again.
 
 An entry holds what ``loading.score_or_reason`` returned for one session folder (its record
 and score, or its exclusion) and is used only while its key still holds: the folder and the
-scanned folder, the log's size, mtime and sha256, the sha256 of meta.json, and the fingerprint
+scanned folder, the log's size, mtime and sha256, the sha256 of meta.json, the sha256 of the two
+files beside them that the record rules read (the transcript and the simulator's truth file, the
+witnesses of ``simulated``: ``study.session_io.witnesses``; None when absent), and the fingerprint
 of the code that reads and scores (``code_fingerprint``: the source of those modules and the
 Python version). Anything else is a miss, and the session is scored again, so the cache is
-never stale; deleting it changes no number, only the time.
+never stale; deleting it changes no number, only the time. So the verdict of the ``simulated``
+rule, which reads the transcript, is remembered with the score: a warm lookup reads no transcript.
 
 Hashing every log of a large corpus is most of a warm rerun (1,000 sessions are about 400 MB),
 so an entry also keeps the proof of the files it hashed: their device, inode, size, mtime and
@@ -42,10 +45,14 @@ from study.caching import CACHE_ENV, Proof, cache_root  # noqa: F401  (CACHE_ENV
 from study.caching import proof_of as _proof
 from study.caching import unchanged as _unchanged
 from study.session_io.folders import EVENTS_NAME, META_NAME, attempts
+from study.session_io.witnesses import RECORD_FILES
 from study.session_io.safe_files import open_regular
 
 #: Bump to drop every entry written by an older layout.
-FORMAT = 2
+FORMAT = 3
+#: The files beside the log and meta.json that a session's record rules read (the witnesses of
+#: ``simulated``): their sha256 is part of every key (None: absent).
+BESIDE = tuple(name for name in RECORD_FILES if name not in (EVENTS_NAME, META_NAME))
 #: A file changed less than this long before it was hashed is hashed again at every lookup.
 RACY_S = 2.0
 
@@ -57,7 +64,7 @@ _MODULES = ("analysis.scoring", "analysis.clauses", "analysis.loading", "analysi
             "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.folders",
             "sopbench_tools.dataset", "sopbench_tools.tool_definitions", "sopbench_tools.orders",
             "sopbench_tools.tasks", "study.procedure.core", "study.protocol.preregistered",
-            "analysis.score_cache")
+            "study.session_io.values", "study.session_io.witnesses", "analysis.score_cache")
 
 
 def code_fingerprint() -> str:
@@ -125,6 +132,7 @@ class Key(NamedTuple):
     key: tuple[Any, ...]
     log_proof: Proof | None
     meta_proof: Proof | None       # also None when the folder has no meta.json
+    beside_proofs: tuple[Proof | None, ...] = ()    # of the ``BESIDE`` files (None: absent, or unsettled)
 
 
 class ScoreCache:
@@ -218,9 +226,17 @@ def folder_key(session: Path | str, root: Path | str | None, fingerprint: str) -
     meta = _regular(meta_path) if os.path.lexists(meta_path) else (None, None, None)
     if meta is None:
         return None
+    beside = []
+    for name in BESIDE:     # a transcript or truth file that is not a regular file: not cacheable
+        path = Path(session) / name
+        found = _regular(path) if os.path.lexists(path) else (None, None, None)
+        if found is None:
+            return None
+        beside.append(found)
     st, sha, proof = log
-    key = (FORMAT, fingerprint, str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1])
-    return Key(key, proof, meta[2])
+    key = (FORMAT, fingerprint, str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1],
+           *(b[1] for b in beside))
+    return Key(key, proof, meta[2], tuple(b[2] for b in beside))
 
 
 def proven_key(session: Path | str, root: Path | str | None, stored: Key, fingerprint: str) -> Key | None:
@@ -230,6 +246,12 @@ def proven_key(session: Path | str, root: Path | str | None, stored: Key, finger
     if key[:4] != (FORMAT, fingerprint, folder, str(root)):
         return None
     if not _unchanged(os.path.join(folder, EVENTS_NAME), stored.log_proof):
+        return None
+    for name, sha, proof in zip(BESIDE, key[8:], stored.beside_proofs):
+        path = os.path.join(folder, name)
+        if (os.path.lexists(path) if sha is None else not _unchanged(path, proof)):
+            return None
+    if len(stored.beside_proofs) != len(BESIDE):
         return None
     meta_path = os.path.join(folder, META_NAME)
     if key[7] is None:

@@ -1,21 +1,19 @@
 """Cross-checks of a session's three records: ``meta.json``, ``events.jsonl`` and the CLI's
 ``transcript.jsonl``, for ``study audit``.
 
-``study.session_io.reader`` already refuses a log that breaks its own rules and a meta.json whose
-identity or status disagrees with it. An edit made *consistently* (the same change in meta.json
-and in the log) passes those rules; what it cannot easily keep consistent is the other records
-of the same session, and the ranges of the values. ``check_records`` compares:
+The rules every command applies are ``study.session_io``'s, and the audit reads them from there
+(``reader``: meta.json against the log, its summary fields included; ``values``: every cost,
+token count, count and duration finite and >= 0, the cost at least ``MIN_COST_SHARE`` of the
+streamed usage's list price, no count of decisions beyond the batch; ``witnesses``: the
+witnesses of simulated agree): a session that breaks one is never counted by any command. An
+edit made *consistently* (the same change in meta.json and in the log) passes those; what it
+cannot easily keep consistent is the other records of the same session, which only the audit
+reads in full. ``check_records`` adds:
 
-- **meta.json with the log**: every summary field meta.json repeats (cost, turns, duration,
-  resumes, decisions, the cost's completeness and estimate, the runtime, code and identity
-  fields of ``session_start``, the account count);
-- **the log with itself**: the decisions and resumes it counts against ``session_end``'s, the
-  cost against the sum of its calls, every value in range (no negative cost, turns or duration);
-  the cost against the list price of the streamed usage (a cost below half of it is not the
-  CLI's figure for that usage);
-- **simulated**: a ``sim:`` model, the simulator's message and tool-call ids (``msg_sim…``,
-  ``toolu_sim…``, which a loopback simulator endpoint gives a session of any model name) or its
-  ``sim_truth.jsonl`` make a session simulated whatever its ``simulated`` flag says;
+- **the log with itself**, for a finished run: the decisions and resumes it counts against
+  ``session_end``'s, the cost against the sum of its calls and the estimate;
+- **simulated**: the evidence that the session ran on the simulator (a ``sim:`` model, the
+  simulator's ids, its ``sim_truth.jsonl``), which makes it simulated in the audit's report;
 - **the log with the transcript**: every logged tool call has its ``tool_use`` in the transcript
   with the same name and arguments, every ``tool_use`` of the study's servers is logged, and the
   logged ``usage`` events are the list price of the transcript's model responses, one by one.
@@ -38,21 +36,13 @@ import orjson
 from study.session_io.folders import EVENTS_NAME, TRANSCRIPT_NAME as TRANSCRIPT
 from study.session_io.reader import read_log
 from study.session_io.safe_files import TRANSCRIPT_CAP, read_capped
+from study.session_io.values import MIN_COST_SHARE, USD_SLACK  # noqa: F401  (the shared rule's, re-exported)
+from study.session_io.witnesses import SIM_TRUTH_NAME as SIM_TRUTH  # noqa: F401  (re-exported)
+from study.session_io.witnesses import TRANSCRIPT_IDS, id_witnesses, log_witnesses, response_ids, simulated_by
+from study.session_io.witnesses import truth_witnesses
 
-SIM_TRUTH = "sim_truth.jsonl"
 #: The servers whose tools the study logs (``tool_call.server``; absent means sopbench).
 LOGGED_SERVERS = ("sopbench", "fsm")
-#: Rounding slack: the runner rounds every logged dollar figure to 6 decimals.
-USD_SLACK = 2e-6
-#: A cost below this share of the streamed usage's list price is not the CLI's figure for it.
-MIN_COST_SHARE = 0.5
-#: meta.json fields that repeat ``session_end``'s (the reader compares ``status``).
-_SAME_AS_END = ("cost_usd", "turns", "duration_s", "resumes", "decisions", "cost_complete",
-                "cost_estimated_usd", "error")
-#: meta.json fields that repeat ``session_start``'s (the reader compares model, condition, seed,
-#: simulated and exploratory; the audit compares manifest_sha256).
-_SAME_AS_START = ("model_id", "code_version", "cli_version", "sdk_version", "lock_sha256",
-                  "token_reminder", "limits")
 
 
 @dataclass
@@ -73,35 +63,12 @@ def check_records(path: Path, meta: dict[str, Any]) -> RecordCheck:
     events = [e for e in log.events if isinstance(e, dict)]
     start = next((e for e in events if e.get("kind") == "session_start"), {})
     end = next((e for e in reversed(events) if e.get("kind") == "session_end"), {})
-    _meta_against_log(meta, start, end, found.problems)
     _log_against_itself(events, start, end, found.problems)
     transcript = _read_transcript(path, found)
     found.simulated = _simulated_evidence(path, start, events, transcript)
-    if found.simulated and (meta.get("simulated") is False or start.get("simulated") is False):
-        found.problems.append(f"recorded as not simulated, but {found.simulated}: it ran on the simulator")
     if transcript is not None:
         _log_against_transcript(events, start, transcript, found.problems)
     return found
-
-
-# ----- meta.json and the log ---------------------------------------------------------------------
-
-def _meta_against_log(meta: dict, start: dict, end: dict, problems: list[str]) -> None:
-    for name, event, kind in [*((n, end, "session_end") for n in _SAME_AS_END),
-                              *((n, start, "session_start") for n in _SAME_AS_START)]:
-        if name in meta and name in event and not _same(meta[name], event[name]):
-            problems.append(f"meta.json says {name} {_short(meta[name])} but the log's {kind} says "
-                            f"{_short(event[name])}")
-    order = start.get("order")
-    if isinstance(meta.get("accounts"), int) and isinstance(order, list) and meta["accounts"] != len(order):
-        problems.append(f"meta.json says accounts {meta['accounts']} but the log's batch has {len(order)}")
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
-            and not isinstance(b, bool):
-        return math.isclose(a, b, rel_tol=0, abs_tol=USD_SLACK)
-    return a == b
 
 
 def _short(value: Any) -> str:
@@ -112,17 +79,11 @@ def _short(value: Any) -> str:
 # ----- the log with itself -----------------------------------------------------------------------
 
 def _log_against_itself(events: list[dict], start: dict, end: dict, problems: list[str]) -> None:
+    """What holds of a finished run's log (the ranges and the cost's share of the streamed usage
+    are the reader's rules, ``study.session_io.values``)."""
     if not end:
         return
-    for name in ("cost_usd", "cost_estimated_usd", "turns", "duration_s", "resumes", "decisions"):
-        value = end.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and (
-                not math.isfinite(value) or value < 0):
-            problems.append(f"session_end {name} is {value!r}: out of range (a finite number >= 0)")
     calls = [e for e in events if e.get("kind") == "call_end"]
-    for call in calls:
-        if _number(call.get("cost_usd")) is not None and call["cost_usd"] < 0:
-            problems.append(f"call_end {call.get('n')} cost_usd is {call['cost_usd']!r}: a cost is never negative")
     decided = {e.get("account") for e in events if e.get("kind") == "tool_call" and e.get("tool") == "submit_decision"
                and e.get("ok") is True and e.get("allowed") is True and e.get("server", "sopbench") == "sopbench"}
     if isinstance(end.get("decisions"), int) and end["decisions"] != len(decided):
@@ -138,10 +99,6 @@ def _log_against_itself(events: list[dict], start: dict, end: dict, problems: li
         if abs(cost - expected) > USD_SLACK * (len(calls) + 2):
             problems.append(f"session_end cost_usd {cost} is not the sum of its calls' costs and the estimate "
                             f"({round(expected, 6)})")
-    priced = _streamed_price(events)
-    if cost is not None and priced is not None and cost < MIN_COST_SHARE * priced - USD_SLACK:
-        problems.append(f"session_end cost_usd {cost} is less than {MIN_COST_SHARE:.0%} of the list price of "
-                        f"the usage the log streamed ({round(priced, 6)}): not the CLI's cost of that usage")
 
 
 def _number(value: Any) -> float | None:
@@ -149,32 +106,17 @@ def _number(value: Any) -> float | None:
     return float(value) if ok else None
 
 
-def _streamed_price(events: list[dict]) -> float | None:
-    """The list price of every streamed response: each call's last ``usage`` (None without prices)."""
-    last: dict[Any, float] = {}
-    for event in events:
-        if event.get("kind") == "usage":
-            price = _number(event.get("priced_usd"))
-            if price is None:
-                return None
-            last[event.get("call")] = price
-    return sum(last.values()) if last else None
-
-
 # ----- simulated ---------------------------------------------------------------------------------
 
 def _simulated_evidence(path: Path, start: dict, events: list[dict], transcript: list[dict] | None) -> str | None:
-    model = start.get("model")
-    if isinstance(model, str) and model.startswith("sim:"):
-        return f"its model is {model}"
-    if any(isinstance(e.get("call_id"), str) and e["call_id"].startswith(("toolu_sim", "call_sim")) for e in events):
-        return "its tool calls carry the simulator's ids (toolu_sim…, call_sim…)"
-    responses = _responses(transcript or [], start.get("runtime") or "claude-code")
-    if any(str(r.get("id") or "").startswith(("msg_sim", "resp_sim")) for r in responses):
-        return "its transcript's responses carry the simulator's ids (msg_sim…, resp_sim…)"
-    if os.path.lexists(path / SIM_TRUTH):
-        return f"its folder holds the simulator's {SIM_TRUTH}"
-    return None
+    """The first witness that the session ran on the simulator (``study.session_io.witnesses``; that
+    the witnesses agree is the reader's rule ``simulated``, which every command applies)."""
+    ids = [e.get("call_id") for e in events if e.get("kind") == "tool_call"]
+    witnesses = log_witnesses(start, ids)
+    if transcript is not None:
+        witnesses += id_witnesses(response_ids(_responses(transcript, start.get("runtime") or "claude-code")),
+                                  TRANSCRIPT_IDS)
+    return simulated_by(witnesses + truth_witnesses(path))
 
 
 # ----- the transcript ----------------------------------------------------------------------------

@@ -4,8 +4,10 @@ no log of a session that has not changed.
 A session whose runner is not running it (it ended, or its runner is gone) changes no more: the
 facts its row takes from its records (``status.LogFacts``: identity, recorded status, voided,
 cost, decisions, duration, the problems of its records, the API errors retried) are kept under
-the proofs of its events.jsonl and meta.json (``study.caching``: device, inode, size, mtime and
-ctime by ``lstat``; a file absent then must be absent now) and used while both still hold. What
+the proofs of the files its record rules read (``study.session_io.witnesses.RECORD_FILES``: its
+events.jsonl and meta.json, and the transcript and truth file that witness ``simulated``;
+``study.caching``: device, inode, size, mtime and ctime by ``lstat``; a file absent then must be
+absent now) and used while they all still hold. What
 may change without them is read every time: the claim's lock (a session that meta.json says is
 running), the earlier attempts and the size on disk. A file changed less than
 ``study.caching.RACY_S`` before it was read (or while it was read) keeps no entry, so a write in
@@ -31,27 +33,30 @@ from pathlib import Path
 from typing import Any
 
 from study.caching import Proof, cache_root, distributions, proof_of, settled, sources_digest, write_atomic
-from study.session_io.folders import EVENTS_NAME, META_NAME
+from study.session_io.witnesses import RECORD_FILES
 
 #: Bump to drop every entry written by an older layout.
-FORMAT = 1
+FORMAT = 2
 #: The modules whose code decides a kept value (their source is part of every entry).
 MODULES = ("study.runner.status", "study.runner.status_cache", "study.runner.progress", "study.runner.claim",
            "study.session_io.reader", "study.session_io.record", "study.session_io.meta", "study.session_io.events",
            "study.session_io.typed_events", "study.session_io.issues", "study.session_io.log_lines",
            "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.safe_files",
-           "study.session_io.folders", "sopbench_tools.tool_definitions", "sopbench_tools.tasks",
+           "study.session_io.folders", "study.session_io.values", "study.session_io.witnesses",
+           "sopbench_tools.tool_definitions", "sopbench_tools.tasks",
            "study.protocol.cost_text")
 #: Absent file (a session folder without meta.json, or without events.jsonl).
 ABSENT = "absent"
 
-#: The state of a folder's two files: each a proof, ABSENT, or None (not a regular file: never kept).
-Files = tuple[Proof | str | None, Proof | str | None]
+#: The state of a folder's record files (``RECORD_FILES``): each a proof, ABSENT, or None (not a
+#: regular file: never kept).
+Files = tuple[Proof | str | None, ...]
 
 
 def files_of(folder: Path | str) -> Files:
-    """The proofs of a session folder's events.jsonl and meta.json now."""
-    return _state(os.path.join(folder, EVENTS_NAME)), _state(os.path.join(folder, META_NAME))
+    """The proofs of a session folder's record files now (events.jsonl, meta.json, the transcript
+    and the simulator's truth file)."""
+    return tuple(_state(os.path.join(folder, name)) for name in RECORD_FILES)
 
 
 def _state(path: str) -> Proof | str | None:

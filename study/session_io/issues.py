@@ -29,7 +29,10 @@ class Rule(StrEnum):
     START = "start"                   # exactly one session_start, the first line
     END = "end"                       # at most one session_end, the last line
     SCHEMA = "schema"                 # a schema this package reads (1 or 2)
-    BATCH = "batch"                   # a successful tool call's account must be in the batch
+    BATCH = "batch"                   # a successful tool call's account, and every count of decisions, within the batch
+    RANGE = "range"                   # a cost, token count, count or duration that is negative or not finite
+    COST = "cost"                     # a session's cost below the share of its streamed usage's list price
+    SIMULATED = "simulated"           # the witnesses of simulated (flag, model, endpoint, truth file, ids) disagree
     META_FILE = "meta-file"           # meta.json unreadable: not UTF-8, not JSON, not an object
     META_FIELD = "meta-field"         # a meta.json field of the wrong type ("false" for false)
     META_LOG = "meta-log"             # meta.json disagrees with the log

@@ -40,6 +40,8 @@ from .log_lines import JSON, parse_lines
 from .meta import SessionMeta, read_meta
 from .typed_events import UNSET, SessionStart, ToolCall, decode_lines, from_dicts
 from .safe_files import LINE_CAP, LOG_CAP, UnsafeFile, long_line, read_capped
+from .values import USD_SLACK, VALUED_KINDS, meta_out_of_range, value_issues
+from .witnesses import contradiction, folder_witnesses, log_witnesses
 from .vocabulary import EventKind, SessionStatus
 
 _ADVICE = ("The log was damaged after it was written; it is never scored. Restore it from the "
@@ -208,6 +210,16 @@ def _typed_read(path: Path, data: bytes, meta: SessionMeta | None) -> LogRead | 
         return None
     if first.get("kind") != EventKind.SESSION_START or (ends and end.get("kind") != EventKind.SESSION_END):
         return None
+    # the figures' rules (``values``) on the very dicts the reference reading checks: the lines of
+    # the valued kinds decoded again, whole (the structs skip the fields the contract does not name)
+    valued = [i for i, kind in enumerate(kinds) if kind in VALUED_KINDS]
+    if valued:
+        rows = data.split(b"\n")
+        try:
+            if value_issues(first, [(i + 1, JSON.decode(rows[i])) for i in valued]):
+                return None
+        except msgspec.DecodeError:
+            return None
     log = LogRead(path, data=data, typed=events, start=first, end=end)
     if meta is not None and _meta_issues(log, meta):
         return None
@@ -248,6 +260,11 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
     if len(batch) != len(order) and start.get("kind") == EventKind.SESSION_START:
         add(Rule.BATCH, log.lines[0], "session_start.order lists an account more than once")
     _check_each_event(log, schema, batch, add)
+    if start.get("kind") == EventKind.SESSION_START:
+        valued = [(line, e) for e, line in zip(log.events, log.lines)
+                  if type(e) is dict and e.get("kind") in VALUED_KINDS]
+        for rule, line, message in value_issues(start, valued):
+            add(rule, line, message)
     if meta is not None:
         issues += _meta_issues(log, meta)
     return _capped(issues)
@@ -322,6 +339,13 @@ def _capped(issues: list[Issue]) -> list[Issue]:
 
 #: meta.json fields that must equal the session_start field of the same name when both are set.
 _SAME_AS_START = ("model", "condition", "seed", "simulated", "exploratory", "runtime")
+#: meta.json's summary fields that repeat session_start's (compared when both are set; numbers to
+#: the runner's rounding, ``USD_SLACK``).
+_SUMMARY_OF_START = ("model_id", "code_version", "cli_version", "sdk_version", "lock_sha256", "token_reminder",
+                     "limits")
+#: meta.json's summary fields that repeat session_end's (compared once the log has ended).
+_SUMMARY_OF_END = ("cost_usd", "turns", "duration_s", "resumes", "decisions", "cost_complete", "cost_estimated_usd",
+                   "error")
 
 
 def _meta_issues(log: LogRead, meta: SessionMeta) -> list[Issue]:
@@ -344,7 +368,31 @@ def _meta_issues(log: LogRead, meta: SessionMeta) -> list[Issue]:
     if end is None and meta.status is not None and meta.status.final and not meta.voided:
         issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says status {status!r} but the log "
                             "has no session_end"))
+    fields = meta.to_dict()
+    for message in meta_out_of_range(fields):
+        issues.append(Issue(Rule.RANGE, where, None, message))
+    for names, event, kind in ((_SUMMARY_OF_START, start, "session_start"), (_SUMMARY_OF_END, end or {}, "session_end")):
+        for name in names:
+            if name in fields and name in event and not _same(fields[name], event[name]):
+                issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says {name} {_short(fields[name])} but "
+                                    f"the log's {kind} says {_short(event[name])}"))
+    order = start.get("order")
+    if type(fields.get("accounts")) is int and isinstance(order, list) and fields["accounts"] != len(order):
+        issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says accounts {fields['accounts']} but the "
+                            f"log's batch has {len(order)}"))
     return issues
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, numbers to the runner's rounding of dollar figures (``USD_SLACK``)."""
+    if type(a) in (int, float) and type(b) in (int, float):
+        return abs(a - b) <= USD_SLACK or a == b
+    return a == b
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _plain(value: Any) -> Any:
@@ -371,10 +419,32 @@ def read_session(session_dir: Path, *, strict: bool = True) -> SessionRead:
     session_dir = Path(session_dir)
     meta = read_meta(session_dir, strict=strict)
     log = read_log(session_dir / EVENTS_NAME, strict=strict, meta=meta)
+    if (issue := simulated_issue(session_dir, log)) is not None:
+        if strict:
+            raise LogError.of(issue, _META_ADVICE)
+        log.issues.append(issue)
     issues = list(meta.problems if meta else []) + log.issues
     if log.issues and log.issues[0].rule == Rule.NO_LOG:
         return SessionRead(session_dir, meta, None, issues)
     return SessionRead(session_dir, meta, log, issues)
+
+
+def simulated_issue(session_dir: Path, log: LogRead) -> Issue | None:
+    """The ``simulated`` rule (``witnesses``): the log's witnesses, then the folder's (the truth
+    file, the transcript, read only when the log's do not already disagree), must agree."""
+    start = log.start
+    if start.get("kind") != EventKind.SESSION_START:
+        return None
+    if log._typed is not None:
+        ids = [e.call_id for e in log._typed if type(e) is ToolCall]
+    else:
+        ids = [e.get("call_id") for e in log.events if type(e) is dict and e.get("kind") == EventKind.TOOL_CALL]
+    witnesses = log_witnesses(start, ids)
+    found = contradiction(witnesses)
+    if found is None:
+        runtime = start.get("runtime") if isinstance(start.get("runtime"), str) else None
+        found = contradiction(witnesses + folder_witnesses(session_dir, runtime))
+    return None if found is None else Issue(Rule.SIMULATED, log.path, None, found)
 
 
 def log_events(path: Path) -> list[dict[str, Any]]:

@@ -34,9 +34,10 @@ def test_simulated_and_real_sessions_are_not_mixed_unless_allowed(tmp_path):
                   episodes=["fc"] * 10, accounts=10)
     real = root / HAIKU / "Plain" / "seed-2"
     write_session(real, model=HAIKU, condition="Plain", seed=2, episodes=["blind"] * 10, accounts=10)
-    for name in ("events.jsonl", "meta.json"):
+    for name in ("events.jsonl", "meta.json"):   # a log a CLI wrote (a generated one is simulated by what it is)
         path = real / name
-        path.write_text(path.read_text().replace('"simulated": true', '"simulated": false'))
+        path.write_text(path.read_text().replace('"simulated": true', '"simulated": false')
+                        .replace('"cli_version": "none"', '"cli_version": "2.1.332"'))
     refused = run("tables", "--sessions", root)
     assert refused.exit_code == 2
     assert "1 simulated and 1 real sessions" in refused.output and "--allow-simulated" in refused.output

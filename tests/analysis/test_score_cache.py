@@ -157,3 +157,22 @@ def test_the_key_changes_with_the_task_definition_of_the_project(tmp_path, monke
     vendored = code_fingerprint()
     (tmp_path / "preregistration" / "task.yaml").write_text("task: video_annotation\n", encoding="utf-8")
     assert len({none, vendored, code_fingerprint()}) == 3
+
+
+def test_the_verdict_of_the_witnesses_beside_the_log_is_keyed_on_them(tmp_path):
+    """The transcript and the simulator's truth file witness ``simulated`` (the reader's rule
+    ``simulated``): the key holds their sha256, so a transcript that appears, or changes, scores the
+    session again and the cached verdict never outlives them."""
+    root = tmp_path / "sessions"
+    folder = root / "m" / "FSM" / "seed-2"
+    write_session(folder, model="m", condition="FSM", seed=2, episodes=["fc"] * 10, accounts=10, noise=False)
+    assert len(load_corpus(root, workers=1, cache=ScoreCache(tmp_path / "cache")).scores) == 1
+    transcript = folder / "transcript.jsonl"
+    transcript.write_text('{"type": "assistant", "message": {"id": "msg_01real", "content": []}}\n', encoding="utf-8")
+    again = ScoreCache(tmp_path / "cache")
+    corpus = load_corpus(root, workers=1, cache=again, include_exploratory=True)
+    assert (again.hits, again.misses) == (0, 1)
+    assert not corpus.scores and "[rule simulated]" in corpus.excluded[0][1].reason   # a generated log, a real id
+    transcript.write_text("", encoding="utf-8")
+    third = ScoreCache(tmp_path / "cache")
+    assert len(load_corpus(root, workers=1, cache=third).scores) == 1 and third.misses == 1

@@ -1,6 +1,9 @@
 """The audit's cross-checks of a session's three records, on a real simulated session edited
-consistently: each edit keeps meta.json and events.jsonl agreeing with each other (the reader's
-rules all hold), and the cross-checks still find it."""
+consistently: each edit keeps meta.json and events.jsonl agreeing with each other, and the
+cross-checks still find it. An edit that breaks one of the rules every command applies (the
+reader's: a figure out of range, a cost below the streamed usage's price, meta.json's summary
+against the log, the witnesses of simulated) is refused by the reader with its rule, and the audit
+reports that rule (``reader_rule``)."""
 
 from __future__ import annotations
 
@@ -69,6 +72,17 @@ class Copy:
         assert read_session(self.dir, strict=False).valid, "the edit must keep meta.json and the log consistent"
         return check_records(self.dir, read_meta(self.dir).to_dict()).problems
 
+    def reader_rule(self, rule: str, says: str) -> str:
+        """The reader refuses the edit by ``rule`` (every command then leaves the session out), and
+        the audit fails the session naming that rule; the reader's message."""
+        errors = read_session(self.dir, strict=False).errors
+        found = [str(i) for i in errors if i.rule == rule and says in i.message]
+        assert found, [str(i) for i in errors]
+        result = audit_session(self.dir, [], None)
+        assert result.verdict == "FAIL" and result.exclusion is not None and result.exclusion.kind == "invalid"
+        assert any(f"[rule {rule}]" in p and says in p for p in result.problems), result.problems
+        return found[0]
+
 
 @pytest.fixture
 def copy(real_session, tmp_path) -> Copy:
@@ -88,7 +102,7 @@ def test_an_untouched_session_passes_and_is_known_as_simulated(copy):
 
 def test_simulated_false_in_meta_and_log_is_caught_by_the_simulators_ids(copy):
     copy.edit(meta={"simulated": False, "model": "haiku-4.5"}, start={"simulated": False, "model": "haiku-4.5"})
-    one(copy.check(), "recorded as not simulated, but its tool calls carry the simulator's ids")
+    copy.reader_rule("simulated", "its tool calls carry the simulator's ids")
     (copy.dir / "sim_truth.jsonl").unlink(missing_ok=True)
     events = copy.events
     for event in events:
@@ -96,22 +110,21 @@ def test_simulated_false_in_meta_and_log_is_caught_by_the_simulators_ids(copy):
             event["call_id"] = event["call_id"].replace("toolu_sim", "toolu_01")
     copy.write(events=events)
     # the log no longer says so, but the transcript's responses still do (and no longer match the log)
-    problems = copy.check()
-    one(problems, "recorded as not simulated, but its transcript's responses carry the simulator's ids")
-    one(problems, "logged tool call(s) has no tool_use in the transcript")
+    copy.reader_rule("simulated", "its transcript's responses and tool calls carry the simulator's ids")
+    one(check_records(copy.dir, copy.meta).problems, "logged tool call(s) has no tool_use in the transcript")
 
 
 def test_the_audit_runs_the_cross_checks_and_titles_the_session_simulated(copy):
     copy.edit(meta={"simulated": False, "exploratory": False}, start={"simulated": False, "exploratory": False})
+    copy.reader_rule("simulated", "session_start says simulated: false")
     result = audit_session(copy.dir, [], None)
-    assert result.excluded is None and result.verdict == "FAIL" and result.simulated is True
-    one(result.problems, "recorded as not simulated")
+    assert result.verdict == "FAIL" and result.simulated is True
 
 
 @pytest.mark.parametrize("cost", [-0.5, -1e300])
 def test_a_negative_cost_is_out_of_range(copy, cost):
     copy.edit(meta={"cost_usd": cost}, end={"cost_usd": cost})
-    one(copy.check(), "out of range")
+    copy.reader_rule("range", f"session_end cost_usd is {cost!r}")
 
 
 def test_a_tiny_cost_consistent_with_its_calls_is_caught_by_the_streamed_price(copy):
@@ -121,7 +134,7 @@ def test_a_tiny_cost_consistent_with_its_calls_is_caught_by_the_streamed_price(c
         call["cost_usd"] = 0.000001
     events[-1]["cost_usd"] = round(0.000001 * len(calls), 6)
     copy.write({**copy.meta, "cost_usd": events[-1]["cost_usd"]}, events)
-    one(copy.check(), "less than 50% of the list price of the usage the log streamed")
+    copy.reader_rule("cost", "less than 50% of the list price of the usage the log streamed")
 
 
 def test_a_tiny_cost_with_rescaled_usage_is_caught_by_the_transcript(copy):
@@ -139,15 +152,20 @@ def test_a_tiny_cost_with_rescaled_usage_is_caught_by_the_transcript(copy):
 def test_meta_cost_and_decisions_are_compared_with_the_log(copy):
     meta = copy.meta
     copy.write({**meta, "cost_usd": meta["cost_usd"] + 1.0, "decisions": meta["decisions"] + 1})
-    problems = copy.check()
-    one(problems, "meta.json says cost_usd")
-    one(problems, "meta.json says decisions")
+    copy.reader_rule("meta-log", "meta.json says cost_usd")
+    copy.reader_rule("meta-log", "meta.json says decisions")
 
 
 def test_decisions_edited_in_meta_and_log_together_are_counted_from_the_tool_calls(copy):
     decided = copy.meta["decisions"]
+    copy.edit(meta={"decisions": decided - 1}, end={"decisions": decided - 1})
+    one(copy.check(), f"session_end says {decided - 1} decisions but the log's tool calls decide {decided} accounts")
+
+
+def test_decisions_beyond_the_batch_break_the_batch_rule(copy):
+    decided = copy.meta["decisions"]     # all 4 of the batch
     copy.edit(meta={"decisions": decided + 1}, end={"decisions": decided + 1})
-    one(copy.check(), f"session_end says {decided + 1} decisions but the log's tool calls decide {decided} accounts")
+    copy.reader_rule("batch", f"session_end counts {decided + 1} decisions, more than the batch's 4 accounts")
 
 
 def test_a_logged_tool_calls_arguments_must_match_the_transcript(copy):

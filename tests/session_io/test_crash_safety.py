@@ -44,10 +44,10 @@ _WRITER = textwrap.dedent("""
     from study.session_io.writer import EventLog
     folder = Path(sys.argv[1])
     folder.mkdir(parents=True)
-    write_meta(folder, {"model": "m", "condition": "FSM", "seed": 2, "simulated": True, "status": "running",
+    write_meta(folder, {"model": "sim:m", "condition": "FSM", "seed": 2, "simulated": True, "status": "running",
                         "runner": runner_identity()})
     with EventLog(folder / "events.jsonl") as log:
-        log.emit("session_start", schema=2, condition="FSM", seed=2, model="m", simulated=True,
+        log.emit("session_start", schema=2, condition="FSM", seed=2, model="sim:m", simulated=True,
                  manifest_sha256="unchecked", code_version="x", cli_version=None, order=["ACC100000"], limits={})
         n = 0
         while True:

@@ -111,7 +111,8 @@ def test_earlier_attempts_and_the_size_are_read_every_time(tmp_path, reads, sett
     [before] = _scan(root, tmp_path)
     (folder / "attempt-1").mkdir()
     (folder / "attempt-1" / "meta.json").write_text("{}", encoding="utf-8")
-    (folder / "transcript.jsonl").write_bytes(b"x" * 5000)
+    (folder / "work").mkdir()        # not a record file (the transcript is: a witness of `simulated`)
+    (folder / "work" / "notes.txt").write_bytes(b"x" * 5000)
     [after] = _scan(root, tmp_path)
     assert len(reads) == 1 and (after.attempts, after.size_bytes) == (1, before.size_bytes + 5002)
 
@@ -202,3 +203,20 @@ def test_the_counters_of_a_finished_log_are_those_of_every_event_fed(tmp_path):
     assert checked > 50
     retried = read_session(folder, strict=False).log
     assert retried.valid and _counters(status_module.log_progress(folder, retried)) == (2, 4, 0.3, 2)
+
+
+def test_a_witness_of_simulated_added_or_changed_is_read_again(tmp_path, reads, settle):
+    """The transcript and the simulator's truth file are record files too (rule ``simulated``)."""
+    root = tmp_path / "sessions"
+    folder = write_valid(root / MODEL / "FSM" / "seed-2")
+    settle()
+    _scan(root, tmp_path)
+    _scan(root, tmp_path)
+    assert len(reads) == 1
+    (folder / "sim_truth.jsonl").write_text("", encoding="utf-8")
+    settle()
+    _scan(root, tmp_path)
+    assert len(reads) == 2
+    (folder / "transcript.jsonl").write_text("", encoding="utf-8")
+    _scan(root, tmp_path)
+    assert len(reads) == 3

@@ -417,6 +417,36 @@ def stop_outcome_not_in_the_literal(lines: Lines, rng: random.Random) -> bytes:
     return _with_event(lines, index, lambda e: e.__setitem__("outcome", rng.choice(["paused", "Ended", ""])))
 
 
+def negative_figure_in_a_valued_event(lines: Lines, rng: random.Random) -> bytes:
+    """A cost, count or duration of session_end or call_end made negative (rule ``range``)."""
+    index = _pick(lines, rng, lambda e: e["kind"] in ("call_end", "session_end")
+                  and any(type(v) in (int, float) for k, v in e.items() if k != "seq"))
+    event = _loads(lines[index])
+    name = rng.choice(sorted(k for k, v in event.items() if type(v) in (int, float) and k != "seq"))
+    event[name] = -abs(event[name]) - rng.choice([1, 0.5, 10**6])
+    return _replaced(lines, index, _dumps(event))
+
+
+def negative_token_count_in_an_unknown_field(lines: Lines, rng: random.Random) -> bytes:
+    """A field the contract does not name, on a valued event (the typed structs skip it unread)."""
+    index = _pick(lines, rng, lambda e: e["kind"] in ("call_end", "session_end", "usage"))
+    value = rng.choice([{"input_tokens": -5}, {"usage": {"output_tokens": -1}}, {"tokens": [3, -2]}])
+    return _with_event(lines, index, lambda e: e.update(value))
+
+
+def cost_below_the_streamed_price(lines: Lines, rng: random.Random) -> bytes:
+    """A usage event pricing the call far above the session's cost (rule ``cost``), in a schema 2 log."""
+    index, usage = _usage_at(lines, rng)
+    event = {**_loads(usage), "priced_usd": 1000.0 * rng.choice([1, 3, 7])}
+    start = {**_loads(lines[0]), "schema": 2}
+    return _replaced([_dumps(start)] + lines[1:], index, _dumps(event))
+
+
+def decisions_beyond_the_batch(lines: Lines, rng: random.Random) -> bytes:
+    batch = len(_loads(lines[0])["order"])
+    return _with_event(lines, len(lines) - 1, lambda e: e.__setitem__("decisions", batch + rng.randrange(1, 50)))
+
+
 def bom_at_the_start(lines: Lines, rng: random.Random) -> bytes:
     return b"\xef\xbb\xbf" + _join(lines)
 
@@ -444,7 +474,9 @@ MUTATIONS = [retype_a_field, delete_a_required_field, add_an_unknown_field, dupl
              deep_array_in_an_unknown_field, successful_call_for_an_account_not_in_the_batch,
              failed_call_for_an_account_not_in_the_batch, second_session_start, event_after_session_end,
              usage_event_in_a_schema_1_log, usage_event_in_a_schema_2_log, t_back_by_1_second,
-             t_back_by_10_seconds, status_not_in_the_enum, stop_outcome_not_in_the_literal, bom_at_the_start,
+             t_back_by_10_seconds, status_not_in_the_enum, stop_outcome_not_in_the_literal,
+             negative_figure_in_a_valued_event, negative_token_count_in_an_unknown_field,
+             cost_below_the_streamed_price, decisions_beyond_the_batch, bom_at_the_start,
              two_objects_on_one_line, two_objects_on_the_first_line]
 
 #: Small real logs the mutations start from (schema 1, with stop events and a session_end).
@@ -504,8 +536,9 @@ BREAKING = [delete_a_required_field, duplicate_seq_key_after, swap_two_lines, du
             lone_surrogate_in_an_unknown_field, nan_in_a_float_field, nan_in_an_unknown_field,
             successful_call_for_an_account_not_in_the_batch, second_session_start, event_after_session_end,
             usage_event_in_a_schema_1_log, t_back_by_10_seconds, status_not_in_the_enum,
-            stop_outcome_not_in_the_literal, bom_at_the_start, two_objects_on_one_line,
-            two_objects_on_the_first_line]
+            stop_outcome_not_in_the_literal, negative_figure_in_a_valued_event,
+            negative_token_count_in_an_unknown_field, cost_below_the_streamed_price, decisions_beyond_the_batch,
+            bom_at_the_start, two_objects_on_one_line, two_objects_on_the_first_line]
 #: Mutations that keep the log valid and clean: both readings take it (the fast path included).
 KEEPING = [add_an_unknown_field, duplicate_seq_key_before, duplicate_ok_key_true_then_false, crlf_line_endings,
            huge_integer_inside_args, deep_array_in_an_unknown_field, failed_call_for_an_account_not_in_the_batch,
