@@ -11,6 +11,7 @@ seed without sessions), a command says why and what to do and exits 4 (``Nothing
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -219,6 +220,7 @@ def tables(sessions, plan, allow_simulated, include_exploratory, formats, number
 
     _emit(_cached_output("tables", (formats, numbering, latex_style, plain_headers_), sessions, plan,
                          allow_simulated, include_exploratory, make), out)
+    _unaudited_note(sessions, include_exploratory)
 
 
 @click.command(epilog=examples("study predictions", "study predictions --format csv --out tables/"))
@@ -237,6 +239,7 @@ def predictions(sessions, plan, allow_simulated, include_exploratory, formats, n
 
     _emit(_cached_output("predictions", (formats, numbering, latex_style), sessions, plan, allow_simulated,
                          include_exploratory, make), out)
+    _unaudited_note(sessions, include_exploratory)
 
 
 def _output(a: "Analysis", notes: list[str], tables_, formats, latex: tuple[str, str]) -> "Output":
@@ -255,6 +258,19 @@ def _output(a: "Analysis", notes: list[str], tables_, formats, latex: tuple[str,
     files = tuple((f"{t.name}.{fmt}", render(t, fmt, options)) for t in tables_ for fmt in formats)
     return Output(tuple(notes), files, (("exclusions.md", exclusions.to_markdown(a)),
                                         ("exclusions.csv", exclusions.to_csv(a))))
+
+
+def _unaudited_note(sessions: Path | None, include_exploratory: bool) -> None:
+    """One line at the end of the terminal output (stderr, never in a table file) saying the numbers
+    are unaudited until `study audit` passes for exactly these sessions, unless it has
+    (``study.session_io.audited``: the audit's result kept under the proofs of what it read)."""
+    from study.paths import sessions_folder
+    from study.session_io.audited import unaudited
+
+    line = unaudited(sessions_folder(sessions), include_exploratory)
+    if line is not None:
+        sys.stdout.flush()
+        click.echo(line, err=True)
 
 
 def _emit(output: "Output", out: Path | None) -> None:

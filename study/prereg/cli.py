@@ -362,6 +362,9 @@ def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | Non
         click.echo(f"BROKEN   {problem}")
     stamps = _check_stamps_or_fail(report, ca_file)
     _echo_stamps(stamps)
+    from study.session_io import audited
+
+    before = audited.snapshot(directory)      # what the audit reads, before it reads it
     results = audit_sessions(directory, report)
     if not results and not (report.history.problems or report.sessions or stamps.problems):
         raise NothingToShow(f"nothing to audit: no sessions under {directory} (a session folder holds meta.json "
@@ -393,6 +396,10 @@ def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | Non
         click.echo("The records' history shows a rewrite (BROKEN above): the audit fails.", err=True)
     if stamps.problems:
         click.echo("A stored timestamp is refused (REFUSED above): the audit fails.", err=True)
+    if counts["FAIL"] or report.history.problems or report.sessions or stamps.problems or not analysed:
+        audited.forget(directory)
+    else:   # passed: `study tables` of exactly these sessions, unchanged, no longer says "unaudited"
+        audited.remember(before, {str(r.path): r.verdict for r in results})
     if counts["FAIL"] or report.history.problems or report.sessions or stamps.problems:
         sys.exit(FAILED)
     if not analysed:

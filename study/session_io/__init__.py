@@ -11,7 +11,13 @@ Layer 1: may import the foundations only (docs/architecture.md).
   audit), ``validate_log``; ``issues``: ``Issue`` (rule, file, line), ``LogError``, ``MetaError``;
 - ``record``: ``SessionRecord``, what one session folder is (identity, status, voided,
   exploratory, cost, sizes, attempts), and ``Exclusion``/``ExclusionKind``, the one rule by which
-  the analysis and the audit leave a session out.
+  the analysis and the audit leave a session out;
+- ``values``: the rules of a session's numbers (``range``, ``cost``, decisions within the
+  ``batch``), which both readings of ``reader`` apply; ``witnesses``: the witnesses of
+  ``simulated`` (flag, model, endpoint, truth file, the log's and the transcript's ids), which
+  must agree (rule ``simulated``), and ``RECORD_FILES``, the files those rules read;
+- ``audited``: what ``study audit`` passed, kept under the proofs of what it read, so that
+  ``study tables`` can say whether its numbers are audited.
 """
 
 from __future__ import annotations
