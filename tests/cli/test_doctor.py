@@ -13,6 +13,7 @@ import pytest
 
 from study import doctor
 from study.runtimes.claude_code.command import CLI_ENV
+from study.runtimes.codex import pin as codex_pin
 from study.runtimes.lock import LOCK_ENV
 
 STUDY = [sys.executable, "-m", "study.cli"]
@@ -34,9 +35,16 @@ def frozen_root(tmp_path, frozen_project):
 def test_doctor_passes_on_this_install(frozen_root):
     done = _doctor({"STUDY_ROOT": str(frozen_root), "ANTHROPIC_API_KEY": "sk-test-not-a-real-key"})
     assert done.returncode == 0, done.stdout + done.stderr
-    verdicts = {line.split()[1]: line.split()[0] for line in done.stdout.splitlines() if line[:5].strip() in ("ok", "FAIL")}
-    assert verdicts == {"lock": "ok", "frozen": "ok", "CLI": "ok", "hooks": "ok", "MCP": "ok", "resume": "ok",
-                        "sessions": "ok"}, done.stdout
+    verdicts = {line[6:22].strip(): line.split()[0] for line in done.stdout.splitlines() if line[:5].strip() in ("ok", "FAIL")}
+    expected = {"lock": "ok", "frozen runtime": "ok", "CLI": "ok", "CLI session": "ok", "hooks": "ok", "MCP tools": "ok",
+                "resume": "ok", "sessions folder": "ok"}
+    # the pinned Codex CLI, where it is installed, is checked too (its own short session); else a note
+    if codex_pin.problem() is None:
+        expected |= {"Codex CLI": "ok", "Codex session": "ok", "Codex hooks": "ok", "Codex MCP tools": "ok",
+                     "Codex resume": "ok"}
+    else:
+        assert "Codex CLI:" in done.stdout
+    assert verdicts == expected, done.stdout
     assert "ok    CLI session" in done.stdout and "Ready for a confirmatory run" in done.stdout
     assert "claude-agent-sdk" in done.stdout and "API key" in done.stdout and "_bundled/claude" in done.stdout
 
