@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
+
 from .folders import EVENTS_NAME, META_NAME, TRANSCRIPT_NAME
 
 #: The simulator's ground truth, beside the log of a simulated session.
@@ -118,17 +120,21 @@ def transcript_ids(folder: Path, runtime: str | None) -> list[str] | None:
 
     from .safe_files import TRANSCRIPT_CAP, read_capped
 
-    read = _ID_READERS.get(runtime or "claude-code")
-    if read is None:
+    found = _ID_READERS.get(runtime or "claude-code")
+    if found is None:
         return None
+    read, markers, decoder = found
     try:
         data = read_capped(folder / TRANSCRIPT_NAME, within=folder, max_bytes=TRANSCRIPT_CAP)
     except OSError:
         return None
     ids: list[str] = []
-    for raw in data.splitlines():
-        if not any(marker in raw for marker in _MARKERS):     # records that hold no id are never parsed
+    for raw in _lines_with(data, markers):   # records that hold no id are never parsed
+        try:    # the fields that hold ids, decoded into structs (the rest skipped unread)
+            ids += [i for i in read(msgspec.structs.asdict(decoder.decode(raw)), structs=True) if isinstance(i, str)]
             continue
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass          # another shape than the structs': read as a dict, exactly as study.transcripts does
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -138,22 +144,35 @@ def transcript_ids(folder: Path, runtime: str | None) -> list[str] | None:
     return ids
 
 
-def _claude_code_ids(line: dict[str, Any]) -> list[Any]:
+def _claude_code_ids(line: dict[str, Any], structs: bool = False) -> list[Any]:
     """A Claude Code transcript record's response id and tool_use ids (``study.transcripts.claude_code.
-    responses``: the main thread's assistant records, the CLI's synthetic messages left out)."""
+    responses``: the main thread's assistant records, the CLI's synthetic messages left out).
+    ``structs``: ``line`` is ``_CCLine`` as a dict (its message and blocks still structs)."""
     if line.get("type") != "assistant" or line.get("isSidechain") is True:
         return []
-    message = line.get("message") if isinstance(line.get("message"), dict) else {}
+    message = line.get("message")
+    if structs:
+        if message is None:
+            return []
+        content = message.content
+        message = {"id": message.id, "model": message.model}
+        blocks = [{"type": b.type, "id": b.id} for b in content] if isinstance(content, list) else []
+    else:
+        message = message if isinstance(message, dict) else {}
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else ()
     if message.get("model") == "<synthetic>" or not isinstance(message.get("id"), str):
         return []
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else ()
     return [message["id"], *(b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use")]
 
 
-def _codex_ids(line: dict[str, Any]) -> list[Any]:
+def _codex_ids(line: dict[str, Any], structs: bool = False) -> list[Any]:
     """A Codex CLI rollout record's function call id or response id (``study.transcripts.codex.responses``)."""
-    payload = line.get("payload") if isinstance(line.get("payload"), dict) else {}
+    payload = line.get("payload")
+    if structs:
+        payload = {} if payload is None else {"type": payload.type, "call_id": payload.call_id,
+                                              "response_id": payload.response_id}
+    payload = payload if isinstance(payload, dict) else {}
     if line.get("type") == "response_item" and payload.get("type") == "function_call":
         return [payload.get("call_id")]
     if line.get("type") == "token_usage_record":
@@ -161,9 +180,58 @@ def _codex_ids(line: dict[str, Any]) -> list[Any]:
     return []
 
 
-_ID_READERS = {"claude-code": _claude_code_ids, "codex": _codex_ids}
-#: Bytes every record that holds an id has (the others are skipped unparsed).
-_MARKERS = (b'"assistant"', b'"function_call"', b'"token_usage_record"')
+class _Block(msgspec.Struct):
+    type: Any = None
+    id: Any = None
+
+
+class _Message(msgspec.Struct):
+    id: Any = None
+    model: Any = None
+    content: list[_Block] | str | None = None
+
+
+class _CCLine(msgspec.Struct):
+    """The fields of a Claude Code transcript record that hold ids (the rest is skipped unread; a
+    record of another shape fails to decode and is read as a dict instead)."""
+
+    type: Any = None
+    isSidechain: Any = None       # noqa: N815 (the CLI's key)
+    message: _Message | None = None
+
+
+class _Payload(msgspec.Struct):
+    type: Any = None
+    call_id: Any = None
+    response_id: Any = None
+
+
+class _CodexLine(msgspec.Struct):
+    """The fields of a Codex CLI rollout record that hold ids."""
+
+    type: Any = None
+    payload: _Payload | None = None
+
+
+#: Each runtime's reader of a record's ids, the bytes every record that holds one contains, and
+#: the decoder of its fields that hold ids.
+_ID_READERS = {"claude-code": (_claude_code_ids, (b'"assistant"',), msgspec.json.Decoder(_CCLine)),
+               "codex": (_codex_ids, (b'"function_call"', b'"token_usage_record"'), msgspec.json.Decoder(_CodexLine))}
+
+
+def _lines_with(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
+    """The lines of ``data`` holding any of ``markers``, in file order: found by searching the
+    bytes (a transcript is mostly tool results, which are never split into lines or parsed)."""
+    spans = set()
+    for marker in markers:
+        at = data.find(marker)
+        while at != -1:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end == -1 else end
+            spans.add((start, end))
+            at = data.find(marker, end)
+    return [data[start:end] for start, end in sorted(spans)]
 
 
 def response_ids(responses: Iterable[Mapping[str, Any]]) -> list[Any]:
