@@ -44,8 +44,7 @@ from typing import Any, NamedTuple
 from study.caching import CACHE_ENV, Proof, cache_root  # noqa: F401  (CACHE_ENV: re-exported)
 from study.caching import proof_of as _proof
 from study.caching import unchanged as _unchanged
-from study.session_io.folders import EVENTS_NAME, META_NAME, attempts
-from study.session_io.witnesses import RECORD_FILES
+from study.session_io.folders import EVENTS_NAME, META_NAME, RECORD_FILES, attempts
 from study.session_io.safe_files import open_regular
 
 #: Bump to drop every entry written by an older layout.

@@ -10,7 +10,7 @@ import click
 from study.cli.legacy import legacy_folder_argument, sessions_or_legacy
 from study.cli.vocabulary import FAILED, FilePath, NothingToShow, UsageError, examples, sessions_option
 from study.errors import StudyError
-from study.paths import project_root, sessions_folder
+from study.paths import project_root, sessions_folder, shell_word
 from study.protocol.amendments import shown
 from study.session_io.record import ExclusionKind
 
@@ -349,9 +349,9 @@ def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | Non
     directory = sessions_folder(given)
     if not directory.is_dir():
         if given is None:   # no input was bad: there are no sessions yet
-            raise NothingToShow(f"nothing to audit: {directory} does not exist yet (no session has run); "
+            raise NothingToShow(f"nothing to audit: {shell_word(directory)} does not exist yet (no session has run); "
                                 "pass another sessions folder with --sessions DIR")
-        raise UsageError(f"{directory} is not a folder; pass the sessions folder with --sessions DIR "
+        raise UsageError(f"{shell_word(directory)} is not a folder; pass the sessions folder with --sessions DIR "
                          f"(default: {sessions_folder(None)})")
     report = _verify_or_fail()
     if not report.chain_intact:
@@ -367,7 +367,7 @@ def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | Non
     before = audited.snapshot(directory)      # what the audit reads, before it reads it
     results = audit_sessions(directory, report)
     if not results and not (report.history.problems or report.sessions or stamps.problems):
-        raise NothingToShow(f"nothing to audit: no sessions under {directory} (a session folder holds meta.json "
+        raise NothingToShow(f"nothing to audit: no sessions under {shell_word(directory)} (a session folder holds meta.json "
                             "or events.jsonl); pass the sessions folder with --sessions DIR")
     for result in results:
         name = result.path.relative_to(directory).as_posix() if result.path != directory else result.path.name
@@ -405,6 +405,6 @@ def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | Non
     if not analysed:
         kinds = sorted(ExclusionKind, key=lambda k: k not in _ALWAYS_COUNTED)   # those three first, as before
         why = ", ".join(f"{counts[k]} {k.counted_as}" for k in kinds if counts[k])
-        raise NothingToShow(f"nothing to audit: none of the {len(results)} sessions under {directory} is analysed "
+        raise NothingToShow(f"nothing to audit: none of the {len(results)} sessions under {shell_word(directory)} is analysed "
                             f"({why}); the audit checks the finished preregistered runs the analysis counts "
                             "(exploratory ones, such as the demo's and --accounts runs, never are)")

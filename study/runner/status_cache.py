@@ -4,7 +4,7 @@ no log of a session that has not changed.
 A session whose runner is not running it (it ended, or its runner is gone) changes no more: the
 facts its row takes from its records (``status.LogFacts``: identity, recorded status, voided,
 cost, decisions, duration, the problems of its records, the API errors retried) are kept under
-the proofs of the files its record rules read (``study.session_io.witnesses.RECORD_FILES``: its
+the proofs of the files its record rules read (``study.session_io.folders.RECORD_FILES``: its
 events.jsonl and meta.json, and the transcript and truth file that witness ``simulated``;
 ``study.caching``: device, inode, size, mtime and ctime by ``lstat``; a file absent then must be
 absent now) and used while they all still hold. What
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from study.caching import Proof, cache_root, distributions, proof_of, settled, sources_digest, write_atomic
-from study.session_io.witnesses import RECORD_FILES
+from study.session_io.folders import RECORD_FILES
 
 #: Bump to drop every entry written by an older layout.
 FORMAT = 2

@@ -6,7 +6,7 @@ against the CLI's transcript, the frozen runtime and code version, the batch aga
 order, the preregistration's history and stamps) is not known to a table until the audit has
 passed for exactly the sessions it shows. So ``study audit``, when it passes (exit 0), keeps one
 entry per sessions folder: each session folder it found, the proof of each file the audit read
-there (``witnesses.RECORD_FILES``: events.jsonl, meta.json, the transcript, the simulator's truth
+there (``folders.RECORD_FILES``: events.jsonl, meta.json, the transcript, the simulator's truth
 file; ``study.caching``'s lstat proofs: device, inode, size, mtime, ctime; absent files as absent)
 and the audit's verdict for it (``ok``, or why it was left out), under a head: the proof of every
 file of the preregistration and the source of the audit's code. The proofs are taken before the
@@ -35,8 +35,7 @@ from pathlib import Path
 from study.caching import Proof, cache_root, proof_of, settled, write_atomic
 from study.paths import prereg_dir, sessions_dir, shell_word
 
-from .folders import find_sessions
-from .witnesses import RECORD_FILES
+from .folders import RECORD_FILES, find_sessions
 
 #: Bump to drop every entry written by an older layout.
 FORMAT = 1

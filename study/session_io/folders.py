@@ -20,6 +20,11 @@ EVENTS_NAME = "events.jsonl"
 META_NAME = "meta.json"
 #: The Claude Code CLI's transcript of the session, moved into its folder by the runner.
 TRANSCRIPT_NAME = "transcript.jsonl"
+#: The simulator's ground truth, beside the log of a simulated session.
+SIM_TRUTH_NAME = "sim_truth.jsonl"
+#: The files a session's record rules read (the log, meta.json and the two witnesses of
+#: ``simulated`` beside them, ``witnesses``): what the reading commands' caches key a session on.
+RECORD_FILES = (EVENTS_NAME, META_NAME, TRANSCRIPT_NAME, SIM_TRUTH_NAME)
 ATTEMPT_PREFIX = "attempt-"
 EXPLORATORY_FOLDER = "exploratory"
 #: ``study demo`` writes to ``demo/`` at the project root (outside ``sessions/``); a ``demo`` folder

@@ -36,13 +36,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from .folders import EVENTS_NAME, META_NAME, TRANSCRIPT_NAME
-
-#: The simulator's ground truth, beside the log of a simulated session.
-SIM_TRUTH_NAME = "sim_truth.jsonl"
-#: The files a session's record rules read (the log, meta.json and the two witnesses beside them):
-#: what the reading commands' caches key a session on.
-RECORD_FILES = (EVENTS_NAME, META_NAME, TRANSCRIPT_NAME, SIM_TRUTH_NAME)
+from .folders import RECORD_FILES, SIM_TRUTH_NAME, TRANSCRIPT_NAME  # noqa: F401  (RECORD_FILES: re-exported)
 SIM_MODEL_PREFIX = "sim:"
 #: The simulator's ids (``study.sim``: responses and tool calls, on either API).
 SIM_IDS = ("msg_sim", "resp_sim", "toolu_sim", "call_sim")

@@ -210,14 +210,16 @@ def test_tables_show_each_model_on_its_runtime_as_a_row(sessions, tmp_path):
 
     from study.cli import main
 
-    claude = run_session(SessionSpec(model="sim:oracle", condition="FSM", accounts=10, seed=2, out_root=tmp_path))
+    claude = run_session(SessionSpec(model="sim:oracle", condition="FSM", accounts=3, seed=2, out_root=tmp_path))
     both = tmp_path / "both"
-    shutil.copytree(claude.parents[2], both / "claude", symlinks=True)
-    shutil.copytree(sessions["oracle-FSM-10"].parents[2], both / "codex", symlinks=True)
+    # each session folder alone, under its exploratory/<model>/<condition>/ path (the shared Codex
+    # sessions' folder also holds the other tests' sessions)
+    for label, folder in (("claude", claude), ("codex", sessions["oracle-FSM-10"])):
+        shutil.copytree(folder, both / label / Path(*folder.parts[-4:]), symlinks=True)
     result = CliRunner().invoke(main, ["tables", "--sessions", str(both), "--include-exploratory", "--allow-simulated"])
     assert result.exit_code == 0, result.output
     table1 = result.output.split("**Table 2")[0]
-    assert "| sim:oracle | FSM | 10.0 |" in table1 and "| sim:oracle on Codex CLI | FSM | 10.0 |" in table1
+    assert "| sim:oracle | FSM | 3.0 |" in table1 and "| sim:oracle on Codex CLI | FSM | 10.0 |" in table1
     # the viewer's matrix names and groups them as the tables do: one mean per model on its runtime
     from study.view.documents import matrix_doc
     from study.view.load import Store
@@ -226,7 +228,7 @@ def test_tables_show_each_model_on_its_runtime_as_a_row(sessions, tmp_path):
     assert sorted((r["model"], r["runtime"]) for r in doc["sessions"]) == [
         ("sim:oracle", "claude-code"), ("sim:oracle on Codex CLI", "codex")]
     assert sorted((g["model"], g["sessions"], g["fc_mean"]) for g in doc["groups"]) == [
-        ("sim:oracle", 1, 10.0), ("sim:oracle on Codex CLI", 1, 10.0)]
+        ("sim:oracle", 1, 3.0), ("sim:oracle on Codex CLI", 1, 10.0)]
 
 
 RUNNER = """
