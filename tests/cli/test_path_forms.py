@@ -205,7 +205,11 @@ def test_each_reading_command_reads_the_folder_named_and_writes_where_told(forms
     done = forms.read(monkeypatch, *args(form))
     if command == "audit":      # exploratory sessions only: nothing to audit (exit 4), said of the right folder
         assert done.returncode == 4, done.stderr
-        assert "2 exploratory" in done.stderr and str(form.at("sessions")) in done.stderr
+        # named as a user types it (study.paths.shell_word): relative below the working folder
+        from study.paths import shell_word
+
+        monkeypatch.chdir(forms.cwd)
+        assert "2 exploratory" in done.stderr and f"under {shell_word(form.at('sessions'))} is" in done.stderr
         return
     _ok(done)
     if command == "status":

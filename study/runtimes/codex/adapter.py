@@ -58,8 +58,9 @@ FSM_SERVER = "fsm"
 KEY_ENV = "STUDY_CODEX_API_KEY"
 #: The longest prompt passed as an argument (Linux limits one argument to 128 KiB).
 MAX_PROMPT_BYTES = 120_000
-#: Seconds between two reads of the growing rollout (the spending cap's resolution).
-FOLLOW_S = 0.2
+#: Seconds between two reads of the growing rollout (the resolution of the spending cap and of the
+#: turns limit: a read of what was appended costs microseconds).
+FOLLOW_S = 0.05
 #: What Codex's retry notices look like in its ``--json`` stream.
 _RECONNECTING = "Reconnecting..."
 _RELAY = Path(__file__).resolve().parent / "relay.py"
@@ -166,7 +167,9 @@ class CodexSession:
             while True:
                 if follower is not None:
                     usage(follower.read_new())
-                if turns_limit:
+                if turns_limit:     # stopped at once, not at Codex's next line on stdout (which may be
+                    assert self.process is not None     # several responses later)
+                    await stop_process_group(self.process.pid)
                     return
                 await asyncio.sleep(FOLLOW_S)
 
