@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import click
 
@@ -295,13 +295,50 @@ def _emit(output: "Output", out: Path | None) -> None:
               "Remind-loop difference is closest to the mean, as in the paper).")
 def figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed) -> None:
     """Regenerate Figure 1, FC per window and the escape-route heatmap (PNG and PDF)."""
-    from .figures import NoFigure, default_out, write_figures
+    from study.paths import prereg_dir, sessions_folder
 
-    a = _analysis(sessions, plan, allow_simulated, include_exploratory)
-    for line in _notes(a):
+    from .output_cache import OutputCache, head
+
+    started = time.time()
+    root = sessions_folder(sessions).resolve()
+    outputs = OutputCache()
+    key = head("figures", (None if out is None else str(Path(out).resolve()), model, seed, allow_simulated,
+                           include_exploratory), root, prereg_dir(), plan)
+    found = outputs.get(key, root) if root.is_dir() else None
+    if found is None:
+        found = _drawn_figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed)
+        outputs.put(key, found.scores, prereg_dir(), plan, found.output, started)
+        found = found.output
+    else:       # the same bytes matplotlib drew from these inputs, written again without importing it
+        for line in found.notes:
+            click.echo(line, err=True)
+        for name, data in found.blobs:
+            Path(name).parent.mkdir(parents=True, exist_ok=True)
+            Path(name).write_bytes(data)
+    for name, _data in found.blobs:
+        click.echo(f"wrote {name}")
+
+
+class _Drawn(NamedTuple):
+    output: "Output"
+    scores: "ScoreCache"
+
+
+def _drawn_figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed) -> _Drawn:
+    """The figures drawn by matplotlib and written (their notes printed as the analysis makes
+    them), kept as bytes for the output cache."""
+    from .figures import NoFigure, default_out, write_figures
+    from .output_cache import Output
+    from .score_cache import ScoreCache
+
+    scores = ScoreCache()
+    a = _analysis(sessions, plan, allow_simulated, include_exploratory, scores)
+    notes = _notes(a)
+    for line in notes:
         click.echo(line, err=True)
     try:
-        for path in write_figures(a, out or default_out(a), model=model, seed=seed):
-            click.echo(f"wrote {path}")
+        paths = write_figures(a, out or default_out(a), model=model, seed=seed)
     except NoFigure as exc:
         raise NothingToShow(str(exc)) from None
+    blobs = tuple((str(Path(p).resolve()), Path(p).read_bytes()) for p in paths)
+    return _Drawn(Output(tuple(notes), (), (), blobs), scores)

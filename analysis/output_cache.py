@@ -1,6 +1,7 @@
-"""A cache of what ``study tables`` and ``study predictions`` print and write, so that a rerun
-whose inputs have not changed gives the same bytes without scoring, comparing or evaluating
-anything, and without importing the statistics stack (polars, numpy, scipy).
+"""A cache of what ``study tables``, ``study predictions`` and ``study figures`` print and write, so
+that a rerun whose inputs have not changed gives the same bytes without scoring, comparing,
+evaluating or drawing anything, and without importing the statistics stack (polars, numpy, scipy)
+or matplotlib.
 
 An entry is one command's output (``Output``: the lines it printed on stderr, the text of every
 table file, the exclusion list) made under one head (``head``: the command, its options, the
@@ -27,8 +28,9 @@ the computation is hashed again next time. Deleting the cache changes no byte, o
 
 Entries live in ``tables/`` inside the score cache's folder (``score_cache.default_dir``), as
 pickles of plain tuples and strings, written atomically; a broken or foreign entry is a miss,
-never an error. ``study figures`` is not cached (its output is image files made by matplotlib;
-only its scoring goes through the score cache).
+never an error. ``study figures``' entry holds the bytes of each image file it wrote (PNG and PDF,
+which matplotlib writes without a date, so the same inputs draw the same bytes) under their
+absolute paths; a hit writes them again.
 """
 
 from __future__ import annotations
@@ -49,14 +51,14 @@ from . import score_cache
 from .score_cache import Key, Proof, ScoreCache, _regular, _unchanged, default_dir, proven_key, still_holds
 
 #: Bump to drop every entry written by an older layout.
-FORMAT = 1
+FORMAT = 2
 #: The project's packages: the source of each of their modules loaded when an entry is made is
 #: part of the entry.
 PACKAGES = ("analysis", "study", "sopbench_tools")
 #: Distributions whose folder's ``.dist-info`` names are part of every head (what a table is
 #: computed with besides the project's code; an upgrade of any package installed beside them
 #: changes the head too).
-DISTRIBUTIONS = ("polars", "numpy", "scipy", "msgspec", "orjson", "yaml", "click")
+DISTRIBUTIONS = ("polars", "numpy", "scipy", "msgspec", "orjson", "yaml", "click", "matplotlib")
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class Output:
     notes: tuple[str, ...]
     files: tuple[tuple[str, str], ...]
     exclusions: tuple[tuple[str, str], ...]
+    #: ``study figures``: each image file written (its absolute path) and its bytes
+    blobs: tuple[tuple[str, bytes], ...] = ()
 
 
 #: A file an entry depends on: its path, its sha256 and its proof (None: hashed at every lookup).

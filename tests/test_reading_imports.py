@@ -2,7 +2,8 @@
 ``study status``, ``audit``, ``score``, ``tables``, ``predictions``, ``figures``, ``prereg
 show``/``verify`` and the start of ``study view`` never import the agent runtimes' adapters or the
 agent SDKs, and only a command that computes a statistic or draws a figure imports the statistics
-stack; a ``study tables`` or ``study predictions`` answered from the output cache imports none of it.
+stack; a ``study tables``, ``study predictions`` or ``study figures`` answered from the output cache
+imports none of it.
 
 The probe runs ``study.cli.main`` with the arguments in a new interpreter and writes
 ``sorted(sys.modules)`` at exit (``study view`` returns as soon as it listens)."""
@@ -120,7 +121,11 @@ def test_tables_import_the_statistics_only_to_compute_them_and_none_from_the_out
     assert loaded(warm, ("analysis.scoring", "analysis.statistics", "analysis.tables", "study.session_io.reader")) == []
 
 
-def test_figures_import_no_runtime(tmp_path, corpus):
-    modules = imported(tmp_path, "figures", "--sessions", str(corpus), "--out", str(tmp_path / "figures"))
+def test_figures_import_no_runtime_and_no_matplotlib_from_the_output_cache(tmp_path, corpus):
+    args = ("figures", "--sessions", str(corpus), "--out", str(tmp_path / "figures"))
+    modules = imported(tmp_path, *args, settled=True)
     assert loaded(modules, RUNTIMES) == [] and loaded(modules, ("statsmodels", "pandas")) == []
     assert "matplotlib" in modules
+    warm = imported(tmp_path, *args)
+    assert loaded(warm, RUNTIMES) == [] and loaded(warm, STATISTICS) == []
+    assert loaded(warm, ("analysis.scoring", "analysis.figures", "study.session_io.reader")) == []

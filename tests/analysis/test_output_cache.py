@@ -247,3 +247,29 @@ def test_a_broken_entry_is_a_miss_never_an_error(tmp_path, computed, settled):
     for entry in (tmp_path / "cache" / "tables").glob("*.entry"):
         entry.write_bytes(b"not a pickle")
     assert _study(tmp_path, *args) == first and len(computed) == 2
+
+
+def _figures(tmp_path: Path, root: Path, *more: str, cache: str = "cache") -> tuple[str, dict[str, bytes]]:
+    """``study figures`` into ``tmp_path/figures``: what it printed and the bytes of each file there
+    (which stay: a warm run writes them again over the same names)."""
+    out = tmp_path / "figures"
+    result = CliRunner().invoke(main, ["figures", "--sessions", str(root), "--allow-simulated", "--out", str(out),
+                                       *more], env={"STUDY_CACHE_DIR": str(tmp_path / cache)})
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result.stdout, {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def test_figures_are_written_again_byte_identical_from_the_cache_and_drawn_again_for_a_changed_log(
+        tmp_path, computed, settled):
+    root = _corpus(tmp_path / "sessions")
+    settled()
+    printed, cold = _figures(tmp_path, root)
+    assert sorted(cold) == sorted(f"{n}.{x}" for n in ("figure1", "fc_windows", "routes_heatmap")
+                                  for x in ("png", "pdf")) and len(computed) == 1
+    shutil.rmtree(tmp_path / "figures")                            # deleted: written again from the cache
+    assert _figures(tmp_path, root) == (printed, cold) and len(computed) == 1
+    assert _figures(tmp_path, root, cache="elsewhere")[1] == cold and len(computed) == 2   # drawn: the same bytes
+    log = root / "m" / "FSM" / "seed-2" / "events.jsonl"
+    _same_size_other_action(log)                                   # another log: FC and so the figures change
+    changed = _figures(tmp_path, root)[1]
+    assert len(computed) == 3 and changed["figure1.png"] != cold["figure1.png"]
