@@ -124,7 +124,10 @@ def frozen_copy(dest: Path) -> Path:
     shutil.copytree(source / "preregistration", dest / "preregistration",
                     ignore=shutil.ignore_patterns("__pycache__", *records))
     for name in CODE_PACKAGES:
-        shutil.copytree(package_dir(name), dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        # with the bytecode (copytree keeps each source's mtime, so a .pyc stays valid exactly while its
+        # source is unchanged): every study process the tests start in the copy would otherwise compile
+        # the package from source again (PYTHONDONTWRITEBYTECODE keeps it from caching that)
+        shutil.copytree(package_dir(name), dest / name)
     shutil.copyfile(lock_path(), dest / lock_path().name)
     write_runtime(dest)
     return freeze_committed(init_committed(dest))

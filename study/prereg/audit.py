@@ -67,12 +67,16 @@ def find_sessions(directory: Path) -> list[Path]:
     return folders.find_sessions(directory)
 
 
-def audit_sessions(directory: Path, report: Report) -> list[SessionAudit]:
+def audit_sessions(directory: Path, report: Report, kept: dict[str, SessionAudit] | None = None
+                   ) -> list[SessionAudit]:
     """Audit every session under ``directory`` against the chain of ``report`` (from ``verify``):
     its manifest, and (``session_checks``) its runtime and code version against the project's
-    git history."""
+    git history. ``kept``: session folder -> its result from an earlier audit whose inputs still
+    hold (``audit_cache.kept_results``), taken instead of reading it again."""
     checks = SessionChecks.for_root(report.root)
-    return [audit_session(path, report.links, directory, checks) for path in find_sessions(directory)]
+    kept = kept or {}
+    return [kept.get(str(path)) or audit_session(path, report.links, directory, checks)
+            for path in find_sessions(directory)]
 
 
 def audit_session(path: Path, links: list[Link], directory: Path | None = None,

@@ -338,13 +338,20 @@ def stamp_command(tsa_url: str, ca_file: Path | None) -> None:
 ))
 @sessions_option(help="The sessions folder to audit [default: sessions/ of the project].")
 @ca_file_option(_CA_FILE_HELP)
+@click.option("--fresh", is_flag=True,
+              help="Read every session again, even those whose files are unchanged since an earlier audit "
+                   "passed them or left them out (by default their results are kept: study.prereg.audit_cache).")
 @legacy_folder_argument()
-def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | None) -> None:
+def audit(sessions: Path | None, ca_file: Path | None, fresh: bool, legacy_folder: Path | None) -> None:
     """Check every analysed session against the manifest in effect when it started, its runtime
     and its code version; list the voided, incomplete and exploratory sessions the analysis leaves
     out, with the reason; verify every stored RFC 3161 timestamp of the preregistration (what it
     proves, or why it is refused). Exit 0 when every analysed session passes, 1 when one fails or a
-    timestamp is refused, 4 when there is nothing to audit (no session, or none the analysis counts)."""
+    timestamp is refused, 4 when there is nothing to audit (no session, or none the analysis counts).
+
+    The preregistration, its history and every timestamp are checked at every audit; a session
+    whose files have not changed since an earlier audit passed it (or left it out) is not read
+    again, and says so (--fresh reads every one)."""
     given = sessions_or_legacy(sessions, legacy_folder)
     directory = sessions_folder(given)
     if not directory.is_dir():
@@ -364,8 +371,12 @@ def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | Non
     _echo_stamps(stamps)
     from study.session_io import audited
 
+    from . import audit_cache
+
     before = audited.snapshot(directory)      # what the audit reads, before it reads it
-    results = audit_sessions(directory, report)
+    kept = {} if fresh else audit_cache.kept_results(before, report)
+    results = audit_sessions(directory, report, kept)
+    audit_cache.keep_results(before, report, results)
     if not results and not (report.history.problems or report.sessions or stamps.problems):
         raise NothingToShow(f"nothing to audit: no sessions under {shell_word(directory)} (a session folder holds meta.json "
                             "or events.jsonl); pass the sessions folder with --sessions DIR")
@@ -400,6 +411,9 @@ def audit(sessions: Path | None, ca_file: Path | None, legacy_folder: Path | Non
         audited.forget(directory)
     else:   # passed: `study tables` of exactly these sessions, unchanged, no longer says "unaudited"
         audited.remember(before, {str(r.path): r.verdict for r in results})
+    if kept:
+        click.echo(f"note: {len(kept)} of {len(results)} sessions were not read again: their files are unchanged since "
+                   "an earlier audit passed them or left them out (`study audit --fresh` reads every one)", err=True)
     if counts["FAIL"] or report.history.problems or report.sessions or stamps.problems:
         sys.exit(FAILED)
     if not analysed:

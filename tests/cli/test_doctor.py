@@ -19,6 +19,13 @@ from study.runtimes.lock import LOCK_ENV
 STUDY = [sys.executable, "-m", "study.cli"]
 
 
+def _no_codex(tmp_path: Path) -> dict[str, str]:
+    """For a test of the Claude Code checks: no Codex CLI in this (empty) folder, so its probe
+    session (which test_doctor_passes_on_this_install runs) is a note instead."""
+    (tmp_path / "no-codex").mkdir(exist_ok=True)
+    return {codex_pin.DIR_ENV: str(tmp_path / "no-codex")}
+
+
 def _doctor(env: dict[str, str]) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in (CLI_ENV, LOCK_ENV)}
     return subprocess.run([*STUDY, "doctor"], capture_output=True, text=True, timeout=600, env={**base, **env},
@@ -53,7 +60,7 @@ def test_doctor_passes_on_this_install(frozen_root):
 def test_doctor_fails_clearly_when_the_cli_cannot_start(tmp_path, frozen_root):
     not_executable = tmp_path / "claude"
     not_executable.write_text("#!/bin/sh\nexit 0\n")
-    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(not_executable)})
+    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(not_executable), **_no_codex(tmp_path)})
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     assert f"FAIL  CLI              the Claude Code CLI {not_executable} is not executable" in done.stdout
     assert f"fix: unset {CLI_ENV} to use the bundled CLI" in done.stdout
@@ -63,7 +70,7 @@ def test_doctor_fails_clearly_when_the_cli_cannot_start(tmp_path, frozen_root):
     broken = tmp_path / "broken-claude"  # executable, but dies at once
     broken.write_text("#!/bin/sh\necho 'claude: cannot load its runtime' >&2\nexit 3\n")
     broken.chmod(0o755)
-    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(broken)})
+    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(broken), **_no_codex(tmp_path)})
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     assert f"FAIL  CLI session      the CLI at {broken} could not start" in done.stdout
     assert "the CLI said: claude: cannot load its runtime" in done.stdout
@@ -139,6 +146,7 @@ def test_ready_says_what_a_confirmatory_run_still_needs_without_an_api_key(tmp_p
         monkeypatch.setattr(doctor, name, lambda *a, **k: ok)
     monkeypatch.setattr(doctor, "check_cli", lambda: (ok, None))
     monkeypatch.setattr(doctor, "session_checks", lambda path: [])
+    monkeypatch.setattr(doctor, "codex_checks", lambda wanted: ([], None))
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     without = CliRunner().invoke(main, ["doctor"])
     assert without.exit_code == 0, without.output
@@ -156,6 +164,6 @@ def test_the_probe_session_plays_the_projects_own_task(tmp_path):
     made = subprocess.run([*STUDY, "new", "--task", "dangerous_goods", str(project)], capture_output=True, text=True,
                           timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL)
     assert made.returncode == 0, made.stderr
-    done = _doctor({"STUDY_ROOT": str(project)})
+    done = _doctor({"STUDY_ROOT": str(project), **_no_codex(tmp_path)})
     assert "2 of 2 products decided" in done.stdout, done.stdout + done.stderr
     assert "decided the last product" in done.stdout

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from datetime import datetime
 
 import pytest
@@ -152,3 +154,51 @@ def test_a_confirmatory_sessions_batch_is_the_frozen_order_of_its_seed(frozen, s
     for name in ("Plain/seed-2", "Sys/seed-2"):
         assert any("is not the frozen order of seed 2" in p for p in results[name].problems), results[name].problems
     assert any("seed 4 had no frozen order" in p for p in results["Remind/seed-4"].problems)
+
+
+def test_a_rerun_reads_again_only_the_sessions_that_changed_and_never_keeps_a_failure(history, sessions, study_root,
+                                                                                     tmp_path, monkeypatch):
+    """study.prereg.audit_cache: an unchanged session's result is kept (the preregistration, its
+    history and the manifest's files are checked at every audit); a changed file, a failing session
+    or --fresh is read again, and the printed verdicts are the same either way."""
+    import study.caching
+    import study.prereg.audit as audit_module
+
+    root, freeze_record, entry, _ = history
+    study_root(root)
+    monkeypatch.setenv("STUDY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(study.caching, "RACY_S", 0.05)
+    read: list[str] = []
+    real = audit_module.audit_session
+    monkeypatch.setattr(audit_module, "audit_session",
+                        lambda path, *a, **kw: read.append(path.name) or real(path, *a, **kw))
+    after = sessions.later(entry["time"], 5)
+    good = tmp_path / "good"
+    sessions.write(good / "m/FSM/seed-2", started=after, manifest=entry["sha256"])
+    sessions.write(good / "m/FSM/seed-3", started=after, manifest=entry["sha256"])
+    sessions.write(good / "m/FSM/seed-4", started=after, manifest="0" * 64, voided=True, status="infrastructure_failure",
+                   void_reason="quota exhausted")
+    time.sleep(0.2)
+
+    def audit(*more: str):
+        read.clear()
+        done = CliRunner().invoke(main, ["audit", "--sessions", str(good), *more])
+        return done.exit_code, done.stdout, done.stderr
+
+    first = audit()
+    assert first[0] == 0 and sorted(read) == ["seed-2", "seed-3", "seed-4"] and "not read again" not in first[2]
+    again = audit()
+    assert again[:2] == first[:2] and read == []
+    assert "note: 3 of 3 sessions were not read again" in again[2]
+    assert audit("--fresh")[:2] == first[:2] and sorted(read) == ["seed-2", "seed-3", "seed-4"]
+
+    log = good / "m/FSM/seed-3/events.jsonl"          # the same size and mtime, another manifest: read again
+    st = log.stat()
+    text = log.read_text(encoding="utf-8")
+    log.write_text(text.replace(entry["sha256"], freeze_record["sha256"]), encoding="utf-8")
+    os.utime(log, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert log.stat().st_size == st.st_size
+    time.sleep(0.2)
+    failed = audit()
+    assert failed[0] == 1 and read == ["seed-3"] and "FAIL         m/FSM/seed-3" in failed[1]
+    assert audit()[:2] == failed[:2] and read == ["seed-3"]       # a failure is never kept: read every time
