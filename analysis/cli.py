@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 import click
 
@@ -67,11 +67,10 @@ def _notes(a: "Analysis") -> list[str]:
     return lines
 
 
-def _cached_output(command: str, options: tuple, sessions: Path | None, plan: Path | None, allow_simulated: bool,
-                   include_exploratory: bool, make: "Callable[[Analysis], tuple[list, tuple]]") -> "Output":
-    """The output of ``command``: from the output cache when nothing it was made from changed
-    (``analysis.output_cache``), else made from the analysis by ``make`` (its tables and their
-    formats) and stored there."""
+def _from_cache(command: str, options: tuple, sessions: Path | None, plan: Path | None, allow_simulated: bool,
+                include_exploratory: bool, compute: "Callable[[ScoreCache], Output]") -> tuple["Output", bool]:
+    """The output of ``command`` and whether it came from the output cache (``analysis.output_cache``:
+    nothing it was made from changed), else ``compute``'s through a fresh score cache, stored there."""
     from study.paths import prereg_dir, sessions_folder
 
     from .output_cache import OutputCache, head
@@ -81,14 +80,24 @@ def _cached_output(command: str, options: tuple, sessions: Path | None, plan: Pa
     outputs = OutputCache()
     key = head(command, (*options, allow_simulated, include_exploratory), root, prereg_dir(), plan)
     if root.is_dir() and (found := outputs.get(key, root)) is not None:
-        return found
+        return found, True
     from .score_cache import ScoreCache
 
     scores = ScoreCache()
-    a = _analysis(sessions, plan, allow_simulated, include_exploratory, scores)
-    output = _output(a, _notes(a), *make(a))
+    output = compute(scores)
     outputs.put(key, scores, prereg_dir(), plan, output, started)
-    return output
+    return output, False
+
+
+def _cached_output(command: str, options: tuple, sessions: Path | None, plan: Path | None, allow_simulated: bool,
+                   include_exploratory: bool, make: "Callable[[Analysis], tuple[list, tuple]]") -> "Output":
+    """The output of ``command``: from the output cache when nothing it was made from changed,
+    else made from the analysis by ``make`` (its tables and their formats) and stored there."""
+    def compute(scores: "ScoreCache") -> "Output":
+        a = _analysis(sessions, plan, allow_simulated, include_exploratory, scores)
+        return _output(a, _notes(a), *make(a))
+
+    return _from_cache(command, options, sessions, plan, allow_simulated, include_exploratory, compute)[0]
 
 
 def corpus_options(f):
@@ -295,43 +304,28 @@ def _emit(output: "Output", out: Path | None) -> None:
               "Remind-loop difference is closest to the mean, as in the paper).")
 def figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed) -> None:
     """Regenerate Figure 1, FC per window and the escape-route heatmap (PNG and PDF)."""
-    from study.paths import prereg_dir, sessions_folder
+    def compute(scores: "ScoreCache") -> "Output":
+        return _drawn_figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed, scores)
 
-    from .output_cache import OutputCache, head
-
-    started = time.time()
-    root = sessions_folder(sessions).resolve()
-    outputs = OutputCache()
-    key = head("figures", (None if out is None else str(Path(out).resolve()), model, seed, allow_simulated,
-                           include_exploratory), root, prereg_dir(), plan)
-    found = outputs.get(key, root) if root.is_dir() else None
-    if found is None:
-        found = _drawn_figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed)
-        outputs.put(key, found.scores, prereg_dir(), plan, found.output, started)
-        found = found.output
-    else:       # the same bytes matplotlib drew from these inputs, written again without importing it
-        for line in found.notes:
+    options = (None if out is None else str(Path(out).resolve()), model, seed)
+    output, cached = _from_cache("figures", options, sessions, plan, allow_simulated, include_exploratory, compute)
+    if cached:      # the same bytes matplotlib drew from these inputs, written again without importing it
+        for line in output.notes:
             click.echo(line, err=True)
-        for name, data in found.blobs:
+        for name, data in output.blobs:
             Path(name).parent.mkdir(parents=True, exist_ok=True)
             Path(name).write_bytes(data)
-    for name, _data in found.blobs:
+    for name, _data in output.blobs:
         click.echo(f"wrote {name}")
 
 
-class _Drawn(NamedTuple):
-    output: "Output"
-    scores: "ScoreCache"
-
-
-def _drawn_figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed) -> _Drawn:
+def _drawn_figures(sessions, plan, allow_simulated, include_exploratory, out, model, seed,
+                   scores: "ScoreCache") -> "Output":
     """The figures drawn by matplotlib and written (their notes printed as the analysis makes
     them), kept as bytes for the output cache."""
     from .figures import NoFigure, default_out, write_figures
     from .output_cache import Output
-    from .score_cache import ScoreCache
 
-    scores = ScoreCache()
     a = _analysis(sessions, plan, allow_simulated, include_exploratory, scores)
     notes = _notes(a)
     for line in notes:
@@ -340,5 +334,4 @@ def _drawn_figures(sessions, plan, allow_simulated, include_exploratory, out, mo
         paths = write_figures(a, out or default_out(a), model=model, seed=seed)
     except NoFigure as exc:
         raise NothingToShow(str(exc)) from None
-    blobs = tuple((str(Path(p).resolve()), Path(p).read_bytes()) for p in paths)
-    return _Drawn(Output(tuple(notes), (), (), blobs), scores)
+    return Output(tuple(notes), (), (), tuple((str(Path(p).resolve()), Path(p).read_bytes()) for p in paths))

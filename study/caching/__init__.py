@@ -23,8 +23,12 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from study.paths import project_root
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 #: A file changed less than this long before it was read keeps no proof (it is read again).
 RACY_S = 2.0
@@ -32,6 +36,10 @@ CACHE_ENV = "STUDY_CACHE_DIR"
 
 #: What identifies a file's content without reading it: (device, inode, size, mtime, ctime).
 Proof = tuple[int, int, int, int, int]
+#: The state of a file that is not there (a session folder without a transcript, say).
+ABSENT = "absent"
+#: What ``state_of`` gives: a regular file's proof, ABSENT, or None (anything else: never kept).
+State = Proof | str | None
 
 
 def cache_root() -> Path:
@@ -42,6 +50,24 @@ def cache_root() -> Path:
 
 def proof_of(st: os.stat_result) -> Proof:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def state_of(path: str | Path) -> State:
+    """The state of ``path`` now, by ``lstat``: its proof if it is a regular file, ``ABSENT`` if
+    nothing is there, else None (a link, a folder, a special file, an unreadable place)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT
+    except OSError:
+        return None
+    return proof_of(st) if stat.S_ISREG(st.st_mode) else None
+
+
+def all_settled(states: "Iterable[State]", read_at_ns: int) -> bool:
+    """Every one of ``states`` is ``ABSENT`` or the proof of a file settled before ``read_at_ns``
+    (``settled``): what a cache may keep a value read from those files under."""
+    return all(s is not None and (s == ABSENT or settled(s, read_at_ns)) for s in states)
 
 
 def unchanged(path: str | Path, proof: Proof | None) -> bool:

@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from study.caching import cache_root, settled, sources_digest, write_atomic
+from study.caching import all_settled, cache_root, sources_digest, write_atomic
 from study.session_io import audited
 
 from .verify import Report
@@ -79,21 +79,20 @@ def kept_results(snapshot: audited.Snapshot, report: Report) -> dict[str, Any]:
     return out
 
 
-def keep_results(before: audited.Snapshot, report: Report, results: list[Any]) -> int:
+def keep_results(before: audited.Snapshot, after: audited.Snapshot, report: Report, results: list[Any]) -> int:
     """Keep each result of ``results`` (``SessionAudit``) that passed or was not checked, whose
-    files were settled when ``before`` was taken and are unchanged now; returns how many."""
-    now = audited.Snapshot(Path(before.root))
-    if now.head != before.head:
+    files were settled when ``before`` was taken and are as they were in ``after`` (taken once the
+    audit had read them); returns how many."""
+    if after.head != before.head:
         return 0
-    states_now = dict(now.sessions)
+    states_after = dict(after.sessions)
+    by_folder = {str(r.path): r for r in results}
     keep = {}
     for folder, states in before.sessions:
-        result = next((r for r in results if str(r.path) == folder), None)
-        if result is None or result.verdict not in KEPT_VERDICTS or states_now.get(folder) != states:
-            continue
-        if any(s is None or (s != audited.ABSENT and not settled(s, before.taken_ns)) for s in states):
-            continue
-        keep[folder] = (states, result)
+        result = by_folder.get(folder)
+        if (result is not None and result.verdict in KEPT_VERDICTS and states_after.get(folder) == states
+                and all_settled(states, before.taken_ns)):
+            keep[folder] = (states, result)
     modules = _loaded()
     write_atomic(_entry_file(before.root), pickle.dumps((_head(before, report), modules, sources_digest(modules), keep),
                                                         protocol=pickle.HIGHEST_PROTOCOL))

@@ -376,7 +376,8 @@ def audit(sessions: Path | None, ca_file: Path | None, fresh: bool, legacy_folde
     before = audited.snapshot(directory)      # what the audit reads, before it reads it
     kept = {} if fresh else audit_cache.kept_results(before, report)
     results = audit_sessions(directory, report, kept)
-    audit_cache.keep_results(before, report, results)
+    after = audited.snapshot(directory)       # and after: what changed meanwhile is neither kept nor remembered
+    audit_cache.keep_results(before, after, report, results)
     if not results and not (report.history.problems or report.sessions or stamps.problems):
         raise NothingToShow(f"nothing to audit: no sessions under {shell_word(directory)} (a session folder holds meta.json "
                             "or events.jsonl); pass the sessions folder with --sessions DIR")
@@ -410,7 +411,7 @@ def audit(sessions: Path | None, ca_file: Path | None, fresh: bool, legacy_folde
     if counts["FAIL"] or report.history.problems or report.sessions or stamps.problems or not analysed:
         audited.forget(directory)
     else:   # passed: `study tables` of exactly these sessions, unchanged, no longer says "unaudited"
-        audited.remember(before, {str(r.path): r.verdict for r in results})
+        audited.remember(before, {str(r.path): r.verdict for r in results}, after)
     if kept:
         click.echo(f"note: {len(kept)} of {len(results)} sessions were not read again: their files are unchanged since "
                    "an earlier audit passed them or left them out (`study audit --fresh` reads every one)", err=True)

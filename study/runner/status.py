@@ -30,7 +30,7 @@ import msgspec
 
 from sopbench_tools.tool_definitions import DECISION_TOOL
 from study.protocol.cost_text import cost_text, simulated_note
-from study.session_io.folders import EVENTS_NAME, attempts, find_sessions
+from study.session_io.folders import EVENTS_NAME, attempts, find_sessions, record_states
 from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.issues import LogError
 from study.session_io.reader import LogRead, SessionRead
@@ -40,7 +40,7 @@ from study.session_io.vocabulary import EventKind, SessionStatus
 
 from .claim import session_status
 from .progress import LogProgress
-from .status_cache import files_of, now_ns
+from .status_cache import now_ns
 
 if TYPE_CHECKING:
     from .status_cache import StatusCache
@@ -137,7 +137,7 @@ def status_row(root: Path, folder: Path, cache: "StatusCache | None" = None) -> 
 def _read_facts(root: Path, folder: Path, cache: "StatusCache | None") -> LogFacts:
     """The facts of a session no runner is running, from its record (its log and meta.json read
     and checked together); kept in ``cache`` when its files were settled and did not change."""
-    before, read_at = files_of(folder), now_ns()
+    before, read_at = record_states(folder), now_ns()
     record, session = read_record(folder, root)
     facts = _facts(record, session.meta, log_progress(folder, session.log), folder)
     if cache is not None:

@@ -25,15 +25,13 @@ a broken or foreign file is empty, never an error. Deleting it changes no row, o
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import stat
 import time
 from pathlib import Path
 from typing import Any
 
-from study.caching import Proof, cache_root, distributions, proof_of, settled, sources_digest, write_atomic
-from study.session_io.folders import RECORD_FILES
+from study.caching import State, all_settled, cache_root, distributions, sources_digest, write_atomic
+from study.session_io.folders import record_states
 
 #: Bump to drop every entry written by an older layout.
 FORMAT = 2
@@ -45,28 +43,9 @@ MODULES = ("study.runner.status", "study.runner.status_cache", "study.runner.pro
            "study.session_io.folders", "study.session_io.values", "study.session_io.witnesses",
            "sopbench_tools.tool_definitions", "sopbench_tools.tasks",
            "study.protocol.cost_text")
-#: Absent file (a session folder without meta.json, or without events.jsonl).
-ABSENT = "absent"
-
 #: The state of a folder's record files (``RECORD_FILES``): each a proof, ABSENT, or None (not a
 #: regular file: never kept).
-Files = tuple[Proof | str | None, ...]
-
-
-def files_of(folder: Path | str) -> Files:
-    """The proofs of a session folder's record files now (events.jsonl, meta.json, the transcript
-    and the simulator's truth file)."""
-    return tuple(_state(os.path.join(folder, name)) for name in RECORD_FILES)
-
-
-def _state(path: str) -> Proof | str | None:
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return ABSENT
-    except OSError:
-        return None
-    return proof_of(st) if stat.S_ISREG(st.st_mode) else None
+Files = tuple[State, ...]
 
 
 class StatusCache:
@@ -96,16 +75,14 @@ class StatusCache:
         if found is None:
             return None
         files, facts = found
-        return facts if files_of(key) == files else None
+        return facts if record_states(key) == files else None
 
     def put(self, folder: Path, before: Files, read_at_ns: int, facts: Any) -> None:
         """Keep ``facts``, read from ``folder`` whose files were ``before`` just before it was read
         at ``read_at_ns``: only when they are still so now and were settled then."""
         key = str(folder)
         self.seen.add(key)
-        if None in before or files_of(key) != before:
-            return
-        if any(f != ABSENT and not settled(f, read_at_ns) for f in before):
+        if record_states(key) != before or not all_settled(before, read_at_ns):
             return
         self.facts[key] = (before, facts)
         self.progress.pop(key, None)

@@ -27,15 +27,14 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import stat
-import time
 import sys
+import time
 from pathlib import Path
 
-from study.caching import Proof, cache_root, proof_of, settled, write_atomic
+from study.caching import State, all_settled, cache_root, state_of, write_atomic
 from study.paths import prereg_dir, sessions_dir, shell_word
 
-from .folders import RECORD_FILES, find_sessions
+from .folders import find_sessions, record_states
 
 #: Bump to drop every entry written by an older layout.
 FORMAT = 1
@@ -46,19 +45,6 @@ AUDIT_MODULES = ("study.prereg.audit", "study.prereg.record_checks", "study.prer
                  "study.session_io.values", "study.session_io.witnesses", "study.session_io.audited")
 #: The verdicts of sessions the analysis counts only with ``--include-exploratory`` (the audit never checks them).
 NOT_CHECKED = ("exploratory", "dev-seed")
-ABSENT = "absent"
-
-State = Proof | str | None
-
-
-def _state(path: str) -> State:
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return ABSENT
-    except OSError:
-        return None
-    return proof_of(st) if stat.S_ISREG(st.st_mode) else None
 
 
 def _prereg_state() -> tuple[tuple[str, State], ...]:
@@ -68,7 +54,7 @@ def _prereg_state() -> tuple[tuple[str, State], ...]:
     out = []
     for folder, dirs, names in os.walk(root):
         dirs.sort()
-        out += [(os.path.join(folder, n), _state(os.path.join(folder, n))) for n in sorted(names)]
+        out += [(os.path.join(folder, n), state_of(os.path.join(folder, n))) for n in sorted(names)]
     return tuple(out)
 
 
@@ -93,8 +79,7 @@ class Snapshot:
         self.root = str(root)
         self.taken_ns = time.time_ns()
         self.head = (FORMAT, self.root, _audit_code(), _prereg_state())
-        self.sessions = tuple((str(folder), tuple(_state(os.path.join(folder, n)) for n in RECORD_FILES))
-                              for folder in find_sessions(Path(root)))
+        self.sessions = tuple((str(folder), record_states(folder)) for folder in find_sessions(Path(root)))
 
 
 def snapshot(root: Path) -> Snapshot:
@@ -106,15 +91,15 @@ def _entry_file(root: str) -> Path:
     return cache_root() / "audits" / f"{hashlib.sha256(root.encode()).hexdigest()[:40]}.pickle"
 
 
-def remember(before: Snapshot, verdicts: dict[str, str]) -> bool:
+def remember(before: Snapshot, verdicts: dict[str, str], after: Snapshot | None = None) -> bool:
     """Keep that the audit of ``before.root`` passed with ``verdicts`` (session folder -> ``ok`` or
-    its exclusion), if nothing it read changed since ``before`` and every file was settled then;
-    returns whether it was kept."""
-    now = Snapshot(Path(before.root))
+    its exclusion), if nothing it read changed since ``before`` (``after``: taken once it had read
+    everything; default: now) and every file was settled then; returns whether it was kept."""
+    now = after if after is not None else Snapshot(Path(before.root))
     if now.head != before.head or now.sessions != before.sessions:
         return False
     states = [s for _folder, files in before.sessions for s in files] + [s for _p, s in before.head[3]]
-    if any(s is None or (s != ABSENT and not settled(s, before.taken_ns)) for s in states):
+    if not all_settled(states, before.taken_ns):
         return False
     write_atomic(_entry_file(before.root), pickle.dumps(
         (before.head, before.sessions, {str(k): str(v) for k, v in verdicts.items()}), protocol=pickle.HIGHEST_PROTOCOL))

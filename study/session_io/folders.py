@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from study.caching import State, state_of
+
 EVENTS_NAME = "events.jsonl"
 META_NAME = "meta.json"
 #: The Claude Code CLI's transcript of the session, moved into its folder by the runner.
@@ -38,6 +40,12 @@ def session_dir_for(out_root: Path, model_folder: str, condition: str, seed: int
     base = Path(out_root) / EXPLORATORY_FOLDER if exploratory else Path(out_root)
     leaf = f"seed-{seed}" if accounts is None else f"seed-{seed}-first-{accounts}"
     return base / model_folder / condition / leaf
+
+
+def record_states(folder: Path | str) -> tuple[State, ...]:
+    """The state of each of a session folder's ``RECORD_FILES`` now (``study.caching.state_of``):
+    what the caches of the reading commands keep a value read from them under."""
+    return tuple(state_of(os.path.join(folder, name)) for name in RECORD_FILES)
 
 
 def is_attempt(name: str) -> bool:

@@ -46,6 +46,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from .conversation import is_compaction_request, read_conversation, tool_names
@@ -341,6 +342,11 @@ class SimServer:
         return _Answer(reply=reply, blocks=blocks, usage=usage, delay_s=reply.delay_s)
 
 
+#: The first event of a stream the simulator cuts off (``fault: drop``), on each API.
+_MESSAGE_START = b'event: message_start\ndata: {"type": "message_start", "message": {}}\n\n'
+_RESPONSE_CREATED = b'event: response.created\ndata: {"type": "response.created", "response": {}}\n\n'
+
+
 class _Handler(BaseHTTPRequestHandler):
     """HTTP adapter: parses the request, asks the SimServer, writes SSE or JSON."""
 
@@ -402,50 +408,39 @@ class _Handler(BaseHTTPRequestHandler):
         if answer.delay_s > 0:
             time.sleep(answer.delay_s)
         if answer.drop:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(b'event: response.created\ndata: {"type": "response.created", "response": {}}\n\n')
-            self.wfile.flush()
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            self._drop(True, first=_RESPONSE_CREATED)
             return
         if answer.error is not None:
             self._send_json(answer.status, responses_error_json(answer.status, answer.error, answer.error_type, answer.code))
             return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
         response_id = self.sim._ids.message_id().replace("msg_", "resp_")
-        for event in responses_sse_events(response_id, body.get("model", "gpt-5.4-mini"), answer.blocks, answer.usage):
-            self.wfile.write(event)
-        self.wfile.flush()
-        self.close_connection = True
+        self._send_events(responses_sse_events(response_id, body.get("model", "gpt-5.4-mini"), answer.blocks,
+                                               answer.usage))
 
     def _stream(self, body: dict, answer: _Answer) -> None:
+        self._send_events(sse_events(self.sim._ids.message_id(), body.get("model", DEFAULT_MODEL_ID),
+                                     answer.blocks, answer.reply.stop_reason, answer.usage))
+
+    def _send_events(self, events: Iterable[bytes]) -> None:
+        """A streamed answer (either API's server-sent events), then the connection closed."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
-        for event in sse_events(self.sim._ids.message_id(), body.get("model", DEFAULT_MODEL_ID),
-                                answer.blocks, answer.reply.stop_reason, answer.usage):
+        for event in events:
             self.wfile.write(event)
         self.wfile.flush()
         self.close_connection = True
 
-    def _drop(self, streaming: bool) -> None:
-        """Cut the connection: in the middle of a streaming answer, or before any answer."""
+    def _drop(self, streaming: bool, first: bytes = _MESSAGE_START) -> None:
+        """Cut the connection: in the middle of a streaming answer (after its ``first`` event), or
+        before any answer."""
         if streaming:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            self.wfile.write(b'event: message_start\ndata: {"type": "message_start", "message": {}}\n\n')
+            self.wfile.write(first)
             self.wfile.flush()
         self.close_connection = True
         try:
