@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "power": ("analysis.power.cli:power", "Simulate verdict probabilities and test power by number of seeds."),
     "new": ("study.project.cli:new", "Make a new study project for one SOP-Bench task, ready to freeze."),
     "prereg": ("study.prereg.cli:prereg", "Freeze, verify and amend the preregistration."),
-    "audit": ("study.prereg.cli:audit", "Check every session against the manifest it ran under."),
+    "audit": ("study.prereg.audit_cli:audit", "Check every session against the manifest it ran under."),
     "doctor": ("study.doctor:doctor", "Check this install: runtime, lock, and one short session of the bundled CLI."),
     "claude": ("study.runtimes.claude_code.command:claude", "Run the Claude Code CLI bundled with claude-agent-sdk."),
     "codex": ("study.runtimes.codex.command:codex", "Run the pinned Codex CLI, with a workflow's FSM wired in."),

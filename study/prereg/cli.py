@@ -1,4 +1,5 @@
-"""``study prereg freeze|verify|amend|show|stamp`` and ``study audit``."""
+"""``study prereg freeze|verify|amend|show|stamp|runtime|add-seed`` (``study audit``: ``audit_cli.py``) and what
+both print of the chain and its timestamps."""
 
 from __future__ import annotations
 
@@ -7,16 +8,13 @@ from pathlib import Path
 
 import click
 
-from study.cli.legacy import legacy_folder_argument, sessions_or_legacy
-from study.cli.vocabulary import FAILED, FilePath, NothingToShow, UsageError, examples, sessions_option
+from study.cli.vocabulary import FAILED, FilePath, UsageError, examples
 from study.errors import StudyError
-from study.paths import project_root, sessions_folder, shell_word
+from study.paths import project_root
 from study.protocol.amendments import shown
-from study.session_io.record import ExclusionKind
 
 from .amend import amend as record_amendment
 from .seeds import add_seed
-from .audit import audit_sessions
 from .errors import PreregError
 from .files import FREEZE_RECORD, MANIFEST, RUNTIME, STAMPS_DIR, format_manifest
 from .freeze import freeze as write_freeze
@@ -25,11 +23,7 @@ from .stamps import StampCheck, check_stamps, stamp as request_stamp
 from .tsa import CaFileError
 from .verify import Report, imported_from, verify
 
-#: The kinds the audit's summary line always counts (the others when there are any).
-_ALWAYS_COUNTED = (ExclusionKind.EXPLORATORY, ExclusionKind.VOIDED, ExclusionKind.INCOMPLETE)
-
-
-def _verify_or_fail():
+def verify_or_fail():
     try:
         return verify()
     except PreregError as exc:
@@ -42,18 +36,18 @@ def ca_file_option(help: str):
                         envvar="STUDY_TSA_CA_FILE", show_envvar=True, default=None, metavar="PEM", help=help)
 
 
-_CA_FILE_HELP = ("The TSA's CA certificate(s), PEM: check each stored timestamp's chain against it "
+CA_FILE_HELP = ("The TSA's CA certificate(s), PEM: check each stored timestamp's chain against it "
                  "[default: only against the certificates the TSA sent with the token].")
 
 
-def _check_stamps_or_fail(report: Report, ca_file: Path | None) -> StampCheck:
+def check_stamps_or_fail(report: Report, ca_file: Path | None) -> StampCheck:
     try:
         return check_stamps(report, ca_file)
     except CaFileError as exc:
         raise UsageError(str(exc)) from exc
 
 
-def _echo_stamps(stamps: StampCheck) -> None:
+def echo_stamps(stamps: StampCheck) -> None:
     """One line per stored timestamp (what it proves, or why it is refused), then its trust."""
     for result in stamps.results:
         if result.ok:
@@ -105,12 +99,12 @@ def freeze_command(allow_dirty: bool, refreeze: bool) -> None:
     "study prereg verify --ca-file tsa-ca.pem     # check the stored timestamps against the TSA's CA",
 ))
 @click.option("--problems-only", is_flag=True, help="List only files that are not ok.")
-@ca_file_option(_CA_FILE_HELP)
+@ca_file_option(CA_FILE_HELP)
 def verify_command(problems_only: bool, ca_file: Path | None) -> None:
     """List every frozen file as ok, changed, missing or added, and verify every stored timestamp;
     exit 1 on any mismatch or refused timestamp."""
-    report = _verify_or_fail()
-    stamps = _check_stamps_or_fail(report, ca_file)
+    report = verify_or_fail()
+    stamps = check_stamps_or_fail(report, ca_file)
     if report.freeze:
         click.echo(
             f"Frozen at {report.freeze.get('frozen_at')}, commit {report.freeze.get('git_commit')}"
@@ -129,7 +123,7 @@ def verify_command(problems_only: bool, ca_file: Path | None) -> None:
         click.echo(f"BROKEN   {problem}")
     for note in report.notes:
         click.echo(f"note     {note}")
-    _echo_stamps(stamps)
+    echo_stamps(stamps)
     if report.ok and stamps.ok:
         click.echo(f"The preregistration holds. Effective manifest sha256: {report.effective_sha256}")
         return
@@ -254,7 +248,7 @@ def add_seed_command(seed: int, reason: str) -> None:
               help="Print the one line to register outside this repository (e.g. OSF) right after the freeze.")
 def show_command(as_manifest: bool, anchor: bool) -> None:
     """Show the freeze, the amendments in order, and the effective manifest hash."""
-    report = _verify_or_fail()
+    report = verify_or_fail()
     if as_manifest:
         click.echo(format_manifest(report.effective), nl=False)
         return
@@ -329,97 +323,3 @@ def stamp_command(tsa_url: str, ca_file: Path | None) -> None:
     click.echo(f"Now commit it: git add {STAMPS_DIR} && git commit -m 'Timestamp the preregistration'")
     click.echo(f"Check it by hand: openssl ts -verify -digest {token.imprint} -in {entry['token']} "
                f"-CAfile {ca_file or '<the TSA CA file>'} -untrusted {entry['certificates']}")
-
-
-@click.command(epilog=examples(
-    "study audit                          # every session under sessions/",
-    "study audit --sessions /data/study-sessions",
-    "study audit --sessions demo          # the demo's: exploratory only, so nothing to audit (exit 4)",
-))
-@sessions_option(help="The sessions folder to audit [default: sessions/ of the project].")
-@ca_file_option(_CA_FILE_HELP)
-@click.option("--fresh", is_flag=True,
-              help="Read every session again, even those whose files are unchanged since an earlier audit "
-                   "passed them or left them out (by default their results are kept: study.prereg.audit_cache).")
-@legacy_folder_argument()
-def audit(sessions: Path | None, ca_file: Path | None, fresh: bool, legacy_folder: Path | None) -> None:
-    """Check every analysed session against the manifest in effect when it started, its runtime
-    and its code version; list the voided, incomplete and exploratory sessions the analysis leaves
-    out, with the reason; verify every stored RFC 3161 timestamp of the preregistration (what it
-    proves, or why it is refused). Exit 0 when every analysed session passes, 1 when one fails or a
-    timestamp is refused, 4 when there is nothing to audit (no session, or none the analysis counts).
-
-    The preregistration, its history and every timestamp are checked at every audit; a session
-    whose files have not changed since an earlier audit passed it (or left it out) is not read
-    again, and says so (--fresh reads every one)."""
-    given = sessions_or_legacy(sessions, legacy_folder)
-    directory = sessions_folder(given)
-    if not directory.is_dir():
-        if given is None:   # no input was bad: there are no sessions yet
-            raise NothingToShow(f"nothing to audit: {shell_word(directory)} does not exist yet (no session has run); "
-                                "pass another sessions folder with --sessions DIR")
-        raise UsageError(f"{shell_word(directory)} is not a folder; pass the sessions folder with --sessions DIR "
-                         f"(default: {sessions_folder(None)})")
-    report = _verify_or_fail()
-    if not report.chain_intact:
-        for problem in report.problems:
-            click.echo(f"BROKEN   {problem}")
-        raise click.ClickException("The freeze or amendment chain is broken, so sessions cannot be audited against it.")
-    for problem in report.history.problems + report.sessions:
-        click.echo(f"BROKEN   {problem}")
-    stamps = _check_stamps_or_fail(report, ca_file)
-    _echo_stamps(stamps)
-    from study.session_io import audited
-
-    from . import audit_cache
-
-    before = audited.snapshot(directory)      # what the audit reads, before it reads it
-    kept = {} if fresh else audit_cache.kept_results(before, report)
-    results = audit_sessions(directory, report, kept)
-    after = audited.snapshot(directory)       # and after: what changed meanwhile is neither kept nor remembered
-    audit_cache.keep_results(before, after, report, results)
-    if not results and not (report.history.problems or report.sessions or stamps.problems):
-        raise NothingToShow(f"nothing to audit: no sessions under {shell_word(directory)} (a session folder holds meta.json "
-                            "or events.jsonl); pass the sessions folder with --sessions DIR")
-    for result in results:
-        name = result.path.relative_to(directory).as_posix() if result.path != directory else result.path.name
-        tag = " [simulated]" if result.simulated else ""
-        why = f" ({result.exclusion.explained}; excluded)" if result.exclusion else ""
-        click.echo(f"{result.verdict:12} {name}  {result.status}{tag}{why}")
-        for problem in result.problems:
-            click.echo(f"             - {problem}")
-        for note in result.notes:
-            click.echo(f"             note: {note}")
-    verdicts = [r.verdict for r in results]
-    counts = {v: verdicts.count(v) for v in ("ok", "FAIL", *ExclusionKind)}
-    others = "".join(f", {counts[k]} {k.counted_as}" for k in ExclusionKind
-                     if counts[k] and k not in _ALWAYS_COUNTED)
-    excluded = (f"excluded from the analysis: {counts['voided']} voided, {counts['incomplete']} incomplete, "
-                f"{counts['exploratory']} exploratory{others}.")
-    analysed = counts["ok"] + counts["FAIL"]
-    if analysed:
-        click.echo(f"{len(results)} sessions: {counts['ok']} ok, {counts['FAIL']} failed; {excluded}")
-    elif results:
-        click.echo(f"{len(results)} sessions, none analysed; {excluded}")
-    if not report.ok:
-        click.echo(f"Note: the tree under {project_root()} now differs from the manifest in effect "
-                   "(see `study prereg verify`); that does not change sessions already run.")
-    if report.history.problems or report.sessions:
-        click.echo("The records' history shows a rewrite (BROKEN above): the audit fails.", err=True)
-    if stamps.problems:
-        click.echo("A stored timestamp is refused (REFUSED above): the audit fails.", err=True)
-    if counts["FAIL"] or report.history.problems or report.sessions or stamps.problems or not analysed:
-        audited.forget(directory)
-    else:   # passed: `study tables` of exactly these sessions, unchanged, no longer says "unaudited"
-        audited.remember(before, {str(r.path): r.verdict for r in results}, after)
-    if kept:
-        click.echo(f"note: {len(kept)} of {len(results)} sessions were not read again: their files are unchanged since "
-                   "an earlier audit passed them or left them out (`study audit --fresh` reads every one)", err=True)
-    if counts["FAIL"] or report.history.problems or report.sessions or stamps.problems:
-        sys.exit(FAILED)
-    if not analysed:
-        kinds = sorted(ExclusionKind, key=lambda k: k not in _ALWAYS_COUNTED)   # those three first, as before
-        why = ", ".join(f"{counts[k]} {k.counted_as}" for k in kinds if counts[k])
-        raise NothingToShow(f"nothing to audit: none of the {len(results)} sessions under {shell_word(directory)} is analysed "
-                            f"({why}); the audit checks the finished preregistered runs the analysis counts "
-                            "(exploratory ones, such as the demo's and --accounts runs, never are)")
