@@ -41,12 +41,10 @@ Usage::
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
 from .conversation import is_compaction_request, read_conversation, tool_names
@@ -54,11 +52,13 @@ from .faults import (AUTO_COMPACT_WINDOW, PROMPT_TOO_LONG, QUOTA_MESSAGE, SERVER
                      USAGE_COMPACT_INPUT, ForcedEvents)
 from .memory import remember, summary_text
 from .policies import Policy, make_policy
-from .responses import error_json as responses_error_json, output_items, sse_events as responses_sse_events
+from .responses import output_items
 from .responses_conversation import is_compaction_request as is_codex_compaction, read_input, results as codex_results, tool_names as codex_tool_names
-from .protocol import (CHARS_PER_TOKEN, IdMaker, Reply, Usage, content_blocks, error_json, estimate_tokens, message_json,
-                       sse_events)
+from .http import DEFAULT_MODEL_ID, Answer, Handler
+from .protocol import CHARS_PER_TOKEN, IdMaker, Reply, Usage, content_blocks, estimate_tokens
 from .truth import Ledger
+
+__all__ = ["CONTEXT_WINDOW", "DEFAULT_MODEL_ID", "MAIN_LOOP_BETA", "POLL_S", "SimServer"]
 
 MAIN_LOOP_BETA = "claude-code-20250219"
 #: Prompts longer than this (estimated tokens) are refused as "prompt is too long", as the real
@@ -68,28 +68,15 @@ MAIN_LOOP_BETA = "claude-code-20250219"
 CONTEXT_WINDOW = 120_000
 #: Seconds between the server thread's checks for a shutdown (how long ``stop`` waits at most).
 POLL_S = 0.02
-#: The model id the runner should pass for simulated sessions (priced as Claude Haiku 4.5).
-DEFAULT_MODEL_ID = "claude-haiku-4-5"
-
-
-class _Answer:
-    """What the HTTP handler sends: a reply with usage, an HTTP error, or a dropped connection,
-    ``delay_s`` seconds after the request (the handler waits, not the server's lock)."""
-
-    def __init__(self, reply: Reply | None = None, blocks: list[dict] | None = None, usage: Usage | None = None,
-                 status: int = 200, error: str | None = None, drop: bool = False,
-                 error_type: str | None = None, delay_s: float = 0.0, code: str | None = None):
-        self.reply, self.blocks, self.usage = reply, blocks or [], usage
-        self.status, self.error, self.drop, self.error_type = status, error, drop, error_type
-        self.delay_s = delay_s
-        self.code = code      # the Responses API's error code (``insufficient_quota``, ...)
 
 
 class SimServer:
     """A scripted model server for one session. A context manager; ``base_url`` once started.
 
     ``policy``: a policy name (``study.sim.policies.POLICIES``) or a policy object
-    (``study.sim.policies.Policy``: ``reply(memory, tools)``, optionally ``see_request(body)``);
+    (``study.sim.policies.Policy``: ``reply(memory, tools)``, optionally ``see_request(body)``;
+    or a ``study.sim.policies.Responder``: ``respond(api, body)``, which reads every request but a
+    compaction itself: another family's scripted model, whose conversation is not a SOP batch);
     ``seed``: the policy's seed; ``truth_path``: where to write ``sim_truth.jsonl`` (None: no
     file). Options: ``compact_after``, ``compact_mode``, ``fault``, ``fault_at`` (see
     ``faults.py``), ``context_window`` (estimated prompt tokens above which a request is refused
@@ -131,7 +118,7 @@ class SimServer:
     # ----- life cycle --------------------------------------------------------------------------
 
     def start(self) -> SimServer:
-        handler = type("SimHandler", (_Handler,), {"sim": self})
+        handler = type("SimHandler", (Handler,), {"sim": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
         # serve_forever notices shutdown() once per poll interval: at the default 0.5 s every session
@@ -185,7 +172,7 @@ class SimServer:
 
     # ----- answering ---------------------------------------------------------------------------
 
-    def answer(self, body: dict, headers: dict[str, str], size: int | None = None) -> _Answer:
+    def answer(self, body: dict, headers: dict[str, str], size: int | None = None) -> Answer:
         """The answer to one ``POST /v1/messages`` (thread-safe: one request at a time).
         ``size``: the request's length in bytes, if known (saves estimating the prompt's tokens)."""
         with self._lock:
@@ -195,7 +182,7 @@ class SimServer:
             finally:
                 self.busy_s += time.perf_counter() - started
 
-    def answer_responses(self, body: dict, size: int | None = None) -> _Answer:
+    def answer_responses(self, body: dict, size: int | None = None) -> Answer:
         """The answer to one ``POST /v1/responses`` (Codex CLI; thread-safe like ``answer``)."""
         with self._lock:
             started = time.perf_counter()
@@ -204,13 +191,15 @@ class SimServer:
             finally:
                 self.busy_s += time.perf_counter() - started
 
-    def _answer_responses(self, body: dict, size: int | None) -> _Answer:
+    def _answer_responses(self, body: dict, size: int | None) -> Answer:
         self.requests += 1
         if self.request_log is not None:
             with open(self.request_log, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"n": self.requests, "api": "responses", "body": body}) + "\n")
         items = [i for i in body.get("input") or [] if isinstance(i, dict)]
         task = self.task
+        if self._responds and not is_codex_compaction(body):
+            return self._respond("openai-responses", body, size)
         if is_codex_compaction(body):
             self.summaries += 1
             self.ledger.observe_results(codex_results(items))
@@ -222,15 +211,15 @@ class SimServer:
         if fault is not None:
             self.ledger.write("fault", fault=fault, main_request=self.main_requests)
             if fault == "http500":
-                return _Answer(status=500, error=SERVER_ERROR_MESSAGE)
+                return Answer(status=500, error=SERVER_ERROR_MESSAGE)
             if fault == "quota":
-                return _Answer(status=429, error=QUOTA_MESSAGE, error_type="insufficient_quota", code="insufficient_quota")
-            return _Answer(drop=True)
+                return Answer(status=429, error=QUOTA_MESSAGE, error_type="insufficient_quota", code="insufficient_quota")
+            return Answer(drop=True)
         self.ledger.observe_results(codex_results(items))
         prompt_tokens = self._prompt_tokens(body, size)
         if prompt_tokens > self.context_window:
             self.ledger.write("context_full", prompt_tokens=prompt_tokens, decided=len(self.ledger.decided))
-            return _Answer(status=400, error=f"Your input exceeds the context window of this model "
+            return Answer(status=400, error=f"Your input exceeds the context window of this model "
                                              f"({prompt_tokens} tokens > {self.context_window}).",
                            code="context_length_exceeded")
         compact_now = (self.forced.compact_after is not None and self.compactions_forced == 0
@@ -244,7 +233,7 @@ class SimServer:
         memory = remember(read_input(items, task.item_arg, task.proc), task)
         reply = self.policy.reply(memory, codex_tool_names(body))
         if reply.error is not None:
-            return _Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
+            return Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
                            delay_s=reply.delay_s)
         answer = self._reply_responses(reply, body, size, fill=compact_now)
         if reply.text:
@@ -253,7 +242,7 @@ class SimServer:
             self.ledger.turn_ended(reply.text)
         return answer
 
-    def _reply_responses(self, reply: Reply, body: dict, size: int | None, fill: bool = False) -> _Answer:
+    def _reply_responses(self, reply: Reply, body: dict, size: int | None, fill: bool = False) -> Answer:
         """The reply's output items (each call with its id, noted in the ledger) and its usage: the
         prompt's estimated tokens, of which all but the last input item count as cached; with
         ``fill`` the reported prompt fills the context window (a forced compaction)."""
@@ -267,14 +256,16 @@ class SimServer:
             new, total = self.context_window, self.context_window
         usage = reply.usage or Usage(input_tokens=min(new, total), output_tokens=estimate_tokens(items),
                                      cache_read_input_tokens=max(0, total - new))
-        return _Answer(reply=reply, blocks=items, usage=usage, delay_s=reply.delay_s)
+        return Answer(reply=reply, blocks=items, usage=usage, delay_s=reply.delay_s)
 
-    def _answer(self, body: dict, headers: dict[str, str], size: int | None) -> _Answer:
+    def _answer(self, body: dict, headers: dict[str, str], size: int | None) -> Answer:
         self.requests += 1
         if self.request_log is not None:
             with open(self.request_log, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"n": self.requests, "beta": headers.get("anthropic-beta", ""), "body": body}) + "\n")
         messages = body.get("messages") or []
+        if self._responds and not is_compaction_request(body):
+            return self._respond("anthropic-messages", body, size)
         if is_compaction_request(body):
             self.summaries += 1
             self.ledger.observe(messages)
@@ -284,35 +275,35 @@ class SimServer:
             return self._reply(Reply(text="Simulated batch session"), body, size)
         return self._main_loop(body, messages, size)
 
-    def _main_loop(self, body: dict, messages: list[dict], size: int | None) -> _Answer:
+    def _main_loop(self, body: dict, messages: list[dict], size: int | None) -> Answer:
         self.main_requests += 1
         fault = self.forced.fault_now(self.main_requests)
         if fault is not None:
             self.ledger.write("fault", fault=fault, main_request=self.main_requests)
             if fault == "http500":
-                return _Answer(status=500, error=SERVER_ERROR_MESSAGE)
+                return Answer(status=500, error=SERVER_ERROR_MESSAGE)
             if fault == "quota":
-                return _Answer(status=429, error=QUOTA_MESSAGE)
-            return _Answer(drop=True)
+                return Answer(status=429, error=QUOTA_MESSAGE)
+            return Answer(drop=True)
         self.ledger.observe(messages)
         prompt_tokens = self._prompt_tokens(body, size)
         if prompt_tokens > self.context_window:
             # what the real API does: the CLI then compacts and sends the request again
             self.ledger.write("context_full", prompt_tokens=prompt_tokens, decided=len(self.ledger.decided))
-            return _Answer(status=400, error=f"prompt is too long: {prompt_tokens} tokens > {self.context_window} maximum")
+            return Answer(status=400, error=f"prompt is too long: {prompt_tokens} tokens > {self.context_window} maximum")
         compact_now = (self.forced.compact_after is not None and self.compactions_forced == 0
                        and len(self.ledger.decided) >= self.forced.compact_after)
         if compact_now:
             self.compactions_forced += 1
             self.ledger.write("forced_compaction", mode=self.forced.compact_mode, decided=len(self.ledger.decided))
             if self.forced.compact_mode == "http400":
-                return _Answer(status=400, error=PROMPT_TOO_LONG)
+                return Answer(status=400, error=PROMPT_TOO_LONG)
         see_request = getattr(self.policy, "see_request", None)
         if see_request is not None:
             see_request(body)
         reply = self.policy.reply(remember(read_conversation(messages, self.task.item_arg, self.task.proc), self.task), tool_names(body))
         if reply.error is not None:
-            return _Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
+            return Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
                            delay_s=reply.delay_s)
         answer = self._reply(reply, body, size, input_tokens=USAGE_COMPACT_INPUT if compact_now else None)
         if reply.text:
@@ -321,6 +312,23 @@ class SimServer:
             self.ledger.turn_ended(reply.text)
         return answer
 
+    @property
+    def _responds(self) -> bool:
+        """The policy answers raw requests itself (``Responder``): another family's scripted model."""
+        return callable(getattr(self.policy, "respond", None))
+
+    def _respond(self, api: str, body: dict, size: int | None) -> Answer:
+        """A ``Responder`` policy's answer to any request but a compaction: it reads the request
+        itself (its own family's conversation), the server only puts its reply on the wire."""
+        self.main_requests += 1
+        reply = self.policy.respond(api, body)
+        if reply.error is not None:
+            return Answer(status=reply.error.status, error=reply.error.message, error_type=reply.error.type,
+                           delay_s=reply.delay_s)
+        if api == "openai-responses":
+            return self._reply_responses(reply, body, size)
+        return self._reply(reply, body, size)
+
     @staticmethod
     def _prompt_tokens(body: dict, size: int | None) -> int:
         """The prompt's estimated tokens (from the request's size when the handler knows it)."""
@@ -328,7 +336,7 @@ class SimServer:
             return max(1, size // CHARS_PER_TOKEN)
         return estimate_tokens([body.get("system"), body.get("tools"), body.get("messages")])
 
-    def _reply(self, reply: Reply, body: dict, size: int | None, input_tokens: int | None = None) -> _Answer:
+    def _reply(self, reply: Reply, body: dict, size: int | None, input_tokens: int | None = None) -> Answer:
         """Give the reply's tool calls their ids, note them in the ledger and add usage."""
         blocks = content_blocks(reply, self._ids)
         self.ledger.asked(blocks)
@@ -339,111 +347,4 @@ class SimServer:
             new, total = input_tokens, input_tokens
         usage = reply.usage or Usage(input_tokens=min(new, total), output_tokens=estimate_tokens(blocks),
                                      cache_read_input_tokens=max(0, total - new))
-        return _Answer(reply=reply, blocks=blocks, usage=usage, delay_s=reply.delay_s)
-
-
-#: The first event of a stream the simulator cuts off (``fault: drop``), on each API.
-_MESSAGE_START = b'event: message_start\ndata: {"type": "message_start", "message": {}}\n\n'
-_RESPONSE_CREATED = b'event: response.created\ndata: {"type": "response.created", "response": {}}\n\n'
-
-
-class _Handler(BaseHTTPRequestHandler):
-    """HTTP adapter: parses the request, asks the SimServer, writes SSE or JSON."""
-
-    sim: SimServer
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:  # the CLI's traffic is not news
-        pass
-
-    def _send_json(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        self._send_json(404, error_json(404, f"the simulator serves only POST /v1/messages and POST /v1/responses, "
-                                             f"not GET {self.path}"))
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        started = time.perf_counter()
-        try:
-            body = json.loads(raw or b"{}")
-            self.sim.busy_s += time.perf_counter() - started  # reading the request is the model's work too
-        except ValueError:
-            self._send_json(400, error_json(400, "the request body is not JSON"))
-            return
-        path = self.path.split("?", 1)[0]
-        if path.endswith("/count_tokens"):
-            self._send_json(200, {"input_tokens": estimate_tokens([body.get("system"), body.get("messages")])})
-            return
-        if path.endswith("/v1/responses"):
-            self._responses(body, len(raw))
-            return
-        if not path.endswith("/v1/messages"):
-            self._send_json(404, error_json(404, f"unknown endpoint {path}; the simulator serves POST /v1/messages "
-                                                 "and POST /v1/responses"))
-            return
-        answer = self.sim.answer(body, {k.lower(): v for k, v in self.headers.items()}, size=len(raw))
-        if answer.delay_s > 0:
-            time.sleep(answer.delay_s)
-        if answer.drop:
-            self._drop(streaming=bool(body.get("stream")))
-        elif answer.error is not None:
-            self._send_json(answer.status, error_json(answer.status, answer.error, answer.error_type))
-        elif body.get("stream"):
-            self._stream(body, answer)
-        else:
-            self._send_json(200, message_json(self.sim._ids.message_id(), body.get("model", DEFAULT_MODEL_ID),
-                                              answer.blocks, answer.reply.stop_reason, answer.usage))
-
-    def _responses(self, body: dict, size: int) -> None:
-        """A Responses API request (Codex CLI): always streamed."""
-        answer = self.sim.answer_responses(body, size=size)
-        if answer.delay_s > 0:
-            time.sleep(answer.delay_s)
-        if answer.drop:
-            self._drop(True, first=_RESPONSE_CREATED)
-            return
-        if answer.error is not None:
-            self._send_json(answer.status, responses_error_json(answer.status, answer.error, answer.error_type, answer.code))
-            return
-        response_id = self.sim._ids.message_id().replace("msg_", "resp_")
-        self._send_events(responses_sse_events(response_id, body.get("model", "gpt-5.4-mini"), answer.blocks,
-                                               answer.usage))
-
-    def _stream(self, body: dict, answer: _Answer) -> None:
-        self._send_events(sse_events(self.sim._ids.message_id(), body.get("model", DEFAULT_MODEL_ID),
-                                     answer.blocks, answer.reply.stop_reason, answer.usage))
-
-    def _send_events(self, events: Iterable[bytes]) -> None:
-        """A streamed answer (either API's server-sent events), then the connection closed."""
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for event in events:
-            self.wfile.write(event)
-        self.wfile.flush()
-        self.close_connection = True
-
-    def _drop(self, streaming: bool, first: bytes = _MESSAGE_START) -> None:
-        """Cut the connection: in the middle of a streaming answer (after its ``first`` event), or
-        before any answer."""
-        if streaming:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(first)
-            self.wfile.flush()
-        self.close_connection = True
-        try:
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        return Answer(reply=reply, blocks=blocks, usage=usage, delay_s=reply.delay_s)
