@@ -9,13 +9,10 @@ import socket
 import time
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .protocol import Reply, Usage, error_json, estimate_tokens, message_json, sse_events
 from .responses import error_json as responses_error_json, sse_events as responses_sse_events
-
-if TYPE_CHECKING:
-    from .server import SimServer
 
 #: The model id answers name when the request names none (priced as Claude Haiku 4.5).
 DEFAULT_MODEL_ID = "claude-haiku-4-5"
@@ -43,7 +40,7 @@ _RESPONSE_CREATED = b'event: response.created\ndata: {"type": "response.created"
 class Handler(BaseHTTPRequestHandler):
     """HTTP adapter: parses the request, asks the SimServer, writes SSE or JSON."""
 
-    sim: SimServer
+    sim: Any    # the SimServer this handler answers for (set by ``SimServer.start``)
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # the CLI's traffic is not news
