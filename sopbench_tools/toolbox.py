@@ -22,31 +22,17 @@ from __future__ import annotations
 import json
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from study.session_io.writer import utc_now
+from study.tooling import ToolResult
 
 from .argument_checks import ArgumentChecks, _BadCall
 from .state_log import ToolStateError, _JsonlLog
 from .task_tools import build_tool_defs
 from .tasks import PREREGISTERED_TASK, Task, load_task
 from .tasks.attribution import aliased_item
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """The outcome of one call: ``text`` is what the agent sees; ``data`` the JSON object on success
-    (an upstream tool's non-object result as ``{"result": value}``)."""
-
-    ok: bool
-    text: str
-    data: dict | None
-    #: the item id argument (``task.item.id_column``, ``account_id`` for the preregistered task)
-    #: when it was a non-empty string, else the item a required tool's item key names
-    #: (``Task.item_keys``: content_flagging's ``userid``), else None
-    account: str | None
 
 
 def _csv_bool(text: str) -> bool:
@@ -57,6 +43,9 @@ def _csv_bool(text: str) -> bool:
 
 #: How a ``columns``-backend tool converts a CSV cell (``TaskTool.returns`` types).
 CONVERTERS = {"str": str, "int": int, "float": float, "bool": _csv_bool}
+
+
+__all__ = ["CONVERTERS", "ToolBox", "ToolResult"]
 
 
 class ToolBox(ArgumentChecks):

@@ -43,22 +43,24 @@ FOUNDATIONS = (
 #: of one layer do not import one another. Lowest first; docs/architecture.md has the same table.
 LAYERS = {
     "study.session_io": 1,
+    "study.tooling": 1,
     "study.protocol": 2,
     "sopbench_tools": 3,
     "study.transcripts": 3,
     "study.procedure": 4,
     "study.fsm": 5,
     "analysis": 5,
-    "study.sim": 6,
-    "study.runtimes": 6,
-    "study.prereg": 7,
-    "study.runner": 8,
-    "study.cli": 9,
-    "study.view": 9,
-    "study.demo": 9,
-    "study.doctor": 9,
-    "study.project": 9,
-    "study.export": 9,
+    "study.families": 6,
+    "study.sim": 7,
+    "study.runtimes": 7,
+    "study.prereg": 8,
+    "study.runner": 9,
+    "study.cli": 10,
+    "study.view": 10,
+    "study.demo": 10,
+    "study.doctor": 10,
+    "study.project": 10,
+    "study.export": 10,
 }
 
 #: The only modules at the top of study/: the face, the error root and the paths.
@@ -164,8 +166,8 @@ def test_the_rule_sees_an_import_from_a_higher_layer_and_allows_the_foundations(
         (tmp_path / name).write_text(text, encoding="utf-8")
     graph, modules = import_graph(tmp_path, ("study",), ())
     assert violations(graph, modules, tmp_path) == [
-        "study/runner/x.py: imports study.view.page (layer 9) from layer 8",
-        "study/session_io/other.py: imports study.runner.x (layer 8) from layer 1",
+        "study/runner/x.py: imports study.view.page (layer 10) from layer 9",
+        "study/session_io/other.py: imports study.runner.x (layer 9) from layer 1",
         "study/stray.py: study.stray is in no layer: add its package to LAYERS (tests/test_layers.py) "
         "and to docs/architecture.md",
     ]

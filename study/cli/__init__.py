@@ -1,5 +1,5 @@
 """The ``study`` command: one click group naming its subcommands by strings only.
-Layer 9: may import the foundations and layers 1-8 (docs/architecture.md).
+Layer 10: may import the foundations and layers 1-9 (docs/architecture.md).
 
 The subcommands live in the modules that own them and are imported lazily, so ``study --help``
 is fast and a broken optional part does not stop the others. To add a command, add a line to

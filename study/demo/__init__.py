@@ -1,5 +1,5 @@
 """``study demo``: the offline main job on the simulator, every output titled SIMULATED.
-Layer 9: may import the foundations and layers 1-8 (docs/architecture.md).
+Layer 10: may import the foundations and layers 1-9 (docs/architecture.md).
 
 Runs a small matrix through the real agent CLIs against the built-in simulator (no API key, no
 network): Claude Code, and Codex CLI where it is installed (``study runtime install codex``), the

@@ -1,5 +1,5 @@
 """``study doctor``: is this install ready for a confirmatory run? The command to run first.
-Layer 9: may import the foundations and layers 1-8 (docs/architecture.md).
+Layer 10: may import the foundations and layers 1-9 (docs/architecture.md).
 
 It prints the runtime (Python, claude-agent-sdk, the bundled Claude Code CLI's path and version),
 then checks, each with what to fix when it fails:

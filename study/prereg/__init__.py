@@ -1,5 +1,5 @@
 """The preregistration: freeze, verify, amend, and the audit of every session against it.
-Layer 7: may import the foundations and layers 1-6 (docs/architecture.md).
+Layer 8: may import the foundations and layers 1-7 (docs/architecture.md).
 
 See preregistration/README.md.
 

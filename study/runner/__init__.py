@@ -1,5 +1,5 @@
 """Runtime-neutral sessions and matrices: ``study run``, ``study run-all``, ``study status``.
-Layer 8: may import the foundations and layers 1-7 (docs/architecture.md).
+Layer 9: may import the foundations and layers 1-8 (docs/architecture.md).
 
 The session runner, the same for every agent runtime: the frozen conditions, texts, limits and
 models table (all read from ``preregistration/``), one session driven through the runtime adapter

@@ -52,20 +52,28 @@ import json
 import time
 from typing import Any
 
-from sopbench_tools.toolbox import ToolBox, ToolResult
+from study.families import Work
 from study.fsm import hooks as fsm_hooks
 from study.fsm.hooks import FSM_SERVER, split_tool_name
 from study.protocol.conditions import Condition
 from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
-
-from .texts import continuation_message
+from study.tooling import AfterCall, ToolResult
 
 SOPBENCH_SERVER = "sopbench"
 #: Removed from the SOP-Bench tools' Claude Code names, so the workflows use bare tool names.
 SOPBENCH_PREFIX = f"mcp__{SOPBENCH_SERVER}__"
 
 __all__ = ["FSM_SERVER", "SOPBENCH_PREFIX", "SOPBENCH_SERVER", "SessionBridge"]
+
+
+def _as_work(work: Any, reminder: str | None) -> Work:
+    """The session's ``Work``; a bare SOP-Bench ``ToolBox`` (as tests build a bridge) is wrapped."""
+    if hasattr(work, "family"):
+        return work
+    from study.families.sopbench import SopBenchWork
+
+    return SopBenchWork(work, work.task, reminder)
 
 
 def _args_key(tool: str, args: Any) -> str:
@@ -90,12 +98,16 @@ class SessionBridge:
     #: tool servers' callbacks tell the FSM and the log about it.
     failures_reach_post_hook = True
 
-    def __init__(self, log: EventLog, box: ToolBox, condition: Condition, *, fsm: Any = None,
+    def __init__(self, log: EventLog, work: Any, condition: Condition, *, fsm: Any = None,
                  reminder: str | None = None, stop_block_cap: int | None = None):
         if condition.reminder and not reminder:
             raise ValueError(f"condition {condition.name} attaches a reminder, but no reminder text was given")
         self.log = log
-        self.box = box
+        #: the session's work (``study.families.base.Work``; a bare ToolBox is wrapped)
+        self.work = _as_work(work, reminder)
+        #: the first tool server's name, and the prefix that makes its tools' names bare for the FSM
+        self.server = next(iter(self.work.servers), SOPBENCH_SERVER)
+        self.prefix = f"mcp__{self.server}__"
         self.condition = condition
         self.fsm = fsm
         self.reminder = reminder
@@ -120,12 +132,17 @@ class SessionBridge:
     # ----- state the session driver reads ------------------------------------------------------
 
     @property
+    def box(self) -> Work:
+        """The session's work (its former name, when every session was a SOP-Bench ToolBox's)."""
+        return self.work
+
+    @property
     def decisions(self) -> int:
-        return len(self.box.decisions)
+        return len(self.work.decisions)
 
     @property
     def accounts_left(self) -> int:
-        return self.box.accounts_left
+        return self.work.accounts_left
 
     @property
     def fsm_state(self) -> str | None:
@@ -136,24 +153,34 @@ class SessionBridge:
         self.consecutive_blocks = 0
         self.stop_cap_reached = False
 
-    # ----- the SOP-Bench tools -----------------------------------------------------------------
+    # ----- the family's tools ------------------------------------------------------------------
+
+    def after_call_for(self, server: str) -> AfterCall:
+        """The tool server ``server``'s callback (``study.tooling.build_server``'s ``after_call``)."""
+        if server == self.server:
+            return self.after_call
+        return lambda name, args, result: self._after_call(server, name, args, result)
 
     def after_call(self, name: str, args: dict, result: ToolResult) -> list[str]:
-        """Log a completed SOP-Bench call (with its tool_use id) and attach the reminder if due; the
-        FSM learns of the call from the PostToolUse hook (``post_tool_use``), not from here."""
+        """Log a completed call of the first tool server (SOP-Bench's) with its tool_use id, and
+        attach the reminder if due; the FSM learns of the call from the PostToolUse hook
+        (``post_tool_use``), not from here."""
+        return self._after_call(self.server, name, args, result)
+
+    def _after_call(self, server: str, name: str, args: dict, result: ToolResult) -> list[str]:
         decided_before = self.decisions
-        attach = (self.condition.reminder and result.ok and name in self.box.task.data_tools and bool(result.account)
+        attach = (self.condition.reminder and self.work.is_data_call(name, result)
                   and result.account not in self.reminded)
         if attach:
             self.reminded.add(result.account)
         fields: dict[str, Any] = {"result": result.text} if result.ok else {"error": result.text}
         with self._quietly():
             self.log.emit(
-                EventKind.TOOL_CALL, server=SOPBENCH_SERVER, tool=name, args=args, account=result.account,
+                EventKind.TOOL_CALL, server=server, tool=name, args=args, account=result.account,
                 allowed=True, ok=result.ok, state=self.fsm_state, call_id=self._pop_call_id(name, args),
                 reminder_attached=attach, **fields,
             )
-        if name == self.box.task.decision.tool and self.decisions > decided_before:
+        if self.work.is_decision(name) and self.decisions > decided_before:
             self.last_decision_at = time.monotonic()
             self.refusals = 0
         extra = [self.reminder] if attach else []
@@ -161,8 +188,8 @@ class SessionBridge:
             # no PostToolUseFailure hook will come: the FSM learns of the failed call here, and a
             # note of an automatic transition it made goes with the call's result
             output = fsm_hooks.post_tool_use(self.fsm, {"hook_event_name": "PostToolUseFailure",
-                                                        "tool_name": f"{SOPBENCH_PREFIX}{name}", "tool_input": args},
-                                             tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER,
+                                                        "tool_name": f"mcp__{server}__{name}", "tool_input": args},
+                                             tool_prefix=self.prefix, fsm_server=FSM_SERVER,
                                              on_transition=self._log_automatic)
             note = (output.get("hookSpecificOutput") or {}).get("additionalContext")
             if note:
@@ -193,15 +220,15 @@ class SessionBridge:
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
         if self.condition.tool_gate and self.fsm is not None:
-            output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER)
+            output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER)
             reason = fsm_hooks.refusal(output)
             if reason is not None:
-                account = args.get(self.box.task.item.id_column) if isinstance(args, dict) else None
+                account = self.work.item_of(tool, args)
                 where: dict[str, Any] = {"server": server} if server is not None else {}  # no server: a built-in tool
                 with self._quietly():
                     self.log.emit(
                         EventKind.TOOL_CALL, **where, tool=tool, args=args,
-                        account=account if isinstance(account, str) else None,
+                        account=account,
                         allowed=False, ok=False, state=self.fsm_state, error=reason, call_id=call_id,
                     )
                 self.refusals += 1
@@ -218,7 +245,7 @@ class SessionBridge:
         by ``after_call``, which sees the typed result)."""
         output: dict = {}
         if self.fsm is not None:
-            output = fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=SOPBENCH_PREFIX, fsm_server=FSM_SERVER,
+            output = fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
                                              on_transition=self._log_automatic)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         if server != FSM_SERVER:
@@ -244,8 +271,7 @@ class SessionBridge:
         active = bool(hook_input.get("stop_hook_active"))
         if left > 0 and self.condition.stop_gate and self.fsm is not None:
             state = self.fsm_state if self.condition.state_in_message else None
-            output = fsm_hooks.stop(self.fsm, hook_input,
-                                    reason=lambda _: continuation_message(left, self.box.next_undecided(), state, self.box.task))
+            output = fsm_hooks.stop(self.fsm, hook_input, reason=lambda _: self.work.continuation_message(state))
             message = fsm_hooks.refusal(output)
             if message is not None:
                 if self.stop_block_cap is not None and self.consecutive_blocks >= self.stop_block_cap:

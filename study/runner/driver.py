@@ -51,7 +51,6 @@ from .bridge import SessionBridge
 from .ending import CallEnd, End, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
 from .ledger import CostLedger
-from .texts import continuation_message, first_message
 from .wiring import Wiring, wire
 
 if TYPE_CHECKING:
@@ -125,8 +124,7 @@ class SessionDriver:
                               versions=self.versions, on_refusal=self._on_refusal)
                 bridge, self.adapter = wiring.bridge, wiring.adapter
                 try:
-                    end = await self._drive(log, bridge, first_message(self.prepared.condition, len(bridge.box.order),
-                                                                       task=self.prepared.task))
+                    end = await self._drive(log, bridge, bridge.work.first_message(self.prepared.condition))
                 finally:
                     await self.adapter.aclose()
             except Exception as exc:  # a crash of the runtime voids the session
@@ -161,7 +159,7 @@ class SessionDriver:
             self.resumes += 1
             log.emit(EventKind.RESUME, n=self.resumes, accounts_left=bridge.accounts_left)
             resume_id = self.session_id
-            prompt = continuation_message(bridge.accounts_left, bridge.box.next_undecided(), task=bridge.box.task)
+            prompt = bridge.work.continuation_message()
 
     async def _call(self, bridge: SessionBridge, prompt: str, resume_id: str | None) -> CallEnd:
         """One call of the CLI under the watchdog of the spending and time limits and the signals."""
@@ -249,6 +247,8 @@ class SessionDriver:
         if self.adapter is not None:
             with contextlib.suppress(OSError):
                 self.adapter.after_call(self.session_id)   # the CLI has been stopped or has exited
+        if bridge is not None:
+            end = self._finish_work(bridge, end)
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)
         estimated = round(self.ledger.estimated_usd, 6)
@@ -277,6 +277,19 @@ class SessionDriver:
             raise RecordsUnwritable(f"{self.dir}: neither session_end nor the final meta.json could be written "
                                     f"({exc}); the session is unfinished, rerun it from scratch once there is room "
                                     "(study run-all --rerun-voided)") from None
+
+
+    @staticmethod
+    def _finish_work(bridge: SessionBridge, end: End) -> End:
+        """The family's end of the work (``Work.finish``: a benchmark's own evaluation, say), told
+        whether the session is voided; a crash there voids a session that was not yet."""
+        try:
+            bridge.work.finish(bridge.log.emit, voided=end.void_kind is not None)
+        except Exception as exc:
+            if end.void_kind is None:
+                return End(SessionStatus.INFRASTRUCTURE_FAILURE,
+                           f"runtime crash at the end of the work: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return end
 
 
 class _Sink:

@@ -61,6 +61,8 @@ class Prepared:
     reminder: str | None          # the reminder text, for conditions that attach it
     task: Any = None              # the session's sopbench_tools.tasks.Task
     other_task: bool = False      # another task's session than the project's (exploratory)
+    #: the task family whose work the session does (``study.families``; None: SOP-Bench's)
+    family: str | None = None
 
     @property
     def exploratory(self) -> bool:

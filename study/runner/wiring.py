@@ -1,7 +1,8 @@
 """A session's set-up, before its first call: what every call of the runtime adapter runs with.
 
 ``wire(prepared, meta, log, stack, runtime=..., ...)`` (called once by ``driver.SessionDriver.run``)
-builds the tool state (``ToolBox``) and records its batch size in meta.json, starts the
+has the session's task family build its work (``study.families``: for SOP-Bench the tool state,
+``ToolBox``) and records its batch size in meta.json, starts the
 simulator for ``sim:<policy>`` models (speaking the runtime's API; stopped by ``stack``), builds the
 FSM runtime and the ``SessionBridge``, opens the runtime's adapter for the session (which makes
 its tool servers and hooks from the bridge), writes ``session_start`` and enters the condition's
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from sopbench_tools.toolbox import ToolBox
+from study.families import WorkSetup, family
 from study.runtimes.base import SessionSetup
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.meta import SessionMeta, write_meta
@@ -24,7 +25,6 @@ from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
 from .bridge import SessionBridge
-from .texts import system_prompt_append
 
 if TYPE_CHECKING:
     from .prepared import Prepared
@@ -45,28 +45,28 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
     is told each refusal of the tool-call gate where the limits have ``gate_refusals``."""
     spec, model = prepared.spec, prepared.model
     session_dir = prepared.session_dir
-    box = ToolBox.for_seed(spec.seed, spec.accounts, state_dir=session_dir / "tools", task=prepared.task)
-    meta.accounts = len(box.order)
+    task_work = family(prepared.family).open_work(WorkSetup(prepared, session_dir, log.emit))
+    meta.accounts = len(task_work.order)
     write_meta(session_dir, meta)
     sim = None
     if model.simulated:
         from study.sim import SimServer
 
         sim = stack.enter_context(SimServer(model.policy, spec.seed, session_dir / "sim_truth.jsonl",
-                                            **{"task": box.task.name, "api": model.api, **spec.sim_options}))
+                                            **{**task_work.sim_options(), "api": model.api, **spec.sim_options}))
         base_url = sim.base_url_for(model.api)
     else:
         base_url = model.base_url
-    fsm = _make_fsm(prepared, box.order)
-    bridge = SessionBridge(log, box, prepared.condition, fsm=fsm, reminder=prepared.reminder,
+    fsm = _make_fsm(prepared, task_work.order)
+    bridge = SessionBridge(log, task_work, prepared.condition, fsm=fsm, reminder=prepared.reminder,
                            stop_block_cap=prepared.limits.stop_blocks)
     if prepared.limits.gate_refusals is not None:
         bridge.on_refusal = on_refusal
     fsm_tools = fsm is not None and prepared.workflow.needs_agent_moves   # FSM-lean offers no FSM tools
     adapter = runtime.open(SessionSetup(
-        prepared=prepared, session_dir=session_dir, home=home, work=work, base_url=base_url, hooks=bridge, box=box,
-        fsm=fsm, fsm_tools=fsm_tools, proposals=_proposal_desk(prepared, fsm) if fsm_tools else None,
-        system_append=system_prompt_append(task=prepared.task) if prepared.condition.sop_in_system_prompt else None,
+        prepared=prepared, session_dir=session_dir, home=home, work=work, base_url=base_url, hooks=bridge,
+        task_work=task_work, fsm=fsm, fsm_tools=fsm_tools, proposals=_proposal_desk(prepared, fsm) if fsm_tools else None,
+        system_append=task_work.system_append() if prepared.condition.sop_in_system_prompt else None,
         sim=sim, stack=stack))
     meta.cli_settings = adapter.settings
     log.emit(
@@ -74,11 +74,11 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
         model=model.name, model_id=model.model_id, simulated=model.simulated,
         exploratory=prepared.exploratory, manifest_sha256=meta.manifest_sha256,
         code_version=meta.code_version, runtime=model.runtime, cli_version=versions.get("cli_version"),
-        sdk_version=meta.sdk_version, lock_sha256=meta.lock_sha256, order=list(box.order),
+        sdk_version=meta.sdk_version, lock_sha256=meta.lock_sha256, order=list(task_work.order),
         limits=prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
         factors=prepared.condition.as_dict(), token_reminder=prepared.token_reminder,
         cli_settings=meta.cli_settings, inherited_env=adapter.inherited_env, base_url=base_url,
-        task=box.task.name, **_runtime_lock(versions),
+        family=task_work.family, **task_work.start_fields(), **_runtime_lock(versions),
     )
     if fsm is not None:
         _enter_workflow(log, fsm, prepared.workflow)

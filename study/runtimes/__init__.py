@@ -1,5 +1,5 @@
 """The agent runtimes: one pinned, hash-checked adapter per agent CLI (Claude Code, Codex CLI).
-Layer 6: may import the foundations and layers 1-5 (docs/architecture.md).
+Layer 7: may import the foundations and layers 1-6 (docs/architecture.md).
 
 Runtime-neutral code (``study.runner``) drives a session through ``base.py``'s interface; only
 the adapter packages (``claude_code/``, ``codex/``) know how their CLI is installed, started,

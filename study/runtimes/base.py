@@ -89,8 +89,9 @@ class SessionSetup:
 
     ``hooks`` is the session's ``SessionBridge``: its ``pre_tool_use``, ``post_tool_use``,
     ``on_stop`` and ``pre_compact`` coroutines take Claude-Code-style hook input dicts and return
-    hook output dicts (Codex CLI's hooks use the same JSON); ``after_call`` is the SOP-Bench tool
-    server's callback and ``on_fsm_event`` the FSM tools' event sink. ``box`` is the ToolBox, ``fsm``
+    hook output dicts (Codex CLI's hooks use the same JSON); ``after_call_for(server)`` is a tool
+    server's callback and ``on_fsm_event`` the FSM tools' event sink. ``task_work`` is the session's
+    ``Work`` (``study.families``: its ``servers`` are the tool servers to serve), ``fsm``
     the FsmRuntime (None without a workflow; ``fsm_tools`` False when the workflow moves on its own
     and offers the agent no FSM tools), ``proposals`` the FSM-propose desk (or None).
     """
@@ -101,7 +102,7 @@ class SessionSetup:
     work: Path                    # the CLI's working folder
     base_url: str                 # the model endpoint (the simulator's, for sim: models)
     hooks: Any                    # study.runner.bridge.SessionBridge
-    box: Any                      # sopbench_tools.toolbox.ToolBox
+    task_work: Any                # the session's study.families.base.Work (its tool servers, workspace)
     fsm: Any = None
     fsm_tools: bool = False
     proposals: Any = None

@@ -1,5 +1,5 @@
 """The offline simulator: a scripted model behind the Anthropic and OpenAI APIs, for a real CLI.
-Layer 6: may import the foundations and layers 1-5 (docs/architecture.md).
+Layer 7: may import the foundations and layers 1-6 (docs/architecture.md).
 
 Only the model is simulated: the real Claude Code CLI, the MCP tools, the hooks and the FSM run
 as in a real session. ``SimServer`` is the server (``server.py``); the policies are in

@@ -97,9 +97,12 @@ class ClaudeCodeSession:
         self.inherited_env = inherited(self.env)
         from .tool_server import make_sdk_server
 
-        box, bridge = setup.box, setup.hooks
-        self.servers: dict[str, Any] = {SOPBENCH_SERVER: make_sdk_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
-        self.allowed = [f"mcp__{SOPBENCH_SERVER}__{t}" for t in box.task.all_tools]
+        bridge = setup.hooks
+        self.servers: dict[str, Any] = {}
+        self.allowed: list[str] = []
+        for name, provider in setup.task_work.servers.items():
+            self.servers[name] = make_sdk_server(provider, name=name, after_call=bridge.after_call_for(name))
+            self.allowed += [f"mcp__{name}__{spec['name']}" for spec in provider.tool_specs()]
         if setup.fsm is not None and setup.fsm_tools:
             from study.fsm.tool_api import FSM_TOOL_NAMES
 

@@ -40,10 +40,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sopbench_tools.server import build_server
 from study.fsm.mcp_server import build_fsm_server
 from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
 from study.runtimes.launcher import stop_process_group, write_launcher
+from study.tooling import build_server
 from study.transcripts.codex import RolloutFollower, usage_of
 from study.transcripts.kept import link_one
 
@@ -91,10 +91,11 @@ class CodexSession:
         assert binary is not None
         self.cli_path: Path = write_launcher(setup.home / ".study", binary)
         self.codex_home = setup.home / ".codex"
-        bridge, box = setup.hooks, setup.box
+        bridge = setup.hooks
         bridge.cli_caps_stop_blocks = False
         bridge.failures_reach_post_hook = False
-        self.servers: dict[str, Any] = {SOPBENCH_SERVER: build_server(box, name=SOPBENCH_SERVER, after_call=bridge.after_call)}
+        self.servers: dict[str, Any] = {name: build_server(provider, name=name, after_call=bridge.after_call_for(name))
+                                        for name, provider in setup.task_work.servers.items()}
         if setup.fsm is not None and setup.fsm_tools:
             self.servers[FSM_SERVER] = build_fsm_server(setup.fsm, name=FSM_SERVER, proposals=setup.proposals,
                                                         on_event=bridge.on_fsm_event, after_call=bridge.after_fsm_call)

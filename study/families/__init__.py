@@ -1,0 +1,43 @@
+"""Task families: what one session's work is, whichever family (SOP-Bench, tau2-bench, a workspace).
+Layer 6: may import the foundations and layers 1-5 (docs/architecture.md).
+
+The runner, the runtime adapters and the bridge to the FSM see a session's work only through the
+``Work`` interface (``base.py``): the units of work and which are done, the MCP tool servers the
+agent is offered, the texts it is sent, whether it works in a workspace with the CLI's own tools,
+and what happens at the end (a benchmark's own evaluation, say). Each family is one subpackage
+that builds its ``Work``; families never import one another:
+
+- ``sopbench``: a batch of SOP-Bench items (the preregistered referral study's accounts), over
+  ``sopbench_tools``' ``ToolBox``.
+
+``family(name)`` gives a family by its name (``FAMILIES``); ``DEFAULT_FAMILY`` is the one a log or
+a preregistration that names none belongs to.
+"""
+
+from __future__ import annotations
+
+from .base import DEFAULT_FAMILY, Family, Work, WorkSetup
+
+#: Every family, by name -> "module:attribute" of its ``Family`` object (imported when asked for).
+FAMILIES = {
+    "sopbench": "study.families.sopbench:FAMILY",
+}
+
+
+class UnknownFamily(ValueError):
+    """A family name no package provides."""
+
+
+def family(name: str | None) -> Family:
+    """The family called ``name`` (None: ``DEFAULT_FAMILY``)."""
+    import importlib
+
+    name = name or DEFAULT_FAMILY
+    where = FAMILIES.get(name)
+    if where is None:
+        raise UnknownFamily(f"unknown task family {name!r}: the families are {', '.join(FAMILIES)}")
+    module, attribute = where.split(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+__all__ = ["DEFAULT_FAMILY", "FAMILIES", "Family", "UnknownFamily", "Work", "WorkSetup", "family"]

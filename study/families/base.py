@@ -1,0 +1,124 @@
+"""The seam between the runtime-neutral runner and a task family: one session's ``Work``.
+
+The runner (``study.runner.wiring``) asks the session's family for its ``Work`` once, before the
+first call (``Family.open_work(setup)``), and from then on reads only this interface:
+
+- the units of work (``order``: logged in ``session_start``), which are done (``decisions``) and
+  how many are left (``accounts_left``: 0 means the session's work is complete), and the next one;
+- the MCP tool servers the agent is offered (``servers``: name -> ``study.tooling.ToolProvider``),
+  served by the runtime adapter to its CLI (the bridge logs every call and, through the FSM's
+  hooks, gates it); the workflow's tool names are the bare names of the first server's tools;
+- whether the agent works in a workspace with the CLI's own tools (``workspace``,
+  ``builtin_tools``);
+- the texts: the first message of each context, the continuation message (the resume message and
+  the stop gate's, one wording), the reminder attached once per unit and the Sys copy;
+- what the bridge must know of a call: whether it retrieves a unit's data (the reminder attaches
+  to the first such call of each unit), whether it is a decision (the no-decision clock starts
+  again), which unit it names (for the log of a refused call);
+- ``finish(emit, voided=...)``: once, when the session ends, before ``session_end`` (a
+  benchmark's own evaluation, written to the log as events of the family's kinds);
+- ``next_context()``: the first message of a fresh context (a new CLI session that shares only
+  the files and the FSM's frames), for protocols run in stages; None ends the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from study.tooling import ToolProvider, ToolResult
+
+#: The family of a log or preregistration that names none: SOP-Bench's batches (the main study).
+DEFAULT_FAMILY = "sopbench"
+
+#: ``emit(kind, **fields)``: a line of the session log (``study.session_io.writer.EventLog.emit``).
+Emit = Callable[..., Any]
+
+
+@dataclass
+class WorkSetup:
+    """What the runner gives a family to build one session's work (everything already checked).
+
+    ``prepared`` is the runner's ``Prepared`` session (its spec, condition, model, limits, task,
+    workflow, reminder), ``session_dir`` the session's folder (the family keeps its state below
+    it), ``emit`` the session log's writer; ``options`` holds family-specific things the runner
+    started for the session (a customer simulator's endpoint, say)."""
+
+    prepared: Any
+    session_dir: Path
+    emit: Emit
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Work(Protocol):
+    """One session's work, as the runner, the runtime adapters and the bridge see it."""
+
+    family: str
+    #: the units of work, in order (session_start's ``order``)
+    order: list[str]
+    #: MCP tool servers offered to the agent: name -> provider (the first one's tools are the
+    #: workflow's bare tool names)
+    servers: dict[str, ToolProvider]
+    #: the CLI's own tools (shell, edits, reads) are on
+    builtin_tools: bool
+    #: the folder the agent works in (a git repository), or None: the session's own work/ folder
+    workspace: Path | None
+    #: the text attached once per unit to the result of its first data call (None: no reminder)
+    reminder: str | None
+
+    @property
+    def decisions(self) -> dict[str, Any]:
+        """Unit -> outcome, for every unit done, in the order they were done."""
+
+    @property
+    def accounts_left(self) -> int:
+        """Units not done yet (0: the session's work is complete)."""
+
+    def next_undecided(self) -> str | None:
+        """The first unit of ``order`` not done yet."""
+
+    def first_message(self, condition: Any) -> str:
+        """The first user message of the session (its first context)."""
+
+    def continuation_message(self, state: str | None = None) -> str:
+        """The resume message and the stop gate's message (``state``: the FSM's, where the
+        condition names it)."""
+
+    def system_append(self) -> str:
+        """The copy of the procedure the Sys conditions append to the CLI's system prompt."""
+
+    def is_data_call(self, tool: str, result: ToolResult) -> bool:
+        """A successful call that retrieves a unit's data (the reminder's occasion)."""
+
+    def is_decision(self, tool: str) -> bool:
+        """A call that may complete a unit (the no-decision clock starts again once one does)."""
+
+    def item_of(self, tool: str, args: Any) -> str | None:
+        """The unit a call names by its arguments (the log of a refused call)."""
+
+    def start_fields(self) -> dict[str, Any]:
+        """The family's own fields of ``session_start`` (SOP-Bench: the task's name)."""
+
+    def sim_options(self) -> dict[str, Any]:
+        """What the simulator of a ``sim:`` model is told of the work (``study.sim.SimServer``'s
+        keyword options: the task it plays, or the family's own policy's ground truth)."""
+
+    def finish(self, emit: Emit, *, voided: bool = False) -> None:
+        """Once, when the session ends, before ``session_end`` (``voided``: the session is voided,
+        e.g. interrupted; an evaluation is then pointless). An exception voids the session."""
+
+    def next_context(self) -> str | None:
+        """The first message of the next fresh context, or None: the run has no further one."""
+
+
+class Family(Protocol):
+    """A task family (one subpackage of ``study.families``)."""
+
+    name: str
+
+    def problem(self) -> str | None:
+        """Why this family cannot run here (one line saying what to do), or None."""
+
+    def open_work(self, setup: WorkSetup) -> Work:
+        """The work of one session."""
