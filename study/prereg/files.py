@@ -8,6 +8,8 @@ metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards)
 ``study/runner/`` (how texts are filled in, the hooks, limits and voiding rules),
 ``study/runtimes/`` (how each agent CLI is started, configured and read: the runtime adapters),
 ``study/session_io/`` (how session logs are written and read for the analysis),
+``study/families/`` (what a session's work is, per task family: its tools, texts and end),
+``study/tooling/`` (the tool result and the MCP server every family's tools are served by),
 ``study/procedure/escape_routes.py`` (the registry of escape routes the scorer counts),
 ``study/procedure/core.py`` and ``study/procedure/texts.py`` (what a task's procedure and texts are),
 ``study/errors.py`` (the error root the frozen code raises from), ``study/protocol/`` (the readers
@@ -31,8 +33,8 @@ from .errors import PreregError
 PREREG_DIR = "preregistration"
 ANALYSIS_DIR = "analysis"
 #: Folders whose Python sources are frozen (root-relative, POSIX).
-FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/fsm", "study/protocol", "study/runner", "study/runtimes", "study/session_io",
-                    "sopbench_tools")
+FROZEN_CODE_DIRS = (ANALYSIS_DIR, "study/families", "study/fsm", "study/protocol", "study/runner", "study/runtimes",
+                    "study/session_io", "study/tooling", "sopbench_tools")
 #: Single Python files outside those folders that are frozen too.
 FROZEN_CODE_FILES = ("study/procedure/escape_routes.py", "study/procedure/core.py", "study/procedure/texts.py", "study/errors.py")
 #: The task manifests (``sopbench_tools/tasks/manifests/*.yaml``): data that defines the tools a
