@@ -34,7 +34,6 @@ from study.protocol.conditions import ConditionError, condition_names
 from study.protocol.cost_text import cost_text
 from study.protocol.limits import OVERRIDE_KEYS, LimitsError, parse_override
 from study.protocol.models import ModelError
-from study.session_io.folders import session_dir_for
 from study.session_io.meta import is_rerunnable, read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
@@ -164,6 +163,9 @@ def sessions_folder(sessions: Path | None, old_out: Path | None) -> Path | None:
 
 
 _common = [
+    click.option("--study", "study", default=None, metavar="NAME",
+                 help="A study of preregistration/studies/ (another task family's, e.g. tau2-telecom; `study prereg "
+                      "show` lists them) [default: the main study]. Its sessions go to <sessions>/<study>/."),
     click.option("--task", "task", type=TaskOrFile(), default=None,
                  help="The SOP-Bench task: a vendored task's name or a manifest file (default: the project's task). "
                       "Another task's sessions than the project's are exploratory."),
@@ -206,9 +208,9 @@ def _with_common(fn):
 @click.option("--seed", type=int, required=True, help=f"The seed whose account order the batch follows. {_SEED_HELP}")
 @click.option("--model", default=None, help="A model alias of preregistration/models.yaml (default haiku-4.5) or sim:<policy>.")
 @_with_common
-def run(condition: str, seed: int, model: str | None, task: str | None, accounts: int | None, base_url: str | None,
-        runtimes: str | None, sessions: Path | None, old_out: Path | None, without_git_history: bool,
-        limit: tuple[str, ...]) -> None:
+def run(condition: str, seed: int, model: str | None, study: str | None, task: str | None, accounts: int | None,
+        base_url: str | None, runtimes: str | None, sessions: Path | None, old_out: Path | None,
+        without_git_history: bool, limit: tuple[str, ...]) -> None:
     """Run one session: one real agent CLI (Claude Code or Codex CLI, as the model says) over one
     batch, to its end.
 
@@ -224,12 +226,14 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
     runtime_list = _runtimes(runtimes, single=True)
     spec = SessionSpec(condition=condition, seed=seed, model=model, accounts=accounts, out_root=sessions,
                        manifest_sha256=manifest, base_url=base_url, limit_overrides=overrides, task=task,
-                       runtime=runtime_list[0])
+                       runtime=runtime_list[0], study=study)
     refuse_without_history(preflight([spec]), without_git_history)
     try:
         prepared = prepare(spec)
         on = f" / {prepared.task.name} (exploratory: not the project's task)" if prepared.other_task else ""
-        click.echo(f"running {prepared.model.name} / {condition} / seed {seed}{on} -> {prepared.session_dir}")
+        unit = f"{prepared.study.name} {prepared.session_dir.name}" if prepared.study and not prepared.study.main \
+            else f"seed {seed}"
+        click.echo(f"running {prepared.model.name} / {condition} / {unit}{on} -> {prepared.session_dir}")
         with Watch(MatrixDisplay([prepared.session_dir], sessions, title="study run",
                                  ours=lambda: {os.getpid()})):
             folder = run_prepared(prepared)
@@ -274,8 +278,9 @@ def run(condition: str, seed: int, model: str | None, task: str | None, accounts
                    "condition; create nothing, need no key.")
 @_with_common
 def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
-            dry_run: bool, task: str | None, accounts: int | None, base_url: str | None, runtimes: str | None,
-            sessions: Path | None, old_out: Path | None, without_git_history: bool, limit: tuple[str, ...]) -> None:
+            dry_run: bool, study: str | None, task: str | None, accounts: int | None, base_url: str | None,
+            runtimes: str | None, sessions: Path | None, old_out: Path | None, without_git_history: bool,
+            limit: tuple[str, ...]) -> None:
     """Run a models x conditions x seeds matrix in parallel, resumably.
 
     Finished sessions are skipped, so after a crash the same command continues where it stopped.
@@ -298,26 +303,21 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     if dry_run:
         _dry_run(model_list, condition_list, seed_list, _runtimes(runtimes, single=False), chosen, jobs=jobs,
                  rerun_voided=rerun_voided, accounts=accounts, sessions=sessions, base_url=base_url,
-                 overrides=overrides, task=task)
+                 overrides=overrides, task=task, study=study)
         return
     manifest = checked_manifest()
     if condition_list is None:   # the preregistered ones, read once the frozen files are checked
-        try:
-            condition_list = list(condition_names())
-        except ConditionError as exc:
-            raise UsageError(str(exc)) from None
+        condition_list = _study_conditions(study)
     runtime_list = _runtimes(runtimes, single=False)
     specs = [
         SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=sessions, manifest_sha256=manifest,
-                    base_url=base_url, limit_overrides=overrides, task=task, runtime=r)
+                    base_url=base_url, limit_overrides=overrides, task=task, runtime=r, study=study)
         for m in model_list for r in (runtime_list if _simulated(m) else [None]) for c in condition_list
         for s in seed_list
     ]
     checked = preflight(specs)   # the whole matrix, so every shard refuses the same bad input
     refuse_without_history(checked, without_git_history)
-    write_plan(sessions, [session_dir_for(c.out_root, c.model.folder_name, s.condition, s.seed,
-                                                 exploratory=c.exploratory, accounts=s.accounts)
-                                 for s, c in zip(specs, checked)])
+    write_plan(sessions, [c.session_dir for c in checked])
     title = "study run-all"
     if chosen is not None:
         mine = select(specs, chosen)
@@ -343,6 +343,16 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
         raise SystemExit(FAILED)
 
 
+def _study_conditions(study: str | None) -> list[str]:
+    """The preregistered conditions of the study (``--study``; None: the main one), in its order."""
+    from study.protocol.studies import StudyDefinitionError, load_study
+
+    try:
+        return list(condition_names(load_study(study).file("conditions.yaml")))
+    except (ConditionError, StudyDefinitionError) as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _print_estimate(specs: list[SessionSpec], sessions: Path, *, jobs: int, rerun_voided: bool) -> None:
     """The expected spend and wall time of the sessions run-all is about to run (``estimate.py``),
     beside the spending caps: printed before anything starts."""
@@ -359,7 +369,8 @@ def _print_estimate(specs: list[SessionSpec], sessions: Path, *, jobs: int, reru
 
 def _dry_run(model_list: list[str | None], condition_list: list[str] | None, seed_list: list[int],
              runtime_list: list[str | None], chosen: Any, *, jobs: int, rerun_voided: bool, accounts: int | None,
-             sessions: Path, base_url: str | None, overrides: dict[str, float], task: str | None) -> None:
+             sessions: Path, base_url: str | None, overrides: dict[str, float], task: str | None,
+             study: str | None = None) -> None:
     """``run-all --dry-run``: the plan and its estimate; nothing is created and no key is needed
     (a real model's missing key is a placeholder here; nothing is sent anywhere)."""
     from study.prereg import PreregError, check_before_run
@@ -375,14 +386,11 @@ def _dry_run(model_list: list[str | None], condition_list: list[str] | None, see
         more = f" and {len(lines) - 3} more" if len(lines) > 3 else ""
         manifest, check_note = None, " ".join(lines[:1]) + " " + "; ".join(lines[1:3]) + more
     if condition_list is None:
-        try:
-            condition_list = list(condition_names())
-        except ConditionError as exc:
-            raise UsageError(str(exc)) from None
+        condition_list = _study_conditions(study)
     specs = [
         SessionSpec(condition=c, seed=s, model=m, accounts=accounts, out_root=sessions,
                     manifest_sha256=manifest or "dry-run", base_url=base_url, limit_overrides=overrides, task=task,
-                    runtime=r)
+                    runtime=r, study=study)
         for m in model_list for r in (runtime_list if _simulated(m) else [None]) for c in condition_list
         for s in seed_list
     ]

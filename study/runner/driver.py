@@ -111,7 +111,7 @@ class SessionDriver:
             cli_version=self.cli_version, sdk_version=self.versions.get("sdk_version"), lock_sha256=lock_sha256(),
             token_reminder=self.prepared.token_reminder, started=utc_now(),
             limits=self.prepared.limits.as_dict(), runner=runner_identity(),
-            other={"task": self.prepared.task.name} if self.prepared.task is not None else {},
+            other=self._other(),
         )
         self.meta.runtime = model.runtime
         if self.versions.get("runtime_lock_sha256") is not None:
@@ -134,6 +134,13 @@ class SessionDriver:
                 end = unwritable(log.failed)   # whatever the failure to write made of the call
             self._finish(log, bridge, end)
         return self.dir
+
+    def _other(self) -> dict[str, Any]:
+        """meta.json's further fields: the SOP-Bench task, or the study and family of another study."""
+        prepared = self.prepared
+        if prepared.study is not None and not prepared.study.main:
+            return {"study": prepared.study.name, "family": prepared.study.family}
+        return {"task": prepared.task.name} if prepared.task is not None else {}
 
     # ----- the run -----------------------------------------------------------------------------
 

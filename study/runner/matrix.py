@@ -168,6 +168,8 @@ def _batch_size(spec: SessionSpec) -> int:
     """A session's whole batch: every item of its task (the referral study's seeded order)."""
     from sopbench_tools.tasks import PREREGISTERED_TASK, project_task_source, resolve_task
 
+    if getattr(spec, "study", None) is not None:   # another study's session: its units (one task, one run)
+        return 1
     if spec.task == PREREGISTERED_TASK or (spec.task is None and project_task_source() == PREREGISTERED_TASK):
         return len(order_for_seed(spec.seed))
 

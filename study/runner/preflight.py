@@ -37,6 +37,7 @@ from study.errors import StudyError
 from study.protocol.conditions import CliSettings, Condition, load_conditions
 from study.protocol.limits import Limits, load_limits
 from study.protocol.models import ResolvedModel, resolve_model
+from study.session_io.folders import session_dir_for
 
 
 #: Seconds a TCP connection to the model endpoint may take before the endpoint counts as unreachable.
@@ -59,6 +60,10 @@ class Checked:
     cli_settings: CliSettings   # conditions.yaml's, read with the condition
     #: the session's task (``sopbench_tools.tasks.Task``): ``--task``, else the project's
     task: Any = None
+    #: the study (``study.protocol.studies.StudyDef``): the main one, or another family's
+    study: Any = None
+    #: the session's folder
+    session_dir: Path | None = None
 
 
 # ----- seeds -------------------------------------------------------------------------------------
@@ -234,6 +239,11 @@ def validate_spec(spec) -> Checked:
     ConditionError, ModelError, LimitsError of the loaders), each one line saying what to do."""
     from study.paths import sessions_dir
 
+    study = _study_of(spec)
+    if not study.main:
+        from .study_preflight import validate_study_spec
+
+        return validate_study_spec(spec, study)
     conditions = load_conditions()
     condition = conditions.get(spec.condition)
     task, other_task = check_task(getattr(spec, "task", None))
@@ -266,7 +276,19 @@ def validate_spec(spec) -> Checked:
     check_out_root(out_root, "--sessions" if spec.out_root is not None else "the default sessions folder")
     if other_task:  # another task's sessions than the project's: exploratory, in a folder of their own
         out_root = out_root / "tasks" / task.name
-    return Checked(model, limits, exploratory, out_root, condition, conditions.cli_settings, task)
+    session_dir = session_dir_for(out_root, model.folder_name, condition.name, spec.seed, exploratory=exploratory,
+                                  accounts=spec.accounts)
+    return Checked(model, limits, exploratory, out_root, condition, conditions.cli_settings, task, study, session_dir)
+
+
+def _study_of(spec) -> Any:
+    """The spec's study (``--study``; None: the main one), or PreflightError naming the studies."""
+    from study.protocol.studies import StudyDefinitionError, load_study
+
+    try:
+        return load_study(getattr(spec, "study", None))
+    except StudyDefinitionError as exc:
+        raise PreflightError(str(exc)) from None
 
 
 def check_task(name: str | None) -> tuple[Any, bool]:
@@ -296,7 +318,7 @@ def validate_specs(specs: list) -> list[Checked]:
     checked, seen = [], set()
     for spec in specs:
         result = validate_spec(spec)
-        key = (result.model.name, result.model.runtime, spec.condition, spec.seed, spec.accounts)
+        key = (result.session_dir, result.model.runtime)
         if key in seen:
             raise PreflightError(f"the session {result.model.name} / {spec.condition} / seed {spec.seed} is listed twice: "
                                  "give each model, condition and seed once")

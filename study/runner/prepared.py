@@ -39,6 +39,9 @@ class SessionSpec:
     #: the agent runtime (``--runtime``): the simulator's choice (default Claude Code); a real
     #: model alias names its own, which this must then equal
     runtime: str | None = None
+    #: the study (``--study``: a study of preregistration/studies/; None: the main one), whose
+    #: sessions ``seed`` numbers (by seed, or by a task's position in its frozen order)
+    study: str | None = None
 
     @property
     def exploratory(self) -> bool:
@@ -63,6 +66,8 @@ class Prepared:
     other_task: bool = False      # another task's session than the project's (exploratory)
     #: the task family whose work the session does (``study.families``; None: SOP-Bench's)
     family: str | None = None
+    #: the study (``study.protocol.studies.StudyDef``; None: the main one)
+    study: Any = None
 
     @property
     def exploratory(self) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from study.paths import prereg_dir
-from study.session_io.folders import EVENTS_NAME, session_dir_for
+from study.session_io.folders import EVENTS_NAME
 from study.session_io.meta import read_meta
 
 from .claim import SessionClaimed, SessionExists, claim_session
@@ -38,6 +38,8 @@ def prepare(spec: SessionSpec) -> Prepared:
     ValueError with a message saying what to do.
     """
     checked = validate_spec(spec)  # every bad input refused before anything is created (preflight.py)
+    if checked.study is not None and not checked.study.main:
+        return _prepare_study(spec, checked)
     model, limits, condition, task = checked.model, checked.limits, checked.condition, checked.task
     other_task = task is not None and _is_other(task)
     workflow = None
@@ -49,11 +51,23 @@ def prepare(spec: SessionSpec) -> Prepared:
         else:
             workflow = Workflow.load(prereg_dir() / "workflows" / condition.workflow)
     reminder = reminder_text(task) if condition.reminder else None
-    session_dir = session_dir_for(checked.out_root, model.folder_name, condition.name, spec.seed,
-                                  exploratory=checked.exploratory, accounts=spec.accounts)
     return Prepared(spec, condition, model, limits, checked.cli_settings.token_reminder,
-                    checked.cli_settings.disable_nonessential_traffic, session_dir, workflow, reminder,
-                    task, other_task)
+                    checked.cli_settings.disable_nonessential_traffic, checked.session_dir, workflow, reminder,
+                    task, other_task, study=checked.study)
+
+
+def _prepare_study(spec: SessionSpec, checked: Any) -> Prepared:
+    """``prepare`` for a session of another study than the main one: its workflow from the
+    study's own workflows/, its family's texts (the family's work gives the reminder, if any)."""
+    study, condition = checked.study, checked.condition
+    workflow = None
+    if condition.workflow is not None:
+        from study.fsm import Workflow
+
+        workflow = Workflow.load(study.root / "workflows" / condition.workflow)
+    return Prepared(spec, condition, checked.model, checked.limits, checked.cli_settings.token_reminder,
+                    checked.cli_settings.disable_nonessential_traffic, checked.session_dir, workflow, None,
+                    None, False, family=study.family, study=study)
 
 
 def _is_other(task: Any) -> bool:

@@ -78,11 +78,17 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
         limits=prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
         factors=prepared.condition.as_dict(), token_reminder=prepared.token_reminder,
         cli_settings=meta.cli_settings, inherited_env=adapter.inherited_env, base_url=base_url,
-        family=task_work.family, **task_work.start_fields(), **_runtime_lock(versions),
+        family=task_work.family, **_study_field(prepared), **task_work.start_fields(), **_runtime_lock(versions),
     )
     if fsm is not None:
         _enter_workflow(log, fsm, prepared.workflow)
     return Wiring(bridge, adapter)
+
+
+def _study_field(prepared: "Prepared") -> dict[str, Any]:
+    """The study a session of another study than the main one belongs to (the main one's name none)."""
+    study = prepared.study
+    return {"study": study.name} if study is not None and not study.main else {}
 
 
 def _runtime_lock(versions: dict[str, Any]) -> dict[str, Any]:
