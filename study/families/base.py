@@ -17,8 +17,10 @@ first call (``Family.open_work(setup)``), and from then on reads only this inter
   again), which unit it names (for the log of a refused call);
 - ``finish(emit, voided=...)``: once, when the session ends, before ``session_end`` (a
   benchmark's own evaluation, written to the log as events of the family's kinds);
-- ``next_context()``: the first message of a fresh context (a new CLI session that shares only
-  the files and the FSM's frames), for protocols run in stages; None ends the run.
+- a run of fresh contexts (protocols run in stages, each context a new CLI session that shares
+  only the files and the FSM's frames): ``contexts_after()`` (None: one context), ``end_context``
+  and ``next_context()`` (the next context's first message); ``study.runner.ending`` decides when
+  a context ends and the next one starts.
 """
 
 from __future__ import annotations
@@ -108,8 +110,19 @@ class Work(Protocol):
         """Once, when the session ends, before ``session_end`` (``voided``: the session is voided,
         e.g. interrupted; an evaluation is then pointless). An exception voids the session."""
 
-    def next_context(self) -> str | None:
-        """The first message of the next fresh context, or None: the run has no further one."""
+    # ----- a run of fresh contexts (a staged protocol); a one-context session answers None -------
+
+    def contexts_after(self) -> int | None:
+        """How many contexts follow the running one (None: the session is one context)."""
+
+    def context_label(self) -> str | None:
+        """What the running context is for (a period, a stage), for the log."""
+
+    def end_context(self, ended: str, emit: Emit) -> None:
+        """The running context has ended (``ended``: how, a status's words)."""
+
+    def next_context(self) -> str:
+        """Open the next context (its files, say) and give its first message."""
 
 
 class Family(Protocol):

@@ -47,6 +47,8 @@ class Limits:
     wall_time_s: float             # wall time of the session
     #: consecutive tool-gate refusals without a new decision (exploratory conditions only; None: no such limit)
     gate_refusals: int | None = None
+    #: a run of fresh contexts: its budget, checked before each context starts (None: no such limit)
+    budget_usd: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The limits as recorded; a limit the session does not have (None) is left out."""
@@ -64,7 +66,10 @@ _COUNTED = frozenset({Limit.TURNS, Limit.STOP_BLOCKS, Limit.RESUMES, Limit.RESUM
 #: Limits of the exploratory conditions only: a preregistered condition never has them (unless
 #: overridden, which makes the session exploratory), and limits.yaml may leave them out.
 EXPLORATORY_ONLY = frozenset({Limit.GATE_REFUSALS})
-_OPTIONAL = frozenset(limit.field for limit in EXPLORATORY_ONLY)
+#: Limits a session has only where limits.yaml sets them: the budget of a run of fresh contexts
+#: (the staged protocols' studies).
+WHERE_SET = frozenset({Limit.BUDGET})
+_OPTIONAL = frozenset(limit.field for limit in EXPLORATORY_ONLY | WHERE_SET)
 _BY_FIELD = {limit.field: limit for limit in Limit}
 
 
@@ -105,8 +110,9 @@ def load_limits(model: str, overrides: dict[str, float] | None = None, path: Pat
     if not isinstance(raw, dict):
         raise LimitsError(f"{path}: expected a mapping of limits")
     values = {limit.field: _typed(limit, _per_model(path, raw, limit, model) * _SECONDS_PER_UNIT.get(limit, 1))
-              for limit in Limit if limit not in EXPLORATORY_ONLY
-              or (exploratory_condition and raw.get(limit.yaml_key) is not None)}
+              for limit in Limit if (limit not in EXPLORATORY_ONLY and limit not in WHERE_SET)
+              or (limit in WHERE_SET and raw.get(limit.yaml_key) is not None)
+              or (exploratory_condition and limit in EXPLORATORY_ONLY and raw.get(limit.yaml_key) is not None)}
     for name, value in (overrides or {}).items():
         limit = _BY_FIELD.get(name)
         if limit is None:

@@ -41,6 +41,7 @@ from study.prereg import code_version
 from study.runtimes.base import Usage, crash
 from study.runtimes.launcher import stop_process_group
 from study.runtimes.lock import lock_sha256
+from study.transcripts.kept import keep_context_transcript
 from study.session_io.events import ApiRetry
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.meta import SessionMeta, runner_identity, write_meta
@@ -48,7 +49,7 @@ from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidRea
 from study.session_io.writer import EventLog, utc_now
 
 from .bridge import SessionBridge
-from .ending import CallEnd, End, SessionState, after_call, interrupted, unwritable
+from .ending import CallEnd, End, NewContext, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
 from .ledger import CostLedger
 from .wiring import Wiring, wire
@@ -93,6 +94,7 @@ class SessionDriver:
         self.cli_stop_s: float | None = None                      # how long stopping the CLI took
         self.turns = 0
         self.resumes = 0
+        self.context = 1                                          # the running context (fresh-context runs)
         self.started_at = time.monotonic()
         self.meta = SessionMeta()                                 # written by run()
         self.log: EventLog | None = None                          # events.jsonl, while run() runs
@@ -148,6 +150,9 @@ class SessionDriver:
         """Run calls (the first one, then resumes) until ``ending.after_call`` ends the session."""
         resume_id: str | None = None
         idle_resumes = 0
+        work = bridge.work
+        if work.contexts_after() is not None:
+            log.emit(EventKind.CONTEXT_START, n=self.context, unit=work.context_label())
         while True:
             if self.interruption.signal:
                 return interrupted(self.interruption.reason)
@@ -158,10 +163,17 @@ class SessionDriver:
                 stop_cap_reached=bridge.stop_cap_reached, resumable=self.prepared.condition.resume,
                 resumes=self.resumes, idle_resumes=idle_resumes, cost_usd=self.ledger.cost_usd,
                 has_session_id=self.session_id is not None, signal=self.interruption.reason,
+                contexts_left=work.contexts_after(),
             )
             decision = after_call(call, state, self.prepared.limits)
             if isinstance(decision, End):
+                if work.contexts_after() is not None:   # the run's last context: its transcript stays transcript.jsonl
+                    self._end_context(log, work, str(decision.status), keep_apart=False)
                 return decision
+            if isinstance(decision, NewContext):
+                prompt = self._new_context(log, bridge, decision.ended)
+                resume_id, idle_resumes = None, 0
+                continue
             idle_resumes = decision.idle_resumes
             self.resumes += 1
             log.emit(EventKind.RESUME, n=self.resumes, accounts_left=bridge.accounts_left)
@@ -196,6 +208,31 @@ class SessionDriver:
         if ending is not None:
             return ending
         return CallEnd(error=self.adapter.classify_error(error) if error is not None else None)
+
+    def _end_context(self, log: EventLog, work: Any, ended: str, *, keep_apart: bool = True) -> None:
+        """The running context of a run of fresh contexts has ended; unless it is the run's last, its
+        transcript is kept apart (``contexts/context-<n>.transcript.jsonl``), so the next context's
+        CLI session starts a ``transcript.jsonl`` of its own."""
+        label = work.context_label()
+        work.end_context(ended, log.emit)
+        log.emit(EventKind.CONTEXT_END, n=self.context, ended=ended, unit=label)
+        if keep_apart:
+            if self.adapter is not None:
+                self.adapter.after_call(self.session_id)
+            keep_context_transcript(self.dir, self.context)
+
+    def _new_context(self, log: EventLog, bridge: SessionBridge, ended: str) -> str:
+        """End the running context and start the next: a new CLI session (no resume) that shares
+        only the workspace's files and the FSM's frames with the ones before; its time without a
+        decision counts from now."""
+        work = bridge.work
+        self._end_context(log, work, ended)
+        self.session_id = None
+        self.context += 1
+        prompt = work.next_context()
+        bridge.last_decision_at = time.monotonic()
+        log.emit(EventKind.CONTEXT_START, n=self.context, unit=work.context_label())
+        return prompt
 
     def _on_refusal(self, refusals: int) -> None:
         if refusals >= (self.prepared.limits.gate_refusals or 0):

@@ -25,6 +25,21 @@ each one with a table instead of a real CLI session:
 10. the session's cost reached the spending cap: ``limit:spending``;
 11. the CLI reported no session id to resume: ``infrastructure_failure`` (voided);
 12. otherwise: resume.
+
+A run of fresh contexts (a staged protocol: ``SessionState.contexts_left`` is not None; each
+context a new CLI session that shares only the workspace files and the FSM's frames) ends a
+*context* where a batch session would end: by rule 3's turns limit or model outcome, by rules 4 to
+6, by rules 8 and 9 (a condition that resumes within a context), and by the time limit without a
+decision (rule 2's ``no_decision``: the time limit of one context). Then, in this order:
+
+C1. no context is left: ``completed`` (every context ran; the scorer says how each went);
+C2. a signal arrived after the call ended: ``interrupted``;
+C3. the run's cost reached its budget (``budget_usd``, checked before each context starts, so a
+    run may end slightly above it): ``limit:budget``;
+C4. otherwise: a new context (``NewContext``).
+
+Everything else ends the run as it ends a batch session: a signal during the call, the spending
+cap, the wall time, the gate's refusals, an infrastructure failure.
 """
 
 from __future__ import annotations
@@ -62,6 +77,8 @@ class SessionState:
     cost_usd: float                 # the session's cost so far
     has_session_id: bool            # the CLI reported the session id a resume needs
     signal: str | None = None       # a signal received after the call ended (SIGINT, SIGTERM)
+    #: a run of fresh contexts: how many contexts follow the one whose call ended (None: one context)
+    contexts_left: int | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +86,13 @@ class Resume:
     """Resume the session; ``idle_resumes`` is the new count of resumed calls without a decision."""
 
     idle_resumes: int
+
+
+@dataclass(frozen=True)
+class NewContext:
+    """End the context whose call ended (``ended``: how, a status's words) and start the next one."""
+
+    ended: str
 
 
 @dataclass(frozen=True)
@@ -108,8 +132,33 @@ def _by_accounts(accounts_left: int, error: str | None = None) -> End:
     return End(status, error)
 
 
-def after_call(call: CallEnd, state: SessionState, limits: Limits) -> Resume | End:
-    """The ending rules (see the module docstring): resume, or end with a status."""
+def after_call(call: CallEnd, state: SessionState, limits: Limits) -> Resume | End | NewContext:
+    """The ending rules (see the module docstring): resume, start a new context, or end with a status."""
+    answer = _after_call(call, state, limits)
+    if state.contexts_left is None or not isinstance(answer, End) or not _ends_the_context_only(call, answer):
+        return answer
+    if state.contexts_left <= 0:
+        return End(SessionStatus.COMPLETED, answer.error)
+    if state.signal:
+        return interrupted(state.signal)
+    if limits.budget_usd is not None and state.cost_usd >= limits.budget_usd:
+        return End(SessionStatus.LIMIT_BUDGET, answer.error)
+    return NewContext(str(answer.status) + (f" ({answer.error})" if answer.error else ""))
+
+
+#: How a call may end that ends only its context in a run of fresh contexts (see the docstring).
+_CONTEXT_ENDINGS = frozenset({SessionStatus.COMPLETED, SessionStatus.ENDED_WITH_ACCOUNTS_LEFT, SessionStatus.LIMIT_TURNS,
+                              SessionStatus.LIMIT_STOP_BLOCKS, SessionStatus.LIMIT_RESUMES,
+                              SessionStatus.LIMIT_RESUMES_WITHOUT_DECISION, SessionStatus.LIMIT_NO_DECISION})
+
+
+def _ends_the_context_only(call: CallEnd, end: End) -> bool:
+    if call.interrupted or end.void_kind is not None:
+        return False
+    return end.status in _CONTEXT_ENDINGS
+
+
+def _after_call(call: CallEnd, state: SessionState, limits: Limits) -> Resume | End:
     if call.interrupted:
         if state.accounts_left == 0:   # every account was decided before the signal: nothing is missing
             return End(SessionStatus.COMPLETED, after_last_decision=call.interrupted)

@@ -70,6 +70,8 @@ class SessionStart(TypedDict):
     task: NotRequired[str]                # the SOP-Bench task (absent: the preregistered referral task)
     runtime: NotRequired[str]             # the agent runtime (schema 3, required there; earlier: claude-code)
     runtime_lock_sha256: NotRequired[str | None]  # the runtime's own lock file (Codex CLI's npm lock; schema 3)
+    family: NotRequired[str]              # the task family (study.families; absent: sopbench)
+    study: NotRequired[str]               # another study than the main one (preregistration/studies/<study>)
 
 
 class ToolCall(TypedDict):
@@ -157,6 +159,40 @@ class ApiRetry(TypedDict):
     wait_s: float | None                  # how long the CLI waits before the retry
 
 
+class ContextStart(TypedDict):
+    """A run of fresh contexts (a staged protocol): context ``n`` (1, 2, ...) begins, a new CLI
+    session that shares only the workspace's files and the FSM's frames with the ones before."""
+
+    n: int
+    unit: NotRequired[str | None]         # what the context is for (a period, a stage)
+
+
+class ContextEnd(TypedDict):
+    n: int
+    ended: str                            # how: a status's words (ended_with_accounts_left, limit:turns, ...)
+    unit: NotRequired[str | None]
+
+
+class CustomerMessage(TypedDict):
+    """tau2-bench: what the customer (its user simulator) said to the agent."""
+
+    text: str
+
+
+class ConversationEnd(TypedDict):
+    """tau2-bench: the conversation ended as the benchmark ends it (the customer stopped, a
+    transfer to a human, its step limit, the agent stopped)."""
+
+    reason: str
+
+
+class Outcome(TypedDict):
+    """A family's scored result of the session's work, as its own evaluator gives it (tau2-bench's
+    reward and its parts); the fields beyond ``family`` are the family's."""
+
+    family: str
+
+
 class SessionEnd(TypedDict):
     status: SessionStatus
     cost_usd: float | None
@@ -184,6 +220,11 @@ EVENT_TYPES: dict[EventKind, type] = {
     EventKind.USAGE: Usage,
     EventKind.PROPOSAL: Proposal,
     EventKind.API_RETRY: ApiRetry,
+    EventKind.CONTEXT_START: ContextStart,
+    EventKind.CONTEXT_END: ContextEnd,
+    EventKind.CUSTOMER_MESSAGE: CustomerMessage,
+    EventKind.CONVERSATION_END: ConversationEnd,
+    EventKind.OUTCOME: Outcome,
     EventKind.SESSION_END: SessionEnd,
 }
 assert set(EVENT_TYPES) == set(EventKind), "every EventKind needs a definition"

@@ -24,6 +24,9 @@ class Limit(StrEnum):
     WALL_TIME = "wall_time"
     #: Exploratory conditions only: consecutive tool-gate refusals without a new decision.
     GATE_REFUSALS = "gate_refusals"
+    #: A run of fresh contexts (a staged protocol): its budget, checked before each context starts
+    #: (a run may end slightly above it, as the paper's did); only where limits.yaml sets it.
+    BUDGET = "budget"
 
     @property
     def yaml_key(self) -> str:
@@ -39,8 +42,9 @@ class Limit(StrEnum):
 
 
 _YAML_KEYS = {Limit.NO_DECISION: "no_decision_minutes", Limit.WALL_TIME: "wall_time_hours",
-              Limit.GATE_REFUSALS: "exploratory_gate_refusals_without_decision"}
-_FIELDS = {Limit.SPENDING: "spending_usd", Limit.NO_DECISION: "no_decision_s", Limit.WALL_TIME: "wall_time_s"}
+              Limit.GATE_REFUSALS: "exploratory_gate_refusals_without_decision", Limit.BUDGET: "budget_per_run"}
+_FIELDS = {Limit.SPENDING: "spending_usd", Limit.NO_DECISION: "no_decision_s", Limit.WALL_TIME: "wall_time_s",
+           Limit.BUDGET: "budget_usd"}
 
 
 class SessionStatus(StrEnum):
@@ -65,6 +69,7 @@ class SessionStatus(StrEnum):
     LIMIT_RESUMES_WITHOUT_DECISION = "limit:resumes_without_decision"
     LIMIT_WALL_TIME = "limit:wall_time"
     LIMIT_GATE_REFUSALS = "limit:gate_refusals"
+    LIMIT_BUDGET = "limit:budget"
 
     @property
     def limit(self) -> Limit | None:
@@ -113,4 +118,9 @@ class EventKind(StrEnum):
     USAGE = "usage"           # schema 2: the running cost after each streamed model response
     PROPOSAL = "proposal"     # a workflow change the agent proposed (exploratory FSM-propose only)
     API_RETRY = "api_retry"   # schema 2: a transient API error the CLI retried (HTTP 529, 429, 5xx)
+    CONTEXT_START = "context_start"        # a run of fresh contexts: a new CLI session begins
+    CONTEXT_END = "context_end"            # ... and ends (how)
+    CUSTOMER_MESSAGE = "customer_message"  # tau2-bench: what the simulated customer said
+    CONVERSATION_END = "conversation_end"  # tau2-bench: the conversation ended, as the benchmark ends it
+    OUTCOME = "outcome"                    # a family's scored result of the work (tau2-bench's reward)
     SESSION_END = "session_end"

@@ -66,8 +66,8 @@ class EventLog:
              seed: int, model: str, simulated: bool, manifest_sha256: str | None, code_version: str | None,
              cli_version: str | None, order: list[str], limits: dict, exploratory: bool = ...,
              model_id: str | None = ..., sdk_version: str | None = ..., lock_sha256: str | None = ...,
-             task: str = ..., runtime: str = ..., runtime_lock_sha256: str | None = ...,
-             **more: Any) -> dict[str, Any]: ...
+             task: str = ..., runtime: str = ..., runtime_lock_sha256: str | None = ..., family: str = ...,
+             study: str = ..., **more: Any) -> dict[str, Any]: ...
 
     @overload
     def emit(self, kind: Literal[EventKind.TOOL_CALL, "tool_call"], *, tool: str, args: dict, account: str | None,
@@ -114,6 +114,25 @@ class EventLog:
     def emit(self, kind: Literal[EventKind.API_RETRY, "api_retry"], *, call: int, status: int | None,
              error: str | None, attempt: int, max_retries: int | None = ..., wait_s: float | None,
              **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.CONTEXT_START, "context_start"], *, n: int, unit: str | None = ...,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.CONTEXT_END, "context_end"], *, n: int, ended: str,
+             unit: str | None = ..., **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.CUSTOMER_MESSAGE, "customer_message"], *, text: str,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.CONVERSATION_END, "conversation_end"], *, reason: str,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.OUTCOME, "outcome"], *, family: str, **more: Any) -> dict[str, Any]: ...
 
     @overload
     def emit(self, kind: Literal[EventKind.SESSION_END, "session_end"], *, status: SessionStatus,

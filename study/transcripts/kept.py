@@ -58,3 +58,21 @@ def link_one(session_dir: Path, source: Path | None) -> Path | None:
         shutil.copyfile(source, staged)
     os.replace(staged, kept)
     return kept
+
+
+#: Where a run of fresh contexts keeps each ended context's transcript, in the session folder.
+CONTEXTS_DIR = "contexts"
+
+
+def keep_context_transcript(session_dir: Path, n: int) -> Path | None:
+    """A run of fresh contexts: move the ended context ``n``'s ``transcript.jsonl`` to
+    ``contexts/context-<n>.transcript.jsonl`` (the next context's CLI writes a new one; the
+    context's CLI session is never resumed, so nothing appends to it any more)."""
+    kept = Path(session_dir) / TRANSCRIPT_NAME
+    if not kept.is_file():
+        return None
+    folder = Path(session_dir) / CONTEXTS_DIR
+    folder.mkdir(exist_ok=True)
+    target = folder / f"context-{n}.{TRANSCRIPT_NAME}"
+    os.replace(kept, target)
+    return target

@@ -9,13 +9,13 @@ from dataclasses import replace
 import pytest
 from claude_agent_sdk import ProcessError, ResultError
 
-from study.runner.ending import NO_SESSION_ID, CallEnd, End, Resume, SessionState, after_call
+from study.runner.ending import NO_SESSION_ID, CallEnd, End, NewContext, Resume, SessionState, after_call
 from study.runtimes.claude_code.errors import classify_error
 from study.protocol.limits import Limits
 from study.session_io.vocabulary import Limit, SessionStatus as S, VoidReason
 
 LIMITS = Limits(spending_usd=10.0, turns=100, no_decision_s=60.0, stop_blocks=5, resumes=3,
-                resumes_without_decision=2, wall_time_s=3600.0)
+                resumes_without_decision=2, wall_time_s=3600.0, budget_usd=8.0)
 
 #: a resumable session after its first call: accounts left, nothing special
 BASE = SessionState(accounts_left=5, decided_in_call=True, stop_cap_reached=False, resumable=True, resumes=0,
@@ -72,13 +72,37 @@ ROWS = [
     ("10 the spending cap between calls", CallEnd(), {"cost_usd": 10.0}, S.LIMIT_SPENDING),
     ("10 just below it", CallEnd(), {"cost_usd": 9.999}, Resume(0)),
     ("11 no session id to resume voids", CallEnd(), {"has_session_id": False}, S.INFRASTRUCTURE_FAILURE),
+    # a run of fresh contexts (contexts_left set): what ends a context starts the next one
+    ("C4 a context that ends on its own starts the next", CallEnd(), {"resumable": False, "contexts_left": 2},
+     NewContext("ended_with_accounts_left")),
+    ("C4 ... also at its turn cap", CallEnd(error=classify_error(MAX_TURNS)), {"contexts_left": 1},
+     NewContext("limit:turns")),
+    ("C4 ... also at its time limit", CallEnd(limit=Limit.NO_DECISION), {"contexts_left": 1},
+     NewContext("limit:no_decision")),
+    ("C1 the last context ended: completed", CallEnd(), {"resumable": False, "contexts_left": 0}, S.COMPLETED),
+    ("C1 ... even at its turn cap", CallEnd(error=classify_error(MAX_TURNS)), {"contexts_left": 0}, S.COMPLETED),
+    ("C2 a signal after the context's call", CallEnd(), {"resumable": False, "contexts_left": 1, "signal": "SIGINT"},
+     S.INTERRUPTED),
+    ("C3 the budget, checked before the next context", CallEnd(), {"resumable": False, "contexts_left": 1,
+                                                                   "cost_usd": 8.0}, S.LIMIT_BUDGET),
+    ("C3 just below it", CallEnd(), {"resumable": False, "contexts_left": 1, "cost_usd": 7.99},
+     NewContext("ended_with_accounts_left")),
+    ("a context run: a signal during the call ends the run", CallEnd(interrupted="SIGTERM"), {"contexts_left": 3},
+     S.INTERRUPTED),
+    ("a context run: the spending cap ends the run", CallEnd(limit=Limit.SPENDING), {"contexts_left": 3},
+     S.LIMIT_SPENDING),
+    ("a context run: an infrastructure failure ends the run", CallEnd(error=classify_error(API_500)),
+     {"contexts_left": 3}, S.INFRASTRUCTURE_FAILURE),
+    ("a context run resumes within a context as its condition says", CallEnd(), {"contexts_left": 3}, Resume(0)),
 ]
 
 
 @pytest.mark.parametrize("rule,call,changes,expected", ROWS, ids=[r[0] for r in ROWS])
 def test_ending_rule(rule, call, changes, expected):
     answer = after_call(call, replace(BASE, **changes), LIMITS)
-    if isinstance(expected, Resume):
+    if isinstance(expected, NewContext):   # how the context ended, with the error's words where it had one
+        assert isinstance(answer, NewContext) and answer.ended.startswith(expected.ended), answer
+    elif isinstance(expected, Resume):
         assert answer == expected
     else:
         assert isinstance(answer, End) and answer.status == expected, answer

@@ -91,8 +91,17 @@ class SopBenchWork:
     def finish(self, emit: Emit, *, voided: bool = False) -> None:
         """Nothing to do: the decisions are in the log as they were made."""
 
-    def next_context(self) -> str | None:
+    def contexts_after(self) -> int | None:
+        return None   # one context: a batch session is resumed, never restarted
+
+    def context_label(self) -> str | None:
         return None
+
+    def end_context(self, ended: str, emit: Emit) -> None:
+        raise NotImplementedError("a SOP-Bench batch runs in one context")
+
+    def next_context(self) -> str:
+        raise NotImplementedError("a SOP-Bench batch runs in one context")
 
 
 class SopBenchFamily:
