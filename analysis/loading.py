@@ -43,7 +43,7 @@ from study.errors import StudyError
 from study.procedure.escape_routes import ROUTE_KEYS
 from study.session_io.folders import EVENTS_NAME, find_sessions
 from study.session_io.reader import read_log
-from study.session_io.record import Exclusion, SessionRecord, read_record
+from study.session_io.record import MAIN_STUDY, Exclusion, SessionRecord, read_record
 
 from .score_cache import ScoreCache, without_gc
 from .scoring import WINDOW, SessionScore, score_log
@@ -119,7 +119,7 @@ def score_or_reason(path: Path, root: Path | None = None) -> Scored | Unscorable
     log, a broken rule: ``SessionRecord.exclusion``). ``root``: the folder being analysed."""
     with without_gc():
         record, session = read_record(Path(path), root)
-        if not record.scorable:
+        if not record.scorable or record.study != MAIN_STUDY:   # another study's session: never this scorer's
             return str(path), record.exclusion()
         score = score_log(session.log, session.meta)
         _ = score.correct, score.compliant, score.fc, score.fc_windows    # computed here, handed over with it

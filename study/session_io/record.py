@@ -51,6 +51,7 @@ class ExclusionKind(StrEnum):
     INCOMPLETE = "incomplete"          # no session_end: still running, or crashed
     EXPLORATORY = "exploratory"        # flagged so, or below exploratory/ or the demo output
     DEVELOPMENT_SEED = "dev-seed"      # seed 1, the development seed
+    OTHER_STUDY = "other-study"        # a session of another study than the one analysed
 
     @property
     def counted_as(self) -> str:
@@ -63,10 +64,15 @@ class ExclusionKind(StrEnum):
         return self in (ExclusionKind.EXPLORATORY, ExclusionKind.DEVELOPMENT_SEED)
 
 
+#: The study a session belongs to when its log names none (the main one).
+MAIN_STUDY = "main"
+
+
 _COUNTED_AS = {
     ExclusionKind.NO_LOG: "without a log", ExclusionKind.INVALID: "with invalid records",
     ExclusionKind.VOIDED: "voided", ExclusionKind.INCOMPLETE: "incomplete",
     ExclusionKind.EXPLORATORY: "exploratory", ExclusionKind.DEVELOPMENT_SEED: "on the development seed",
+    ExclusionKind.OTHER_STUDY: "of other studies",
 }
 
 #: The exclusion list's reason (tables, exclusions.md), by kind; ``{detail}`` is the session's.
@@ -77,12 +83,14 @@ _REASONS = {
     ExclusionKind.INCOMPLETE: "incomplete: {detail}",
     ExclusionKind.EXPLORATORY: f"exploratory ({_TO_ADD})",
     ExclusionKind.DEVELOPMENT_SEED: f"development seed {DEVELOPMENT_SEED} ({_TO_ADD})",
+    ExclusionKind.OTHER_STUDY: "a session of study {detail}, analysed on its own (--study {detail})",
 }
 
 #: What the audit says beside its verdict, by kind.
 _EXPLAINED = {
     ExclusionKind.EXPLORATORY: "not a preregistered run",
     ExclusionKind.DEVELOPMENT_SEED: f"the development seed {DEVELOPMENT_SEED}, not a preregistered run",
+    ExclusionKind.OTHER_STUDY: "another study's session: audited with --study",
 }
 
 
@@ -172,6 +180,8 @@ class SessionRecord:
     cli_version: str | None       # the runtime it ran on: session_start's, else meta.json's
     sdk_version: str | None
     runtime: str                  # the agent runtime: session_start's, else meta.json's, else claude-code
+    study: str                    # the study it belongs to: session_start's, else meta.json's, else main
+    family: str                   # its task family: session_start's, else meta.json's, else sopbench
     attempts: int                 # earlier attempts kept in attempt-<k>/
     has_meta: bool
     has_log: bool
@@ -208,6 +218,8 @@ class SessionRecord:
             cli_version=_text(start.get("cli_version"), meta and meta.cli_version),
             sdk_version=_text(start.get("sdk_version"), meta and meta.sdk_version),
             runtime=_text(start.get("runtime"), meta and meta.runtime) or EARLIER_RUNTIME,
+            study=_text(start.get("study"), meta and meta.get("study")) or MAIN_STUDY,
+            family=_text(start.get("family"), meta and meta.get("family")) or "sopbench",
             attempts=len(attempts(session.path)), has_meta=meta is not None, has_log=log is not None,
             has_start=bool(start),
             issues=tuple(session.errors), warnings=tuple(log.warnings) if log is not None else (),
@@ -224,9 +236,13 @@ class SessionRecord:
         """Bytes on disk (every regular file of the folder, attempts included; read on each call)."""
         return folder_size(self.path)
 
-    def exclusion(self, *, include_exploratory: bool = False) -> Exclusion | None:
-        """Why the analysis leaves this session out, or None if it analyses it: THE rule, used
-        by the analysis (``analysis.loading``) and the audit (``study.prereg.audit``) alike."""
+    def exclusion(self, *, include_exploratory: bool = False, study: str = MAIN_STUDY) -> Exclusion | None:
+        """Why the analysis of ``study`` leaves this session out, or None if it analyses it: THE
+        rule, used by the analysis (``analysis.loading``) and the audit (``study.prereg.audit``)
+        alike. A session of another study is left out first (its own analysis reads it); the
+        development seed is the main study's only."""
+        if self.has_start and self.study != study:
+            return Exclusion(ExclusionKind.OTHER_STUDY, self.study)
         if not self.has_log:
             unread = next((i for i in self.issues if i.rule == Rule.NO_LOG), None)
             detail = unread.message if unread is not None and os.path.lexists(self.path / EVENTS_NAME) else NO_LOG_DETAIL
@@ -241,7 +257,7 @@ class SessionRecord:
             return Exclusion(ExclusionKind.INCOMPLETE, "no session_end (still running, or crashed)")
         if self.exploratory and not include_exploratory:
             return Exclusion(ExclusionKind.EXPLORATORY, self.exploratory_why or "")
-        if self.seed == DEVELOPMENT_SEED and not include_exploratory:
+        if self.seed == DEVELOPMENT_SEED and not include_exploratory and self.study == MAIN_STUDY:
             return Exclusion(ExclusionKind.DEVELOPMENT_SEED)
         return None
 
@@ -260,5 +276,5 @@ def _integer(*values: Any) -> int | None:
     return next((v for v in values if isinstance(v, int) and not isinstance(v, bool)), None)
 
 
-__all__ = ["DEFAULT_TASK", "Exclusion", "ExclusionKind", "LogRead", "SessionRecord", "exploratory_of",
+__all__ = ["DEFAULT_TASK", "MAIN_STUDY", "Exclusion", "ExclusionKind", "LogRead", "SessionRecord", "exploratory_of",
            "folder_size", "read_record", "void_of"]

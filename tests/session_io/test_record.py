@@ -3,6 +3,8 @@ the audit share (issue 21: they used to disagree on the development seed and on 
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from study.prereg.audit import audit_session
 from study.session_io.folders import find_sessions
 from study.session_io.record import Exclusion, ExclusionKind, SessionRecord, read_record
 
-from .conftest import EPISODES, MODEL, edit_meta, lines, write_lines, write_valid
+from .conftest import EPISODES, MODEL, edit_meta, events, lines, write_lines, write_valid
 
 
 def _every_kind(root: Path) -> dict[str, ExclusionKind | None]:
@@ -35,12 +37,17 @@ def _every_kind(root: Path) -> dict[str, ExclusionKind | None]:
     write_lines(folder, [line for line in lines(folder) for _ in range(2)])   # every line doubled
     write_valid(root / MODEL / "Sys/seed-2", condition="Sys")
     (root / MODEL / "Sys/seed-2/events.jsonl").unlink()
+    other = write_valid(root / "tau2-telecom" / MODEL / "Plain/seed-2", condition="Plain")   # another study's
+    evs = events(other)
+    evs[0]["study"] = "tau2-telecom"
+    write_lines(other, [json.dumps(e) + "\n" for e in evs])
     return {
         f"{MODEL}/Plain/seed-2": None, f"{MODEL}/FSM/seed-2": ExclusionKind.VOIDED,
         f"{MODEL}/Remind/seed-2": ExclusionKind.VOIDED, f"{MODEL}/Stop-only/seed-2": ExclusionKind.INCOMPLETE,
         f"exploratory/{MODEL}/FSM/seed-3": ExclusionKind.EXPLORATORY,
         f"{MODEL}/Plain/seed-1": ExclusionKind.DEVELOPMENT_SEED,
         f"{MODEL}/Gates-only/seed-2": ExclusionKind.INVALID, f"{MODEL}/Sys/seed-2": ExclusionKind.NO_LOG,
+        f"tau2-telecom/{MODEL}/Plain/seed-2": ExclusionKind.OTHER_STUDY,
     }
 
 
