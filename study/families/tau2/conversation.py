@@ -19,7 +19,6 @@ saves), which :func:`evaluate` scores with tau2's evaluator.
 from __future__ import annotations
 
 import itertools
-import os
 import random
 import threading
 import time
@@ -47,12 +46,7 @@ def trial_seed(seed: int = TAU2_SEED, trial: int = 0) -> int:
 
 
 def import_tau2() -> None:
-    """Import tau2 quietly and offline: LiteLLM's bundled cost map (no download at import), and
-    tau2's loguru logging off (it logs every message at DEBUG to stderr); then the paper's data."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from loguru import logger
-
-    logger.disable("tau2")
+    """Import tau2 quietly and offline, reading the paper's data (``data.use_paper_data``)."""
     use_paper_data()
 
 

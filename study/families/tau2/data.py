@@ -45,6 +45,7 @@ def use_paper_data() -> None:
     with _lock:
         if _patched:
             return
+        quiet_offline()
         import tau2.domains.airline.environment as airline_env
         import tau2.domains.airline.utils as airline_utils
         import tau2.domains.retail.environment as retail_env
@@ -60,6 +61,17 @@ def use_paper_data() -> None:
         user_simulator.GLOBAL_USER_SIM_GUIDELINES_PATH = guidelines / "simulation_guidelines.md"
         user_simulator.GLOBAL_USER_SIM_GUIDELINES_PATH_TOOLS = guidelines / "simulation_guidelines_tools.md"
         _patched = True
+
+
+def quiet_offline() -> None:
+    """Before tau2 is first imported: LiteLLM's bundled cost map (no download at import) and
+    tau2's loguru logging off (it logs every message at DEBUG to stderr)."""
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from loguru import logger
+
+    logger.disable("tau2")
 
 
 def wheel_data() -> Path:
