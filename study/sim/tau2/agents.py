@@ -109,14 +109,15 @@ class Oracle:
             details = Call("get_details_by_id", {"id": line})
             if not view.done(details):
                 return details
-            if _json(view.results("get_details_by_id")[-1]).get("phone_number") == number:
+            shown = [_json(o.text) for c, o in view.steps if c == details and o.ok and not o.denied]
+            if shown and shown[-1].get("phone_number") == number:
                 break
         return None
 
     def test_request(self) -> Call:
         return say(speech.request_text(self.test))
 
-    def plan(self) -> list[Call]:
+    def plan(self, view: View | None = None) -> list[Call]:
         steps: list[Call] = []
         transfer = [a for a in self.actions if a["name"] == TRANSFER]
         for action in self.actions:
@@ -131,8 +132,12 @@ class Oracle:
                 steps.append(say(speech.request_text(name, args)))
                 if speech.BY_TOOL[name].kind == "repair":
                     steps.append(self.test_request())
-        if transfer:
-            steps.append(say(speech.request_text("check_sim_status")))
+        if transfer:  # look at the SIM first (a missing SIM is reseated and looked at again): public evidence
+            check = say(speech.request_text("check_sim_status"))
+            steps.append(check)
+            replies = [o.text for c, o in (view.steps if view else []) if c == check and o.ok and not o.denied]
+            if replies and "no sim" in replies[0].lower():
+                steps += [say(speech.request_text("reseat_sim_card")), check]
             steps.append(Call(TRANSFER, transfer[0].get("arguments") or {}))
             steps.append(say(TRANSFER_MESSAGE))
         elif not steps or steps[-1] != self.test_request():
@@ -161,7 +166,7 @@ class Oracle:
         return self.follow(view)
 
     def follow(self, view: View) -> Call | End:
-        step = self.next_of(view, self.plan())
+        step = self.next_of(view, self.plan(view))
         if step is None:
             return End("I have done everything I can for the customer.")
         if sum(1 for c, o in view.steps if c == step and o.denied) >= 3:
