@@ -8,7 +8,9 @@ and what happens at the end (a benchmark's own evaluation, say). Each family is 
 that builds its ``Work``; families never import one another:
 
 - ``sopbench``: a batch of SOP-Bench items (the preregistered referral study's accounts), over
-  ``sopbench_tools``' ``ToolBox``.
+  ``sopbench_tools``' ``ToolBox``;
+- ``tau2``: one τ²-bench conversation per session (the paper's Analysis 2): the domain's tools run
+  by tau2's own environment, the customer its user simulator, the reward its evaluator's.
 
 ``family(name)`` gives a family by its name (``FAMILIES``); ``DEFAULT_FAMILY`` is the one a log or
 a preregistration that names none belongs to.
@@ -21,6 +23,7 @@ from .base import DEFAULT_FAMILY, Family, Work, WorkSetup
 #: Every family, by name -> "module:attribute" of its ``Family`` object (imported when asked for).
 FAMILIES = {
     "sopbench": "study.families.sopbench:FAMILY",
+    "tau2": "study.families.tau2:FAMILY",
 }
 
 

@@ -20,6 +20,7 @@ too, except right after an automatic transition (additional context, never a dec
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 from .outcomes import Decision, TransitionResult
@@ -118,7 +119,7 @@ def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None
     if is_fsm_tool(tool, fsm_server):
         return {}
     moved, text = rt.observe_and_tell(workflow_tool_name(tool, tool_prefix), args,
-                                      tool_call_ok(hook_input) if ok is None else ok)
+                                      tool_call_ok(hook_input) if ok is None else ok, result_text(hook_input))
     if not moved:
         return {}
     if on_transition is not None:
@@ -126,6 +127,19 @@ def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None
             on_transition(result)
     event = hook_input.get("hook_event_name") or ("PostToolUseFailure" if ok is False else "PostToolUse")
     return add_context(str(event), text)
+
+
+def result_text(hook_input: dict[str, Any]) -> str | None:
+    """The completed call's text as the hook received it (a string, content blocks or a dict), for
+    the workflow's observers; None when the hook carries none."""
+    response = hook_input.get("tool_response", hook_input.get("error"))
+    if response is None:
+        return None
+    if isinstance(response, dict) and "content" in response:
+        response = response["content"]
+    if isinstance(response, list):
+        return "\n".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in response)
+    return response if isinstance(response, str) else json.dumps(response, default=str)
 
 
 def stop(rt: FsmRuntime, hook_input: dict[str, Any], *, reason: Callable[[Decision], str] | None = None) -> dict[str, Any]:

@@ -75,6 +75,8 @@ class Rule:
     args: tuple[ArgPredicate, ...] = ()
     reason: str | None = None
     line: int = 0
+    #: a registered rule check (study.fsm.rule_checks): the rule applies only when it gives a reason
+    check: Any = None
 
     def names(self, tool: str) -> bool:
         return fnmatch.fnmatchcase(tool, self.tool)
@@ -85,6 +87,8 @@ class Rule:
             problem = predicate.check(args, variables)
             if problem is not None:
                 return problem
+        if self.check is not None and self.check.run(args, variables) is None:
+            return f"the condition '{self.check.name}' does not hold"
         return None
 
     def describe(self) -> str:
@@ -117,6 +121,12 @@ class Permissions:
     def decide(self, tool: str, args: dict[str, Any], variables: dict[str, Any]) -> str | None:
         """None if the call is admitted, else the reason it is not."""
         for rule in self._deny_by_tool.get(tool, ()):
+            if rule.check is not None:  # the check's reason says why (study.fsm.rule_checks)
+                if all(p.check(args, variables) is None for p in rule.args):
+                    because = rule.check.run(args, variables)
+                    if because is not None:
+                        return rule.reason or because
+                continue
             if rule.argument_problem(args, variables) is None:
                 return rule.reason or f"{tool} is denied here by rule '{rule.describe()}'"
         problems = []
@@ -135,7 +145,7 @@ class Permissions:
         for tool in vocabulary:
             if not self._allow_by_tool.get(tool):
                 continue
-            if any(not r.args for r in self._deny_by_tool.get(tool, ())):
+            if any(not r.args and r.check is None for r in self._deny_by_tool.get(tool, ())):
                 continue
             out.append(tool)
         return out

@@ -38,6 +38,7 @@ from .checks import Reviewer
 from .frames import Frame, FrameStore, FrameStoreError
 from .live_frame import _Live
 from .outcomes import Decision, FsmRefusal, TransitionResult
+from .rule_checks import observe_all
 from .tokens import _Grant, _digest
 from .workflow import Workflow
 
@@ -232,14 +233,14 @@ class FsmRuntime:
                 return Decision(False, f"{problem} (workflow state {frame.state}). Next: {nxt}")
             return Decision(False, f"{problem} (state {frame.state} of workflow {wf.name}). {self._ways_on(live)}")
 
-    def observe(self, tool: str, args: Any, ok: bool) -> list[TransitionResult]:
+    def observe(self, tool: str, args: Any, ok: bool, result: str | None = None) -> list[TransitionResult]:
         """Append a completed tool call to the active frame's history and commit the automatic
         transitions it makes hold (see :mod:`study.fsm.automatic`), in one write of the frame.
         Returns those transitions (empty: the state did not change; always empty for a workflow
         without automatic transitions, and with no workflow active)."""
-        return self.observe_and_tell(tool, args, ok)[0]
+        return self.observe_and_tell(tool, args, ok, result)[0]
 
-    def observe_and_tell(self, tool: str, args: Any, ok: bool) -> tuple[list[TransitionResult], str]:
+    def observe_and_tell(self, tool: str, args: Any, ok: bool, result: str | None = None) -> tuple[list[TransitionResult], str]:
         """:meth:`observe`, and what the agent is told of its moves (:meth:`arrival_text`), in one
         critical section: another process sharing the frames cannot move the state in between,
         so the text names the state this call moved to."""
@@ -248,6 +249,9 @@ class FsmRuntime:
                 return [], ""
             live = self._stack[-1]
             live.append({"kind": "call", "tool": tool, "args": args if isinstance(args, dict) else {"_raw": args}, "ok": bool(ok)})
+            if live.workflow.observers:  # the workflow's observers update the frame's variables (rule_checks.py)
+                observe_all(live.workflow.observers, {"tool": tool, "args": args if isinstance(args, dict) else {},
+                                                      "ok": bool(ok), "result": result}, live.frame.variables)
             moved = advance(live, self.reviewer, self.shell_cwd)
             self._save()
             return moved, arrival_text(self._stack[-1], moved) if moved else ""

@@ -68,6 +68,8 @@ class Workflow:
     states: Mapping[str, State]
     transitions: Mapping[tuple[str, str], Transition]
     _tool_set: frozenset[str] = field(default=frozenset(), compare=False)
+    #: observers (study.fsm.rule_checks) run after every completed call, in order
+    observers: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, path: str | Path) -> "Workflow":

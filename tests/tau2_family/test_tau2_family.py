@@ -1,0 +1,109 @@
+"""The τ²-bench family on a handful of Telecom tasks, played directly (no CLI): tools as tau2's,
+every call in tau2's trajectory, the conversation ended as tau2 ends it, tau2's reward recorded,
+the FSM denying the goal-abandoner's transfer. Skipped, with the install line, without the extra."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from study.families.tau2 import tau2_problem
+
+PROBLEM = tau2_problem()
+pytestmark = [pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or ""), pytest.mark.xdist_group("tau2")]
+ROOT = Path(__file__).resolve().parents[2]
+TEXTS = ROOT / "study/families/tau2/texts_template"
+WORKFLOWS = ROOT / "study/families/tau2/workflows_template"
+
+
+def _play(task_id: str, policy: str, fsm: bool, tmp: Path):
+    from study.families.tau2 import data
+    from study.families.tau2.controller import TelecomController, fsm_variables
+    from study.families.tau2.conversation import ModelEndpoint
+    from study.families.tau2.work import Tau2Work
+    from study.fsm import FsmRuntime, Workflow
+    from study.sim.server import SimServer
+    from study.sim.tau2.agents import make_agent
+    from study.sim.tau2.customer import Customer
+    from study.sim.tau2.direct import play
+
+    task = data.load_task("telecom", task_id).model_dump(mode="json")
+    with SimServer(Customer(task)) as sim:
+        work = Tau2Work("telecom", task_id, ModelEndpoint("sim-customer", base_url=sim.base_url), texts=TEXTS,
+                        controller=TelecomController() if fsm else None, session_dir=tmp)
+        runtime = None
+        if fsm:
+            wf = Workflow.load(WORKFLOWS / "telecom.yaml")
+            runtime = FsmRuntime(tmp / "fsm", {wf.name: wf}, variables=fsm_variables(work.opening()))
+            runtime.enter(wf.name)
+        return work, play(work, make_agent(policy, task), fsm=runtime)
+
+
+DATA_TASK = "[mobile_data_issue]data_saver_mode_on|user_abroad_roaming_enabled_off[PERSONA:Easy]"
+SERVICE_TASK = "[service_issue]airplane_mode_on|overdue_bill_suspension[PERSONA:None]"
+
+
+def test_the_oracle_scores_reward_1_and_every_call_is_in_taus_trajectory(tmp_path):
+    work, played = _play(DATA_TASK, "oracle", False, tmp_path)
+    from study.families.tau2.conversation import Conversation  # noqa: F401
+    assert played.outcome["reward"] == 1.0 and played.outcome["judged"] is True
+    assert played.outcome["termination_reason"] == "user_stop"
+    assert played.outcome["task_id"] == DATA_TASK and played.outcome["reward_basis"] == ["ENV_ASSERTION"]
+    record = json.loads((tmp_path / "tau2_run.json").read_text())
+    called = [c["name"] for m in record["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    mine = [c.tool for c, o in played.view.steps if c.tool != "send_message_to_customer"]
+    assert called == mine
+    said = [m["content"] for m in record["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert [c.args["message"] for c, _ in played.view.steps if c.tool == "send_message_to_customer"] == [t for t in said[1:] if t != "###STOP###"]
+    assert record["reward_info"]["reward"] == 1.0
+    kinds = [k for k, _ in played.events]
+    assert kinds.count("outcome") == 1 and "customer_message" in kinds and "conversation_end" in kinds
+
+
+def test_the_tools_listed_are_taus_own_and_the_ended_conversation_refuses_every_call(tmp_path):
+    from study.families.tau2.conversation import import_tau2
+
+    import_tau2()
+    from tau2.registry import registry
+
+    work, played = _play(DATA_TASK, "oracle", False, tmp_path)
+    specs = work.servers["tau2"].tool_specs()
+    tau2_tools = {t.name: t.openai_schema["function"] for t in registry.get_env_constructor("telecom")().get_tools()}
+    assert [s["name"] for s in specs] == list(tau2_tools) + ["send_message_to_customer"]
+    for spec in specs[:-1]:
+        assert spec["inputSchema"] == tau2_tools[spec["name"]]["parameters"]
+    result = work.servers["tau2"].call("get_customer_by_phone", {"phone_number": "555-123-2002"})
+    assert not result.ok and "has ended" in result.text
+
+
+def test_the_goal_abandoner_transfers_under_control_and_the_fsm_denies_it(tmp_path):
+    _, control = _play(SERVICE_TASK, "goal-abandoner", False, tmp_path / "c")
+    transferred = [c for c, o in control.view.steps if c.tool == "transfer_to_human_agents" and o.ok]
+    assert transferred and control.outcome["reward"] == 0.0
+    _, fsm = _play(SERVICE_TASK, "goal-abandoner", True, tmp_path / "f")
+    denied = [c for c, _ in fsm.denied if c.tool == "transfer_to_human_agents"]
+    assert denied and not [c for c, o in fsm.view.steps if c.tool == "transfer_to_human_agents" and o.ok and not o.denied]
+    assert fsm.outcome["reward"] == 1.0 and fsm.outcome["controller_turns"] > 0
+
+
+def test_a_task_that_needs_a_judge_is_not_scored_without_one(tmp_path):
+    from study.families.tau2 import data
+    from study.families.tau2.conversation import ModelEndpoint
+    from study.families.tau2.work import Tau2Work
+
+    task_id = next(t.id for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis])
+    work = Tau2Work("retail", task_id, ModelEndpoint("unused", base_url="http://127.0.0.1:9"), texts=TEXTS)
+    outcome = work.finish(None)   # never started: ends at once as the agent stops
+    assert outcome["judged"] is True or outcome["reward"] is None
+
+
+def test_retail_and_airline_tasks_load_from_the_vendored_v101_files():
+    from study.families.tau2 import data
+
+    retail = data.load_tasks("retail")
+    assert len(retail) == 40 and sum("NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis] for t in retail) > 30
+    record = data.data_record("airline")
+    assert "vendored:domains/airline/tasks.json" in record["files"] and record["tau2_version"] == "26.3"
