@@ -102,6 +102,9 @@ class Work(Protocol):
     def start_fields(self) -> dict[str, Any]:
         """The family's own fields of ``session_start`` (SOP-Bench: the task's name)."""
 
+    def fsm_variables(self) -> dict[str, Any]:
+        """The FSM frame's first variables (SOP-Bench: the batch)."""
+
     def sim_options(self) -> dict[str, Any]:
         """What the simulator of a ``sim:`` model is told of the work (``study.sim.SimServer``'s
         keyword options: the task it plays, or the family's own policy's ground truth)."""
@@ -132,6 +135,18 @@ class Family(Protocol):
 
     def problem(self) -> str | None:
         """Why this family cannot run here (one line saying what to do), or None."""
+
+    def units(self, study: Any) -> list[int]:
+        """The sessions a study of the family plans, by number (seeds, or task positions)."""
+
+    def check_unit(self, study: Any, unit: int, *, exploratory: bool) -> None:
+        """Raise ValueError (one line saying what to do) if ``unit`` is no session of ``study``."""
+
+    def side_models(self, study: Any) -> dict[str, str | None]:
+        """Models a session needs beside the agent's: role -> models.yaml alias (None: none)."""
+
+    def sim_context(self, study: Any, unit: int) -> dict[str, Any]:
+        """What the simulator's policies of the family may read of a session (its ground truth)."""
 
     def open_work(self, setup: WorkSetup) -> Work:
         """The work of one session."""

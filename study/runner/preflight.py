@@ -324,6 +324,10 @@ def validate_study_spec(spec: Any, study: Any) -> Checked:
     else:
         check_api_key(model.api_key, model.api_key_env or "the API key")
         check_base_url(model.base_url or "", model.base_url_source or "--base-url")
+        for role, alias in fam.side_models(study).items():   # a real session's customer, judge: keys now
+            if alias is not None:
+                side = resolve_model(alias, table=load_models(study.models_file()))
+                check_api_key(side.api_key, side.api_key_env or f"the {role}'s API key")
     from study.runtimes import runtime as runtime_named
 
     problem = runtime_named(model.runtime).problem()

@@ -45,26 +45,29 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
     is told each refusal of the tool-call gate where the limits have ``gate_refusals``."""
     spec, model = prepared.spec, prepared.model
     session_dir = prepared.session_dir
-    task_work = family(prepared.family).open_work(WorkSetup(prepared, session_dir, log.emit))
+    fam = family(prepared.family)
+    early = _Deferred(log)    # what the work says before session_start is written (a customer's opening)
+    task_work = fam.open_work(WorkSetup(prepared, session_dir, early.emit, _side_models(prepared, fam, stack)))
     meta.accounts = len(task_work.order)
     write_meta(session_dir, meta)
     sim = None
     if model.simulated:
         from study.sim import SimServer
 
-        sim = stack.enter_context(SimServer(model.policy, spec.seed, session_dir / "sim_truth.jsonl",
+        sim = stack.enter_context(SimServer(_agent_policy(prepared, fam), spec.seed, session_dir / "sim_truth.jsonl",
                                             **{**task_work.sim_options(), "api": model.api, **spec.sim_options}))
         base_url = sim.base_url_for(model.api)
     else:
         base_url = model.base_url
-    fsm = _make_fsm(prepared, task_work.order)
+    fsm = _make_fsm(prepared, task_work)
     bridge = SessionBridge(log, task_work, prepared.condition, fsm=fsm, reminder=prepared.reminder,
                            stop_block_cap=prepared.limits.stop_blocks)
     if prepared.limits.gate_refusals is not None:
         bridge.on_refusal = on_refusal
     fsm_tools = fsm is not None and prepared.workflow.needs_agent_moves   # FSM-lean offers no FSM tools
     adapter = runtime.open(SessionSetup(
-        prepared=prepared, session_dir=session_dir, home=home, work=work, base_url=base_url, hooks=bridge,
+        prepared=prepared, session_dir=session_dir, home=home, work=task_work.workspace or work, base_url=base_url,
+        hooks=bridge,
         task_work=task_work, fsm=fsm, fsm_tools=fsm_tools, proposals=_proposal_desk(prepared, fsm) if fsm_tools else None,
         system_append=task_work.system_append() if prepared.condition.sop_in_system_prompt else None,
         sim=sim, stack=stack))
@@ -80,9 +83,75 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
         cli_settings=meta.cli_settings, inherited_env=adapter.inherited_env, base_url=base_url,
         family=task_work.family, **_study_field(prepared), **task_work.start_fields(), **_runtime_lock(versions),
     )
+    early.release()
     if fsm is not None:
         _enter_workflow(log, fsm, prepared.workflow)
     return Wiring(bridge, adapter)
+
+
+class _Deferred:
+    """The session log's writer for what the work says while it is made, before session_start
+    (a τ²-bench customer's opening message): held, then written right after session_start."""
+
+    def __init__(self, log: EventLog):
+        self.log = log
+        self.held: list[tuple[str, dict[str, Any]]] | None = []
+
+    def emit(self, kind: str, **fields: Any) -> Any:
+        if self.held is None:
+            return self.log.emit(kind, **fields)
+        self.held.append((kind, fields))
+        return None
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        for kind, fields in held:
+            self.log.emit(kind, **fields)
+
+
+def _agent_policy(prepared: "Prepared", fam: Any) -> Any:
+    """The simulated agent of a ``sim:`` model: a SOP-Bench policy by name (``SimServer`` makes
+    it), or another family's Responder, told what its policies may know of the session."""
+    if fam.name == "sopbench":
+        return prepared.model.policy
+    from study.sim import make_family_policy
+
+    study, unit = prepared.study, prepared.spec.seed
+    return make_family_policy(fam.name, "agent", prepared.model.policy, seed=unit,
+                              condition=prepared.condition.name, **fam.sim_context(study, unit))
+
+
+def _side_models(prepared: "Prepared", fam: Any, stack: contextlib.ExitStack) -> dict[str, Any]:
+    """The models a session needs beside the agent's (a τ²-bench customer, a judge), by role: for
+    a simulated session, the simulator's policy of that role on a server of its own (a role the
+    simulator cannot play, the judge, is None); else the models.yaml alias resolved. Each one a
+    dict: model_id, api, base_url, api_key (never logged), simulated."""
+    study = prepared.study
+    if study is None or study.main:
+        return {}
+    out: dict[str, Any] = {}
+    for role, alias in fam.side_models(study).items():
+        if alias is None:
+            out[role] = None
+        elif prepared.model.simulated:
+            from study.sim import SimServer, family_policy_names, make_family_policy
+
+            names = family_policy_names(fam.name, role)
+            if not names:
+                out[role] = None
+                continue
+            unit = prepared.spec.seed
+            policy = make_family_policy(fam.name, role, names[0], seed=unit, **fam.sim_context(study, unit))
+            server = stack.enter_context(SimServer(policy, unit, None))
+            out[role] = {"model_id": "claude-haiku-4-5", "api": "anthropic-messages", "base_url": server.base_url,
+                         "api_key": None, "simulated": True, "alias": f"sim:{names[0]}"}
+        else:
+            from study.protocol.models import load_models, resolve_model
+
+            resolved = resolve_model(alias, table=load_models(study.models_file()))
+            out[role] = {"model_id": resolved.model_id, "api": resolved.api, "base_url": resolved.base_url,
+                         "api_key": resolved.api_key, "simulated": False, "alias": alias}
+    return out
 
 
 def _study_field(prepared: "Prepared") -> dict[str, Any]:
@@ -97,15 +166,16 @@ def _runtime_lock(versions: dict[str, Any]) -> dict[str, Any]:
     return {"runtime_lock_sha256": sha} if sha is not None else {}
 
 
-def _make_fsm(prepared: "Prepared", order: list[str]) -> Any:
-    """The FSM runtime of this session (its frames in fsm/), or None without a workflow."""
+def _make_fsm(prepared: "Prepared", task_work: Any) -> Any:
+    """The FSM runtime of this session (its frames in fsm/), or None without a workflow; its first
+    variables are the work's (SOP-Bench: the batch)."""
     if prepared.workflow is None:
         return None
     from study.fsm import FsmRuntime
 
     workflow = prepared.workflow
     return FsmRuntime(prepared.session_dir / "fsm", workflows={workflow.name: workflow},
-                      variables={"batch": list(order)})
+                      variables=task_work.fsm_variables())
 
 
 def _proposal_desk(prepared: "Prepared", fsm: Any) -> Any:

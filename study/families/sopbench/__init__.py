@@ -86,6 +86,9 @@ class SopBenchWork:
     def sim_options(self) -> dict[str, Any]:
         return {"task": self.box.task.name}
 
+    def fsm_variables(self) -> dict[str, Any]:
+        return {"batch": list(self.box.order)}
+
     # ----- the end -----------------------------------------------------------------------------
 
     def finish(self, emit: Emit, *, voided: bool = False) -> None:
@@ -109,6 +112,20 @@ class SopBenchFamily:
 
     def problem(self) -> str | None:
         return None
+
+    def units(self, study: Any) -> list[int]:
+        from sopbench_tools.orders import frozen_seeds
+
+        return list(frozen_seeds())
+
+    def check_unit(self, study: Any, unit: int, *, exploratory: bool) -> None:
+        """The main study's seeds are checked by the runner's preflight (``check_seed``)."""
+
+    def side_models(self, study: Any) -> dict[str, str | None]:
+        return {}
+
+    def sim_context(self, study: Any, unit: int) -> dict[str, Any]:
+        return {}
 
     def open_work(self, setup: WorkSetup) -> SopBenchWork:
         prepared = setup.prepared

@@ -7,6 +7,8 @@ commands import this package's names without paying for them): :func:`tau2_probl
 line how to install the extra when it is missing. Pieces:
 
 * ``availability.py``: :func:`tau2_problem` (is the right ``tau2`` installed?).
+* ``family.py``: ``FAMILY``, what the runner asks of the family: a study's sessions (the positions
+  of its frozen task order), the models beside the agent's, each session's ``Work``.
 * ``data.py``: the paper's task data (v1.0.1 files vendored in ``data/`` where they differ from
   the wheel), made what tau2's own loaders read, and the data record a session logs.
 * ``conversation.py``: one tau2 simulation driven call by call (tau2's orchestrator, its
@@ -18,5 +20,6 @@ line how to install the extra when it is missing. Pieces:
 """
 
 from .availability import INSTALL_LINE, TAU2_VERSION, tau2_problem
+from .family import FAMILY, Tau2Family
 
-__all__ = ["INSTALL_LINE", "TAU2_VERSION", "tau2_problem"]
+__all__ = ["FAMILY", "INSTALL_LINE", "TAU2_VERSION", "Tau2Family", "tau2_problem"]

@@ -207,8 +207,32 @@ class Tau2Work:
     def item_of(self, tool: str, args: dict) -> str | None:
         return None
 
-    def next_context(self) -> str | None:
+    def contexts_after(self) -> int | None:
+        return None   # one conversation, one context
+
+    def context_label(self) -> str | None:
         return None
+
+    def end_context(self, ended: str, emit: Any) -> None:
+        raise NotImplementedError("a τ²-bench conversation runs in one context")
+
+    def next_context(self) -> str:
+        raise NotImplementedError("a τ²-bench conversation runs in one context")
+
+    def start_fields(self) -> dict[str, Any]:
+        return self.session_fields()
+
+    def sim_options(self) -> dict[str, Any]:
+        return {}
+
+    def fsm_variables(self) -> dict[str, Any]:
+        """The FSM frame's first variables: what the controller binds from the customer's opening
+        (public evidence: the line and the symptom); none without a controller."""
+        if self.controller is None:
+            return {}
+        from .controller import fsm_variables
+
+        return fsm_variables(self.opening())
 
     # ----- the tools ---------------------------------------------------------------------------
 
@@ -289,22 +313,27 @@ class Tau2Work:
 
     # ----- the end -----------------------------------------------------------------------------
 
-    def finish(self, log: Any = None) -> dict[str, Any]:
+    def finish(self, log: Any = None, *, voided: bool = False) -> dict[str, Any]:
         """At the session's end (once): end the conversation as tau2's agent stops if it has not
-        ended, score it with tau2's evaluator, write ``tau2_run.json`` and emit ``outcome``."""
+        ended, score it with tau2's evaluator, write ``tau2_run.json`` and emit ``outcome``. A
+        voided session (interrupted, an infrastructure failure) is ended and kept, never scored."""
         with self._lock:
             if self._finished:
                 return self.outcome or {}
             self._finished = True
             if log is not None:
                 self._emit = log if callable(log) and not hasattr(log, "emit") else log.emit
-            if self.error is None:
+            if self.error is None and self._opening is not None:
                 try:
                     self.conversation.stop_as_agent()
                 except ConversationError as exc:
                     self.error = str(exc)
+            if self._opening is None:   # the conversation never started: nothing to score
+                return {}
             self.conversation.join()
             self._emit_end()
+            if voided:
+                return {}
             simulation = self.conversation.simulation()
             verdict = evaluate(simulation, self.task, self.domain, self.judge)
             simulation.reward_info = verdict.pop("reward_info")
@@ -319,7 +348,7 @@ class Tau2Work:
                             "judge_model": self.judge.describe() if self.judge else None}
             if self.error is not None:
                 self.outcome["error"] = self.error
-            self.emit("outcome", **self.outcome)
+            self.emit("outcome", family=self.family, **self.outcome)
             return self.outcome
 
     def counts(self, messages: list[Any]) -> dict[str, int]:

@@ -15,7 +15,35 @@ The customer and the oracle may read the task's evaluation criteria (ground trut
 by whoever runs the session; nothing the agent's tools, the workflow or the FSM see holds it.
 """
 
+from typing import Any
+
 from .agents import AGENT_POLICIES, make_agent
 from .customer import Customer
 
-__all__ = ["AGENT_POLICIES", "Customer", "make_agent"]
+#: The simulator's τ²-bench policies, by role (``study.sim.families``): the customer, the agents.
+POLICIES: dict[str, dict[str, str]] = {
+    "agent": {name: cls.description for name, cls in AGENT_POLICIES.items()},
+    "customer": {"customer": Customer.__doc__.strip().splitlines()[0] if Customer.__doc__ else "the customer"},
+}
+
+
+def task_truth(domain: str, task_id: str) -> dict[str, Any]:
+    """The task as the simulator may read it (its user scenario and evaluation criteria)."""
+    from study.families.tau2 import data
+
+    return data.load_task(domain, task_id).model_dump(mode="json")
+
+
+def make_policy(role: str, name: str, *, seed: int = 0, domain: str, task_id: str, condition: str | None = None) -> Any:
+    """The Responder playing ``role`` (``agent``, ``customer``) of the session of ``task_id``."""
+    task = task_truth(domain, task_id)
+    if role == "customer":
+        return Customer(task)
+    if role == "agent":
+        from .responder import AgentResponder
+
+        return AgentResponder(make_agent(name, task, seed))
+    raise ValueError(f"the τ²-bench simulator has no {role!r} role; its roles are {', '.join(POLICIES)}")
+
+
+__all__ = ["AGENT_POLICIES", "Customer", "POLICIES", "make_agent", "make_policy", "task_truth"]

@@ -1,0 +1,52 @@
+"""``study tau2``: the τ²-bench family's own commands.
+
+``study tau2 build --domain telecom`` writes the preregistered study of a domain
+(``preregistration/studies/tau2-<domain>/``, ``scaffold.py``); ``--check`` says whether the files
+there are the builder's bytes (exit 1 naming each file that is not). Freezing is ``study prereg
+freeze``'s. Without the ``tau2`` extra every command says in one line how to install it.
+"""
+
+from __future__ import annotations
+
+import click
+
+from study.cli.vocabulary import examples
+
+from .availability import tau2_problem
+
+
+def _need_tau2() -> None:
+    problem = tau2_problem()
+    if problem is not None:
+        raise click.ClickException(problem)
+
+
+@click.group(epilog=examples("study tau2 build --domain telecom", "study tau2 build --domain telecom --check",
+                             "study run-all --study tau2-telecom --model sim:oracle --seeds 1-12"))
+def tau2() -> None:
+    """The τ²-bench family (the paper's Analysis 2): its preregistered studies. docs/tau2.md."""
+
+
+@tau2.command(epilog=examples("study tau2 build --domain telecom", "study tau2 build --domain airline --check"))
+@click.option("--domain", type=click.Choice(["telecom", "airline", "retail"]), required=True,
+              help="The τ²-bench domain (its test split, v1.0.1's data).")
+@click.option("--check", is_flag=True, help="Write nothing: exit 1 naming each file that differs from the builder's.")
+def build(domain: str, check: bool) -> None:
+    """Write the preregistered study of a τ²-bench domain into preregistration/studies/tau2-<domain>/."""
+    _need_tau2()
+    from study.paths import prereg_dir
+    from study.protocol.studies import STUDIES_DIR
+
+    from .scaffold import differences, write_study
+
+    root = prereg_dir() / STUDIES_DIR / f"tau2-{domain}"
+    if check:
+        found = differences(root, domain)
+        if found:
+            for line in found:
+                click.echo(line)
+            raise SystemExit(1)
+        click.echo(f"{root}: up to date")
+        return
+    written = write_study(root, domain)
+    click.echo(f"wrote {len(written)} files to {root}; freeze them with `study prereg freeze` (docs/tau2.md)")
