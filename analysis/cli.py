@@ -210,15 +210,23 @@ def _latex_options(command):
               help="Table 8: head \"First token remark\" (a remark about the agent's token budget, not the "
                    "FSM's one-time tokens) \"First remark on tokens, context or budget\", with a note "
                    "defining it (default: the paper's header).")
+@click.option("--study", "study", default=None, metavar="NAME[,NAME]",
+              help="The tables of another study (preregistration/studies/): a τ²-bench study's Table 4, a staged "
+                   "protocol's Tables 5 and 10; several studies of one family make one table [default: the main study].")
 @out_option(help="Write table<N>.<format> files (and the exclusion list) into DIR instead of printing.")
 def tables(sessions, plan, allow_simulated, include_exploratory, formats, numbering, latex_style, plain_headers_,
-           out) -> None:
-    """Regenerate Tables 1, 2, 6, 7 and 8 from the session logs (same bytes every run).
+           study, out) -> None:
+    """Regenerate Tables 1, 2, 6, 7 and 8 from the session logs (same bytes every run); with
+    --study, another study's tables (Table 4 of a τ²-bench study, Tables 5 and 10 of a staged one).
 
     Table 8's "First token remark (median decided)": the accounts decided when the agent's own
     text first mentioned tokens, context or budget (a remark about its token budget, not the
     FSM's one-time transition tokens), median over the sessions with such a remark."""
     formats = formats or ("md",)
+    if study is not None and study.strip() != "main":
+        _emit(_study_output(sessions, study, formats, (numbering, latex_style), allow_simulated, include_exploratory),
+              out)
+        return
 
     def make(a):
         from .plain_wording import plain_headers
@@ -249,6 +257,38 @@ def predictions(sessions, plan, allow_simulated, include_exploratory, formats, n
     _emit(_cached_output("predictions", (formats, numbering, latex_style), sessions, plan, allow_simulated,
                          include_exploratory, make), out)
     _unaudited_note(sessions, include_exploratory)
+
+
+def _study_output(sessions: Path | None, study: str, formats, latex: tuple[str, str], allow_simulated: bool,
+                  include_exploratory: bool) -> "Output":
+    """``study tables --study``: another study's tables (``analysis.study_tables``), rendered like
+    the main study's; bad input exit 2, no analysable session exit 4."""
+    from study.paths import sessions_folder
+    from study.protocol.studies import StudyDefinitionError
+
+    from .loading import CorpusError, MixedSessions, NoSuchFolder
+    from .output_cache import Output
+    from .render import LatexOptions, render
+    from .study_tables import (StudyTablesError, exclusion_lines, exclusions_csv, exclusions_markdown,
+                               study_tables)
+
+    names = [n.strip() for n in study.split(",") if n.strip()]
+    try:
+        built, found = study_tables(sessions_folder(sessions), names, include_exploratory=include_exploratory,
+                                    allow_simulated=allow_simulated)
+    except (StudyDefinitionError, StudyTablesError, NoSuchFolder, MixedSessions) as exc:
+        raise UsageError(str(exc)) from None
+    except CorpusError as exc:
+        raise click.ClickException(str(exc)) from None
+    notes = exclusion_lines(found)
+    if not found.sessions:
+        for line in notes:
+            click.echo(line, err=True)
+        raise NothingToShow(f"no analysable session of {', '.join(names)} under {found.root}")
+    options = LatexOptions(*latex)
+    files = tuple((f"{t.name}.{fmt}", render(t, fmt, options)) for t in built for fmt in formats)
+    return Output(tuple(notes), files, (("exclusions.md", exclusions_markdown(found)),
+                                        ("exclusions.csv", exclusions_csv(found))))
 
 
 def _output(a: "Analysis", notes: list[str], tables_, formats, latex: tuple[str, str]) -> "Output":
