@@ -215,3 +215,44 @@ def test_without_a_gate_the_drifter_does_what_it_likes_and_its_early_end_ends_th
     view = Executor(ws).run(Drifter(PLAN, OFF_PLAN), "go")
     assert view.denials == [] and not (ws / "config.py").exists() and isinstance(view.steps[-1][0], EndTurn)
     assert Executor(ws).perform(WriteFile("../outside.txt", "x")).text.startswith("../outside.txt is outside the workspace")
+
+
+def test_after_a_compaction_the_agent_goes_on_where_it_was():
+    """The responder answers the CLI's compaction request with its context; Claude Code's next
+    request carries that summary and keeps a recent stretch, which is not counted twice."""
+    done = [_use("t1", "Bash", {"command": "python3 a.py"}), _result("t1", "a"),
+            _use("t2", "Bash", {"command": "python3 b.py"}), _result("t2", "b")]
+    plan = [Shell("python3 a.py"), Shell("python3 b.py"), Shell("python3 c.py")]
+    responder = WorkspaceResponder(Oracle(plan))
+    compaction = _claude(done + [{"role": "user", "content": [
+        {"type": "text", "text": "Your task is to create a detailed summary of the conversation so far"}]}])
+    with SimServer(responder, 1, None) as sim:
+        status, _, text = post(sim, compaction)
+    summary = json.loads(text)["content"][0]["text"]
+    assert status == 200 and "<workspace-context>" in summary and responder.contexts == []
+    continued = _claude([])
+    continued["messages"][0]["content"][1]["text"] = (
+        "This session is being continued from a previous conversation that ran out of context. Summary:\n" + summary)
+    continued["messages"] += done[2:]   # the kept stretch: call t2 again
+    reply = responder.respond("anthropic-messages", continued)
+    assert [s for s, _ in responder.last.steps] == plan[:2]
+    assert reply.tool_uses[0].input == {"command": "python3 c.py"}
+
+
+def test_after_codex_compacts_the_agent_goes_on_where_it_was():
+    calls = [{"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "python3 a.py"}), "call_id": "c1"},
+             {"type": "function_call_output", "call_id": "c1", "output": "Chunk ID: a\nWall time: 0 seconds\nProcess exited with code 0\nOutput:\na\n"}]
+    responder = WorkspaceResponder(Oracle([Shell("python3 a.py"), Shell("python3 b.py")]))
+    compaction = {**_codex(calls), "tools": [], "stream": True}
+    compaction["input"].append({"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "You are performing a CONTEXT CHECKPOINT COMPACTION."}]})
+    with SimServer(responder, 1, None, api="openai-responses") as sim:
+        status, _, text = post(sim, compaction, path="/v1/responses")
+    (summary,) = [e["item"]["content"][0]["text"] for e in sse_data(text) if e.get("type") == "response.output_item.done"]
+    continued = _codex([{"type": "message", "role": "user", "content": [{"type": "input_text", "text":
+                         "Another language model started to solve this problem and produced a summary of its thinking process. "
+                         "You also have access to the state of the tools that were used by that language model. Use this to build "
+                         "on the work that has already been done and avoid duplicating work. Here is the summary produced by the "
+                         "other language model, use the information in this summary to assist with your own analysis:\n" + summary}]}])
+    reply = responder.respond("openai-responses", continued)
+    assert status == 200 and reply.tool_uses[0].input == {"cmd": "python3 b.py"}

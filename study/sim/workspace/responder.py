@@ -9,7 +9,9 @@ goes on correctly after a denial, a stop block, a resume or a restart of the CLI
     with SimServer(WorkspaceResponder(Oracle([Shell("python3 train.py")])), api="openai-responses") as sim:
         ...   # run the CLI against sim
 
-``requests`` keeps every context it read (for tests: what the model was shown, denials' reasons).
+``contexts`` keeps every context it read (for tests: what the model was shown, denials' reasons).
+A compaction request is answered with the whole context as the summary (``summarize``), so the
+agent goes on where it was after the CLI compacted.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from study.sim.protocol import Reply
 
 from .actions import ContextView, EndTurn, Outcome, Say, WorkspacePolicy
-from .wire import Reading, is_side_request, read_tool_use, tool_use
+from .wire import Reading, is_side_request, read_tool_use, summary_text, tool_use
 
 #: Says in a row before a policy is taken to be stuck (its response then ends the turn).
 MAX_SAYS = 20
@@ -54,6 +56,11 @@ class WorkspaceResponder:
         use = (read_tool_use(action.path, reading.root) if reading.needs_read(action)   # type: ignore[union-attr]
                else tool_use(api, action, reading.root, reading.tools))
         return Reply(text="\n\n".join(said), tool_uses=[use])
+
+    def summarize(self, api: str, body: dict) -> str:
+        """The answer to the CLI's compaction request: the context so far, which the next request's
+        summary gives back (``wire.context_of_summary``), so the policy goes on where it was."""
+        return summary_text(Reading(api, body, self.workspace))
 
     @property
     def last(self) -> ContextView | None:

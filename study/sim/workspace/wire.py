@@ -18,8 +18,10 @@ CLI 0.169.0; docs/simulator.md):
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,8 @@ MESSAGES, RESPONSES = "anthropic-messages", "openai-responses"
 _CLAUDE_ROOT = re.compile(r"Primary working directory: (.+)")
 _CODEX_ROOT = re.compile(r"<cwd>(.*?)</cwd>")
 _HEADER = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$")
+_CONTEXT = re.compile(r"<workspace-context>(.*?)</workspace-context>", re.DOTALL)
+_KINDS = {cls.__name__: cls for cls in (Shell, WriteFile, EditFile, McpCall, Say, EndTurn)}
 
 
 # -- patches ------------------------------------------------------------------------------------
@@ -179,6 +183,7 @@ class Reading:
         self.tools = offered_tools(api, body)
         self.view = ContextView()
         self.known: set[str] = set()   # paths Claude Code has read (or tried to) or written
+        self.ids: list[str] = []       # the calls folded into the view (a summary names them)
         events: list[Event] = (read_conversation(body.get("messages") or []) if api == MESSAGES
                                else read_input([i for i in body.get("input") or [] if isinstance(i, dict)]))
         self._fold(events)
@@ -188,13 +193,20 @@ class Reading:
         pending: dict[str, Action | str | None] = {}
         for event in events:
             if isinstance(event, UserText):
-                if event.kind == "first" and not view.prompt and not view.steps:
+                if event.kind == "summary":      # a compaction: the context so far, as summary_text wrote it
+                    restored = context_of_summary(event.text)
+                    if restored is not None:
+                        (self.view, self.ids), view = restored, restored[0]
+                        pending.clear()
+                elif event.kind == "first" and not view.prompt and not view.steps:
                     view.prompt = visible_text(event.text)
                 elif event.kind in ("stop_block", "resume"):
                     view.continued(event.text)
             elif isinstance(event, Said):
                 view.steps.append((EndTurn(event.text) if event.ends_turn else Say(event.text), Outcome(True, "")))
             elif isinstance(event, ToolCall):
+                if event.id in self.ids:         # kept after a compaction, and in its summary already
+                    continue
                 pending[event.id] = _action(event, self.root)
             elif isinstance(event, ToolOutcome):
                 action = pending.pop(event.call.id, None)
@@ -204,10 +216,37 @@ class Reading:
                     if isinstance(action, (WriteFile, EditFile)) and event.ok:
                         self.known.add(action.path)
                     view.steps.append((action, Outcome(event.ok, event.text, event.denied)))
+                    self.ids.append(event.call.id)
 
     def needs_read(self, action: Action) -> bool:
         """Claude Code must read a file before it edits or replaces it."""
         return self.api == MESSAGES and isinstance(action, (WriteFile, EditFile)) and action.path not in self.known
+
+
+def summary_text(reading: Reading) -> str:
+    """The compaction summary a workspace agent writes: a readable line and its whole context (and
+    the ids of its calls, which Claude Code may keep after the summary), so that it goes on where
+    it was (:func:`context_of_summary` reads it back)."""
+    view = reading.view
+    data = {"prompt": view.prompt, "continuations": view.continuations, "continued_after": view.continued_after,
+            "steps": [[{"kind": type(a).__name__, **asdict(a)}, asdict(o)] for a, o in view.steps], "ids": reading.ids}
+    return (f"<summary>\nWorking in the workspace: {len(view.calls)} calls so far, {len(view.denials)} refused.\n"
+            f"<workspace-context>{json.dumps(data)}</workspace-context>\n</summary>")
+
+
+def context_of_summary(text: str) -> tuple[ContextView, list[str]] | None:
+    """The context a :func:`summary_text` holds and the ids of its calls (None: it holds none)."""
+    found = _CONTEXT.search(text)
+    if not found:
+        return None
+    try:
+        data = json.loads(found.group(1))
+        steps = [(_KINDS[a.pop("kind")](**a), Outcome(**o)) for a, o in data["steps"]]
+    except (ValueError, KeyError, TypeError):
+        return None
+    view = ContextView(str(data.get("prompt", "")), steps, list(data.get("continuations", [])),
+                       list(data.get("continued_after", [])))
+    return view, [str(i) for i in data.get("ids", [])]
 
 
 def read_tool_use(path: str, root: str | None) -> ToolUse:
