@@ -119,8 +119,11 @@ def _with_common(fn: Any) -> Any:
 @click.option("--max-blocks", type=click.IntRange(min=0), default=None,
               help="stop only: let the stop through after this many blocks in a row (Codex CLI has no cap of its own; "
                    "Claude Code's is CLAUDE_CODE_STOP_HOOK_BLOCK_CAP).")
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="The folder the built-in tools' paths are relative to (workflows naming shell, read, edit, write) "
+                   "[default: the hook input's cwd].")
 def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str, tool_prefix: str | None, fsm_server: str,
-         max_blocks: int | None) -> None:
+         max_blocks: int | None, workspace: Path | None) -> None:
     """A command hook of Claude Code or Codex CLI (both speak the same hook JSON): hook JSON on
     stdin, hook JSON output on stdout.
 
@@ -135,14 +138,16 @@ def hook(event: str, frames: Path, workflow_files: tuple[Path, ...], agent: str,
         if not isinstance(hook_input, dict):
             raise ValueError("the hook input on stdin must be a JSON object")
         rt = _runtime(frames, workflow_files, agent, None)
+        root = str(workspace.resolve()) if workspace is not None else None
         if event == "pre-tool-use":
-            out = hooks.pre_tool_use(rt, hook_input, tool_prefix=tool_prefix, fsm_server=fsm_server)
+            out = hooks.pre_tool_use(rt, hook_input, tool_prefix=tool_prefix, fsm_server=fsm_server, workspace=root)
         elif event == "stop":
             out = hooks.stop(rt, hook_input)
             if max_blocks is not None:
                 out = _capped_stop(frames, agent, hook_input, out, max_blocks)
         else:
-            out = hooks.post_tool_use(rt, hook_input, ok=event == "post-tool-use", tool_prefix=tool_prefix, fsm_server=fsm_server)
+            out = hooks.post_tool_use(rt, hook_input, ok=event == "post-tool-use", tool_prefix=tool_prefix, fsm_server=fsm_server,
+                                      workspace=root)
     except (ValueError, OSError, WorkflowError, FrameStoreError) as exc:
         reason = f"FSM hook error ({event}): {exc}"
         click.echo(reason, err=True)

@@ -11,7 +11,10 @@ logging.
 Tool names: Claude Code names an MCP tool ``mcp__<server>__<tool>``. Calls of the FSM's own
 server (``fsm_server``) are never gated or recorded. With ``tool_prefix`` (e.g.
 ``mcp__sopbench__``) that prefix is removed, so a workflow can use bare tool names; any other
-name is used as it is (e.g. ``Bash``, ``Read``).
+name is used as it is (e.g. ``Bash``, ``Read``). A call of the CLI's own tools (``Bash``,
+``Edit``, Codex's ``apply_patch``, ...) is mapped to the built-in vocabulary (``shell``, ``read``,
+``edit``, ``write``; ``builtin_tools.py``) for a workflow that uses it, with paths relative to
+``workspace`` (default: the hook input's ``cwd``).
 
 An admitted call gets an empty output (``{}``): the FSM only ever refuses, it never grants a
 permission that Claude Code's own permission settings would not. PostToolUse's output is empty
@@ -23,6 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+from .builtin_tools import actions_of
 from .outcomes import Decision, TransitionResult
 from .runtime import FsmRuntime
 
@@ -91,12 +95,23 @@ def _tool_and_args(hook_input: dict[str, Any]) -> tuple[str, Any]:
     return tool, args if args is not None else {}
 
 
-def pre_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, tool_prefix: str | None = None, fsm_server: str | None = FSM_SERVER) -> dict[str, Any]:
-    """The tool-call gate: {} to admit, a deny output with the reason to refuse."""
+def _cwd(hook_input: dict[str, Any]) -> str | None:
+    cwd = hook_input.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd else None
+
+
+def pre_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, tool_prefix: str | None = None, fsm_server: str | None = FSM_SERVER,
+                 workspace: str | None = None) -> dict[str, Any]:
+    """The tool-call gate: {} to admit, a deny output with the reason to refuse. ``workspace``:
+    the folder built-in calls' paths are relative to (default: the hook input's ``cwd``)."""
     tool, args = _tool_and_args(hook_input)
     if is_fsm_tool(tool, fsm_server):
         return {}
-    decision = rt.gate(workflow_tool_name(tool, tool_prefix), args)
+    actions = actions_of(tool, args, _cwd(hook_input), workspace)
+    if actions is not None:
+        decision = rt.gate_builtin(tool, args, actions)
+    else:
+        decision = rt.gate(workflow_tool_name(tool, tool_prefix), args)
     return {} if decision.allowed else deny_tool(decision.reason)
 
 
@@ -108,18 +123,24 @@ def add_context(event: str, text: str) -> dict[str, Any]:
 
 def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None = None, tool_prefix: str | None = None,
                   fsm_server: str | None = FSM_SERVER,
-                  on_transition: Callable[[TransitionResult], None] | None = None) -> dict[str, Any]:
+                  on_transition: Callable[[TransitionResult], None] | None = None,
+                  workspace: str | None = None) -> dict[str, Any]:
     """Record the completed call in the history the guards read; the runtime commits the automatic
     transitions the call makes hold. ``ok``: True for PostToolUse, False for PostToolUseFailure;
     None reads it from the hook input (:func:`tool_call_ok`). Returns {} when the state did not
     change; after an automatic move, the new state's instructions as additional context of the
     call's result (once: only the call that moved the state gets them). ``on_transition`` is called
-    with each committed automatic transition (the study's runner logs them)."""
+    with each committed automatic transition (the study's runner logs them). A built-in call is
+    recorded as its vocabulary actions under a workflow that uses them (see :func:`pre_tool_use`)."""
     tool, args = _tool_and_args(hook_input)
     if is_fsm_tool(tool, fsm_server):
         return {}
-    moved, text = rt.observe_and_tell(workflow_tool_name(tool, tool_prefix), args,
-                                      tool_call_ok(hook_input) if ok is None else ok, result_text(hook_input))
+    succeeded = tool_call_ok(hook_input) if ok is None else ok
+    actions = actions_of(tool, args, _cwd(hook_input), workspace)
+    if actions is not None:
+        moved, text = rt.observe_builtin(tool, args, actions, succeeded, result_text(hook_input))
+    else:
+        moved, text = rt.observe_and_tell(workflow_tool_name(tool, tool_prefix), args, succeeded, result_text(hook_input))
     if not moved:
         return {}
     if on_transition is not None:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .automatic import advance, arrival_text, commit, next_step, run_guard
+from .builtin_tools import Action, permitted_patterns, touches
 from .checks import Reviewer
 from .frames import Frame, FrameStore, FrameStoreError
 from .live_frame import _Live
@@ -233,6 +234,24 @@ class FsmRuntime:
                 return Decision(False, f"{problem} (workflow state {frame.state}). Next: {nxt}")
             return Decision(False, f"{problem} (state {frame.state} of workflow {wf.name}). {self._ways_on(live)}")
 
+    def gate_builtin(self, tool: str, args: Any, actions: list[Action]) -> Decision:
+        """The gate for a call of the CLI's own tool ``tool`` (``Bash``, ``Edit``, ``apply_patch``,
+        ...) whose vocabulary actions are ``actions`` (``builtin_tools.actions_of``). A workflow
+        that uses the vocabulary admits the call only if it admits every action (a patch: every
+        file) and none of them edits or writes the FSM's own frames; any other workflow judges the
+        call by the runtime's tool name, exactly as :meth:`gate`. Changes nothing."""
+        with self._sync():
+            if not self._stack or not self._stack[-1].workflow.builtin_vocabulary or not actions:
+                return self.gate(tool, args)
+            for action in actions:
+                if touches(action, self._store.dir):
+                    return Decision(False, f"{action.tool} of {action.args.get('path')} is refused: it is the workflow's "
+                                           "own record (the FSM's frames), which only the FSM changes")
+                decision = self.gate(action.tool, action.args)
+                if not decision.allowed:
+                    return decision
+            return Decision(True, "")
+
     def observe(self, tool: str, args: Any, ok: bool, result: str | None = None) -> list[TransitionResult]:
         """Append a completed tool call to the active frame's history and commit the automatic
         transitions it makes hold (see :mod:`study.fsm.automatic`), in one write of the frame.
@@ -244,14 +263,30 @@ class FsmRuntime:
         """:meth:`observe`, and what the agent is told of its moves (:meth:`arrival_text`), in one
         critical section: another process sharing the frames cannot move the state in between,
         so the text names the state this call moved to."""
+        return self._observe([(tool, args)], ok, result)
+
+    def observe_builtin(self, tool: str, args: Any, actions: list[Action], ok: bool,
+                        result: str | None = None) -> tuple[list[TransitionResult], str]:
+        """:meth:`observe_and_tell` for a call of the CLI's own tool ``tool`` whose vocabulary
+        actions are ``actions`` (``builtin_tools.actions_of``): under a workflow that uses the
+        vocabulary each action is one call of the history (a patch of two files: two), else the
+        call as the runtime names it; the automatic transitions run once, after all of them."""
+        with self._sync():
+            if self._stack and self._stack[-1].workflow.builtin_vocabulary and actions:
+                return self._observe([(a.tool, a.args) for a in actions], ok, result)
+            return self._observe([(tool, args)], ok, result)
+
+    def _observe(self, calls: list[tuple[str, Any]], ok: bool,
+                 result: str | None = None) -> tuple[list[TransitionResult], str]:
         with self._sync():
             if not self._stack:
                 return [], ""
             live = self._stack[-1]
-            live.append({"kind": "call", "tool": tool, "args": args if isinstance(args, dict) else {"_raw": args}, "ok": bool(ok)})
-            if live.workflow.observers:  # the workflow's observers update the frame's variables (rule_checks.py)
-                observe_all(live.workflow.observers, {"tool": tool, "args": args if isinstance(args, dict) else {},
-                                                      "ok": bool(ok), "result": result}, live.frame.variables)
+            for tool, args in calls:
+                live.append({"kind": "call", "tool": tool, "args": args if isinstance(args, dict) else {"_raw": args}, "ok": bool(ok)})
+                if live.workflow.observers:  # the workflow's observers update the frame's variables (rule_checks.py)
+                    observe_all(live.workflow.observers, {"tool": tool, "args": args if isinstance(args, dict) else {},
+                                                          "ok": bool(ok), "result": result}, live.frame.variables)
             moved = advance(live, self.reviewer, self.shell_cwd)
             self._save()
             return moved, arrival_text(self._stack[-1], moved) if moved else ""
@@ -356,6 +391,8 @@ class FsmRuntime:
         """One sentence naming what the agent can do from the current state."""
         wf, state = live.workflow, live.frame.state
         tools = wf.states[state].permissions.permitted_tools(wf.tools)
+        if wf.builtin_vocabulary:  # the built-in tools with their patterns: shell (command matches 'make *')
+            tools = permitted_patterns(wf.states[state].permissions, tools)
         parts = [f"In {state} you may call: {', '.join(tools) if tools else 'no tools'}."]
         targets = [t.target for t in wf.transitions_from(state)]
         if targets:

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from .builtin_tools import uses_vocabulary
 from .workflow_loader import _Loader
 from .workflow_parts import Problem, State, Transition, WorkflowError
 # re-exported with the four above: the parts are imported from here across the package and by its users
@@ -89,6 +90,13 @@ class Workflow:
 
     def knows_tool(self, tool: str) -> bool:
         return tool in self._tool_set
+
+    @property
+    def builtin_vocabulary(self) -> bool:
+        """Whether the workflow gates the CLI's own tools by the built-in vocabulary (its ``tools``
+        name ``shell``, ``read``, ``edit`` or ``write``; builtin_tools.py); otherwise a built-in
+        call is judged by the runtime's own tool name (``Bash``, ``Edit``, ...)."""
+        return uses_vocabulary(self.tools)
 
     def transitions_from(self, state: str) -> list[Transition]:
         return [t for (src, _), t in self.transitions.items() if src == state]

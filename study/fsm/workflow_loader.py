@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from study.protocol.yaml_lines import LineList, LineMap, YamlError, load_yaml_with_lines
 
+from .builtin_tools import BUILTIN_RULE_KEYS, rule_pattern
 from .checks import DEFAULT_SHELL_TIMEOUT_S, get_check, registered_checks
 from .permissions import ARG_OPERATORS, ArgPredicate, Permissions, Rule
 from .rule_checks import RuleCheck, observer_names, rule_check_names
@@ -185,16 +186,17 @@ class _Loader:
         rules = []
         for i, item in enumerate(items):
             line = items.item_line(i)
-            rule = self.rule(item, line, f"state '{state}' {key} rule", tools, variables)
+            rule = self.rule(item, line, f"state '{state}' {key} rule", tools, variables, deny=key == "deny")
             if rule is not None:
                 rules.append(rule)
         return tuple(rules)
 
-    def rule(self, item: Any, line: int, where: str, tools: tuple[str, ...], variables: Mapping[str, Any]) -> Rule | None:
+    def rule(self, item: Any, line: int, where: str, tools: tuple[str, ...], variables: Mapping[str, Any], *,
+             deny: bool = False) -> Rule | None:
         if isinstance(item, str):
             glob, args_node, reason = item, None, None
         elif isinstance(item, LineMap):
-            self.unknown_keys(item, RULE_KEYS, where)
+            self.unknown_keys(item, RULE_KEYS + BUILTIN_RULE_KEYS, where)
             glob, args_node, reason = item.get("tool"), item.get("args"), item.get("reason")
             if not isinstance(glob, str):
                 self.problem(line, f"{where}: 'tool' must be a tool name or glob")
@@ -232,6 +234,12 @@ class _Loader:
                         self.problem(pline, f"{where}: 'matches' has an invalid regular expression: {exc}")
                         continue
                 predicates.append(ArgPredicate(str(arg), op, tuple(operand) if op == "one_of" else operand))
+        if isinstance(item, LineMap) and any(key in item for key in BUILTIN_RULE_KEYS):
+            pattern, problem = rule_pattern(item, glob, deny=deny)
+            if pattern is None:
+                self.problem(problem[0], f"{where}: {problem[1]}")
+                return None
+            predicates.append(pattern)
         check = self.rule_check(item, line, where) if isinstance(item, LineMap) else None
         return Rule(glob, tuple(predicates), reason if isinstance(reason, str) else None, line, check)
 

@@ -188,7 +188,8 @@ class SessionBridge:
             # no PostToolUseFailure hook will come: the FSM learns of the failed call here, and a
             # note of an automatic transition it made goes with the call's result
             output = fsm_hooks.post_tool_use(self.fsm, {"hook_event_name": "PostToolUseFailure",
-                                                        "tool_name": f"mcp__{server}__{name}", "tool_input": args},
+                                                        "tool_name": f"mcp__{server}__{name}", "tool_input": args,
+                                                        "error": result.text},
                                              tool_prefix=self.prefix, fsm_server=FSM_SERVER,
                                              on_transition=self._log_automatic)
             note = (output.get("hookSpecificOutput") or {}).get("additionalContext")

@@ -6,7 +6,11 @@ to the model was observed on this machine (CLI 2.1.332):
 
 * tools are named ``mcp__<server>__<tool>``; a tool result is a ``tool_result`` block whose
   ``content`` is a string (errors) or a list of text blocks, with ``is_error: true`` on errors;
-* a PreToolUse denial is an error result ``PreToolUse:<tool> hook error: <reason>``;
+* a PreToolUse denial is an error result ``PreToolUse:<tool> hook error: <reason>`` (the
+  outcome's ``denied``);
+* the CLI's own tools (a workspace session) are called by their names (``Bash`` with ``command``,
+  ``Write`` with ``file_path`` and ``content``, ``Edit`` with ``file_path``, ``old_string``,
+  ``new_string``, ``Read`` ...; ``server`` None); a failed command is an error result ``Exit code N``;
 * a Stop-hook block is a user message whose text holds ``Stop hook feedback:\\n<reason>``;
 * a resumed session's new prompt is a plain user text after the assistant's last turn;
 * after a compaction the first user message starts ``This session is being continued from a
@@ -33,6 +37,7 @@ _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 #: How the CLI shows a PostToolUse hook's additional context: inside the tool's result (hooks of
 #: claude-agent-sdk), or as a message of role ``system`` right after the result (command hooks of
 #: .claude/settings.json, CLI 2.1.332).
+_DENIED = re.compile(r"^PreToolUse:\S+ hook error: (.*)$", re.DOTALL)
 _SYSTEM_CONTEXT = re.compile(r"^PostToolUse(?:Failure)?:\S+ hook additional context: (.*)$", re.DOTALL)
 _HOOK_CONTEXT = re.compile(r"<system-reminder>\s*PostToolUse(?:Failure)?:\S+ hook additional context: (.*?)\s*</system-reminder>",
                            re.DOTALL)
@@ -75,13 +80,15 @@ class ToolOutcome:
     """The result of one call: ``text`` is its first text (reminders removed), ``data`` that text
     parsed as a JSON object if the call succeeded and it is one (parsed when first asked for),
     ``extras`` any further text blocks (e.g. the study's per-account reminder the runner attaches),
-    ``hook_context`` the additional context of PostToolUse hooks shown with it."""
+    ``hook_context`` the additional context of PostToolUse hooks shown with it, ``denied`` the
+    tool-call gate's reason when a PreToolUse hook refused the call (None: it ran)."""
 
     call: ToolCall
     ok: bool
     text: str
     extras: list[str] = field(default_factory=list)
     hook_context: list[str] = field(default_factory=list)
+    denied: str | None = None
 
     @cached_property
     def data(self) -> dict[str, Any] | None:
@@ -183,7 +190,9 @@ def read_conversation(messages: list[dict], item_arg: str = "account_id", proc: 
                 parts = _result_texts(block)
                 first = parts[0] if parts else ""
                 ok = not block.get("is_error")
-                events.append(ToolOutcome(call, ok, first, parts[1:], _hook_contexts(block)))
+                refused = _DENIED.match(first) if not ok else None
+                events.append(ToolOutcome(call, ok, first, parts[1:], _hook_contexts(block),
+                                          refused.group(1).strip() if refused else None))
             elif block.get("type") == "text":
                 texts.append(block.get("text", ""))
         if texts:

@@ -58,7 +58,9 @@ class Responder(Protocol):
     agent or customer, an agent in a workspace). :class:`study.sim.SimServer` hands it every request
     but a compaction: ``api`` is ``"anthropic-messages"`` or ``"openai-responses"``, ``body`` the
     request's JSON; the server puts the :class:`Reply` on that API's wire (ids, usage, streaming).
-    No SOP ground truth is written for it: the family's own records say what happened."""
+    No SOP ground truth is written for it: the family's own records say what happened. A responder
+    may also define ``summarize(api, body) -> str``: then the server answers the CLI's compaction
+    request with that text (else with the SOP policies' summary)."""
 
     def respond(self, api: str, body: dict) -> Reply: ...
 

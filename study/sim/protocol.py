@@ -21,10 +21,13 @@ CHARS_PER_TOKEN = 4
 
 @dataclass(frozen=True)
 class ToolUse:
-    """One tool call the model makes: the full tool name as the CLI lists it and its input."""
+    """One tool call the model makes: the full tool name as the CLI lists it and its input.
+    ``freeform``: a Responses API custom (freeform) tool's call, e.g. Codex's ``apply_patch``,
+    whose raw text is ``input["input"]`` (the Messages API has no such tools)."""
 
     name: str
     input: dict[str, Any]
+    freeform: bool = False
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ API. This module turns a reply into the bytes Codex CLI expects of ``POST /v1/re
 ``stream: true``: server-sent events ``response.created``, then for each output item
 ``response.output_item.added`` (a ``message``'s text also as ``response.output_text.delta``) and
 ``response.output_item.done``, then ``response.completed`` carrying the whole response and its
-``usage``. An MCP tool reaches the model as a tool of type ``namespace`` named
+``usage``; a custom (freeform) tool's call, Codex's ``apply_patch``, is a ``custom_tool_call`` item
+whose ``input`` is the raw text. An MCP tool reaches the model as a tool of type ``namespace`` named
 ``mcp__<server>``, so a call of ``mcp__sopbench__submit_decision`` is a ``function_call`` item
 with ``namespace: "mcp__sopbench"`` and ``name: "submit_decision"`` (Codex dispatches a call by
 both and refuses one without its namespace). Every response gets its own id and every call its
@@ -45,6 +46,11 @@ def output_items(reply: Reply, ids: IdMaker, response: int) -> list[dict[str, An
         items.append({"type": "message", "id": f"msg_sim{response:08d}", "status": "completed", "role": "assistant",
                       "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
     for index, use in enumerate(reply.tool_uses):
+        if use.freeform:   # a custom tool (Codex's apply_patch): its input is raw text, not JSON
+            items.append({"type": "custom_tool_call", "id": f"ctc_sim{response:08d}_{index}", "status": "completed",
+                          "call_id": ids.tool_use_id().replace("toolu_", "call_"), "name": use.name,
+                          "input": str(use.input.get("input", ""))})
+            continue
         namespace, name = split_full_name(use.name)
         item: dict[str, Any] = {"type": "function_call", "id": f"fc_sim{response:08d}_{index}", "status": "completed",
                                 "call_id": ids.tool_use_id().replace("toolu_", "call_"), "name": name,
@@ -79,6 +85,12 @@ def sse_events(response_id: str, model: str, items: list[dict[str, Any]], usage:
     yield _sse("response.created", {"type": "response.created", "sequence_number": next(sequence),
                                     "response": response_json(response_id, model, [], None, "in_progress")})
     for index, item in enumerate(items):
+        if item["type"] == "custom_tool_call":
+            yield _sse("response.output_item.added", {"type": "response.output_item.added", "sequence_number": next(sequence),
+                                                      "output_index": index, "item": {**item, "status": "in_progress", "input": ""}})
+            yield _sse("response.output_item.done", {"type": "response.output_item.done", "sequence_number": next(sequence),
+                                                     "output_index": index, "item": item})
+            continue
         added = {**item, "status": "in_progress", "content": []} if item["type"] == "message" else \
             {**item, "status": "in_progress", "arguments": ""}
         yield _sse("response.output_item.added", {"type": "response.output_item.added", "sequence_number": next(sequence),

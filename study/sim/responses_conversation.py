@@ -14,8 +14,17 @@ docs/runtimes.md):
   study's reminder is such a further block). Codex shows the model no error flag: an error is
   known by its text, as a real model knows it (the study's tools answer ``Error: …``; the FSM's
   tools answer JSON objects on success and a plain refusal otherwise);
-* a PreToolUse denial is the output ``"Tool call blocked by PreToolUse hook: <reason>. Tool: …"``,
-  an unknown tool ``"unsupported call: …"``;
+* a PreToolUse denial is the output ``"Tool call blocked by PreToolUse hook: <reason>. Tool: …"``
+  (a built-in call's: ``"Command blocked by PreToolUse hook: <reason>. Command: …"``; the
+  outcome's ``denied``), an unknown tool ``"unsupported call: …"``;
+* Codex's own tools (a workspace session): the shell is a ``function_call`` ``exec_command``
+  (``cmd``), whose output reads ``Chunk ID: …\nWall time: …\nProcess exited with code N\n…
+  Output:\n<output>``; ``apply_patch`` (offered to a model Codex has catalog metadata for) is a
+  ``custom_tool_call`` whose ``input`` is the patch text (its ``args`` here: ``{"input": …}``),
+  answered by a ``custom_tool_call_output`` ``Exit code: N\nWall time: …\nOutput:\n<summary>``
+  or a refusal (``patch rejected: …``, ``apply_patch verification failed: …``); a patch run as
+  a shell command (``apply_patch <<'EOF'`` …) is answered ``Wall time: …\nOutput:\n`` and the
+  patch's own answer;
 * a PostToolUse hook's additional context (the FSM runtime's note after an automatic transition)
   is a ``developer`` message between the call and its output;
 * a Stop-hook block is a user message ``<hook_prompt hook_run_id="stop:…">reason</hook_prompt>``;
@@ -42,7 +51,11 @@ SUMMARY_INTRO = "use the information in this summary to assist with your own ana
 COMPACTION_MARK = "CONTEXT CHECKPOINT COMPACTION"
 WALL_TIME = "Wall time:"
 BLOCKED = "Tool call blocked by PreToolUse hook: "
+COMMAND_BLOCKED = "Command blocked by PreToolUse hook: "
 UNSUPPORTED = "unsupported call:"
+#: Codex's own tools whose outputs are read by :func:`builtin_outcome`.
+BUILTIN_CALLS = ("exec_command", "write_stdin", "apply_patch")
+_EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.MULTILINE)
 
 
 def _texts(content: Any) -> list[str]:
@@ -83,6 +96,29 @@ def call_succeeded(server: str | None, text: str, wrapped: bool) -> bool:
     if server == "fsm":
         return _is_object(text)
     return not text.startswith("Error: ")
+
+
+def _denial(text: str) -> str | None:
+    """The gate's reason of a PreToolUse denial's output (None: not a denial)."""
+    for prefix, tail in ((BLOCKED, ". Tool: "), (COMMAND_BLOCKED, ". Command: ")):
+        if text.startswith(prefix):
+            return text[len(prefix):].split(tail, 1)[0]
+    return None
+
+
+def builtin_outcome(output: Any) -> tuple[bool, str, str | None]:
+    """(whether it succeeded, what it printed, the gate's reason if it was denied) of the output
+    of one of Codex's own tools (see the module docstring): success is exit code 0; a refusal of
+    the gate, of the sandbox's patch check or of an unknown call is a failure."""
+    text = "\n".join(_texts(output))
+    denied = _denial(text)
+    if denied is not None:
+        return False, denied, denied
+    codes = _EXIT.findall(text)
+    body = text.rsplit("Output:\n", 1)[1] if "Output:\n" in text else text
+    if not codes:   # a running process (a session id), or a refusal without an exit code
+        return "Process running with session ID" in text, body, None
+    return int(codes[-1]) == 0, body, None
 
 
 def _outcome_parts(output: Any) -> tuple[bool, str, list[str]]:
@@ -132,7 +168,7 @@ def read_input(items: list[dict], item_arg: str = "account_id", proc: Any = None
                 seen_assistant = True
                 text = "\n".join(texts).strip()
                 follows = items[index + 1] if index + 1 < len(items) else None
-                ends = not (isinstance(follows, dict) and follows.get("type") == "function_call")
+                ends = not (isinstance(follows, dict) and follows.get("type") in ("function_call", "custom_tool_call"))
                 events.append(Said(text, ends_turn=ends))
                 continue
             if role == "user":
@@ -140,23 +176,28 @@ def read_input(items: list[dict], item_arg: str = "account_id", proc: Any = None
                 if said is not None:
                     events.append(said)
             continue
-        if kind == "function_call":
+        if kind in ("function_call", "custom_tool_call"):
             seen_assistant = True
+            args = _args(item.get("arguments")) if kind == "function_call" else {"input": str(item.get("input", ""))}
             call = ToolCall(str(item.get("call_id", "")), _server(item.get("namespace")), str(item.get("name", "")),
-                            _args(item.get("arguments")), item_arg, proc if proc is not None and proc.item_keys else None)
+                            args, item_arg, proc if proc is not None and proc.item_keys else None)
             calls[call.id] = call
             open_calls.append(call.id)
             events.append(call)
-        elif kind == "function_call_output":
+        elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(item.get("call_id", ""))
             call = calls.get(call_id)
             if call is None:
                 continue   # its call was compacted away
             if call_id in open_calls:
                 open_calls.remove(call_id)
+            if call.server is None and call.tool in BUILTIN_CALLS:
+                ok, first, denied = builtin_outcome(item.get("output"))
+                events.append(ToolOutcome(call, ok, first, [], context.pop(call_id, []), denied))
+                continue
             ran, first, extras = _outcome_parts(item.get("output"))
             events.append(ToolOutcome(call, call_succeeded(call.server, first, ran), first, extras,
-                                      context.pop(call_id, [])))
+                                      context.pop(call_id, []), None if ran else _denial("\n".join(_texts(item.get("output"))))))
     return events
 
 

@@ -200,6 +200,9 @@ class SimServer:
         task = self.task
         if self._responds and not is_codex_compaction(body):
             return self._respond("openai-responses", body, size)
+        if is_codex_compaction(body) and self._summarizes:
+            self.summaries += 1
+            return self._reply_responses(Reply(text=self.policy.summarize("openai-responses", body)), body, size)
         if is_codex_compaction(body):
             self.summaries += 1
             self.ledger.observe_results(codex_results(items))
@@ -266,6 +269,9 @@ class SimServer:
         messages = body.get("messages") or []
         if self._responds and not is_compaction_request(body):
             return self._respond("anthropic-messages", body, size)
+        if is_compaction_request(body) and self._summarizes:
+            self.summaries += 1
+            return self._reply(Reply(text=self.policy.summarize("anthropic-messages", body)), body, size)
         if is_compaction_request(body):
             self.summaries += 1
             self.ledger.observe(messages)
@@ -316,6 +322,11 @@ class SimServer:
     def _responds(self) -> bool:
         """The policy answers raw requests itself (``Responder``): another family's scripted model."""
         return callable(getattr(self.policy, "respond", None))
+
+    @property
+    def _summarizes(self) -> bool:
+        """A ``Responder`` that writes its own compaction summary (``summarize(api, body) -> str``)."""
+        return self._responds and callable(getattr(self.policy, "summarize", None))
 
     def _respond(self, api: str, body: dict, size: int | None) -> Answer:
         """A ``Responder`` policy's answer to any request but a compaction: it reads the request

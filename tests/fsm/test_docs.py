@@ -19,8 +19,8 @@ def _blocks(lang: str) -> list[str]:
 
 
 def test_the_example_project_works_with_the_documented_commands(tmp_path, monkeypatch):
-    (yaml_text,) = _blocks("yaml")
-    settings, mcp = (json.loads(b) for b in _blocks("json"))
+    yaml_text = _blocks("yaml")[0]   # BugFix; the second is the built-in tools' example (below)
+    settings, mcp = (json.loads(b) for b in _blocks("json")[:2])
     (tmp_path / "workflows").mkdir()
     (tmp_path / "workflows" / "bugfix.yaml").write_text(yaml_text)
     expand = lambda s: s.replace("$CLAUDE_PROJECT_DIR", str(tmp_path))  # noqa: E731
@@ -44,3 +44,27 @@ def test_the_example_project_works_with_the_documented_commands(tmp_path, monkey
     assert run_hook("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}})["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert run_hook("PostToolUse", {"tool_name": "Read", "tool_input": {"file_path": "/p/a.py"}, "tool_response": {}}) == {}
     assert run_hook("Stop", {"stop_hook_active": False})["decision"] == "block"
+
+
+def test_the_built_in_tools_example_is_the_example_project_and_its_hooks_run(tmp_path, monkeypatch):
+    """docs/fsm.md's "The CLI's own tools" example is examples/fsm-workspace's workflow, and its
+    .claude/settings.json hooks gate by it (tests/fsm/test_workspace_e2e.py runs it on the CLIs)."""
+    example = REPO / "examples" / "fsm-workspace"
+    workflow = _blocks("yaml")[1]
+    assert workflow == (example / "workflows" / "train.yaml").read_text()
+    settings = json.loads(_blocks("json")[2])
+    assert set(settings["hooks"]) == {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"}
+    (tmp_path / "workflows").mkdir()
+    (tmp_path / "workflows" / "train.yaml").write_text(workflow)
+    monkeypatch.chdir(tmp_path)
+    assert "study fsm enter TrainOnce --frames .fsm --workflow workflows/train.yaml" in DOC
+    assert CliRunner().invoke(main, ["fsm", "enter", "TrainOnce", "--frames", ".fsm", "--workflow", "workflows/train.yaml"]).exit_code == 0
+
+    def pre(tool: str, tool_input: dict) -> dict:
+        command = shlex.split(settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"].replace("$CLAUDE_PROJECT_DIR", str(tmp_path)))
+        result = CliRunner().invoke(main, command[1:], input=json.dumps({"tool_name": tool, "tool_input": tool_input, "cwd": "/"}))
+        return json.loads(result.stdout)
+
+    assert pre("Edit", {"file_path": str(tmp_path / "config.py")}) == {}   # --workspace, not the cwd, is the root
+    assert pre("Edit", {"file_path": str(tmp_path / "train.py")})["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert pre("Bash", {"command": "python3 train.py"}) == {}

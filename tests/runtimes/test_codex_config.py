@@ -90,3 +90,29 @@ def test_the_committed_lock_pins_every_platform_package_with_an_integrity_hash()
     assert packages["node_modules/@openai/codex"]["version"] == pin.pinned_version()
     assert all(v.get("integrity", "").startswith("sha512-") for v in packages.values())
     assert {v["version"].split("-", 1)[0] for v in packages.values()} == {pin.pinned_version()}
+
+
+def test_a_workspace_session_keeps_codexs_own_tools_on_in_its_workspace_write_sandbox(tmp_path):
+    work = tmp_path / "work"
+    cfg = config.workspace_config(model="gpt-5.4-mini", base_url="http://127.0.0.1:9/v1", env_key="K", workspace=work)
+    assert cfg["sandbox_mode"] == "workspace-write" and "shell_tool" not in cfg["features"]
+    assert cfg["sandbox_workspace_write"] == {"writable_roots": [str(work / ".git")], "network_access": False,
+                                              "exclude_tmpdir_env_var": True, "exclude_slash_tmp": True}
+    assert cfg["projects"] == {str(work): {"trust_level": "trusted"}} and cfg["mcp_servers"] == {}
+    # the rest is the study session's: nothing of the user's, only the endpoint on the network, hooks on
+    study = _config(tmp_path)
+    for key in ("approval_policy", "web_search", "agents", "tools", "analytics", "otel", "project_doc_max_bytes", "skills"):
+        assert cfg[key] == study[key], key
+    assert cfg["features"] == {k: v for k, v in study["features"].items() if k != "shell_tool"}
+    home = tmp_path / "home"
+    written = config.write_workspace_home(home, hook_commands={"PreToolUse": "relay pre"}, model="m", base_url="u",
+                                          env_key="K", workspace=work, commits=False)
+    assert tomllib.loads((home / "config.toml").read_text()) == written
+    assert written["sandbox_workspace_write"]["writable_roots"] == []
+    assert config.recorded(cfg)["sandbox_workspace_write"]["writable_roots"] == ["<work>/.git"]
+
+
+def test_the_studys_own_sessions_keep_the_shell_off_and_full_access(tmp_path):
+    cfg = _config(tmp_path)
+    assert "sandbox_workspace_write" not in cfg and cfg["features"]["shell_tool"] is False
+    assert list(cfg)[:3] == ["model", "model_provider", "approval_policy"]

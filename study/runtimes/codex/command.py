@@ -3,11 +3,14 @@
 ``study claude`` runs Claude Code, whose FSM wiring lives in the project's ``.claude/settings.json``
 (``study fsm hook`` commands and ``study fsm serve``; docs/fsm.md). Codex CLI reads hooks and MCP
 servers from its ``CODEX_HOME``, so ``study codex --workflow FILE --frames DIR -- ARGS`` makes one:
-the same ``config.toml`` and ``hooks.json`` a study session gets (``config.py``: only the MCP tools,
-nothing on the network but the model endpoint, no AGENTS.md), with the FSM tools served by
-``study fsm serve`` and the tool-call gate, the record of completed calls and the stop gate as
-``study fsm hook`` commands over the same frames; then it replaces itself with the pinned binary
-and ARGS (``exec``: same process, stdin, stdout and exit code).
+the ``config.toml`` and ``hooks.json`` of a study session (``config.py``: nothing on the network but
+the model endpoint, no AGENTS.md) but with Codex's own tools on (its shell, and ``apply_patch``
+where Codex offers it) inside its ``workspace-write`` sandbox rooted at the current folder (writes
+only there, not in /tmp; no network for commands), with the FSM tools served by ``study fsm
+serve`` and the tool-call gate, the record of completed calls and the stop gate as ``study fsm
+hook`` commands over the same frames (a workflow naming ``shell``, ``read``, ``edit`` or ``write``
+gates Codex's own tools by them, docs/fsm.md); then it replaces itself with the pinned binary and
+ARGS (``exec``: same process, stdin, stdout and exit code).
 
 Without ``--workflow`` it only runs the pinned binary (``study codex --version``). The model
 endpoint is Codex's own (the OpenAI API with the user's key) unless ``--base-url`` names another
@@ -50,9 +53,10 @@ def wire_home(home: Path, *, workflow: list[Path], frames: Path, work: Path, mod
 
     common = ["--frames", str(frames)] + [a for wf in workflow for a in ("--workflow", str(wf))]
     prefix = ["--tool-prefix", tool_prefix] if tool_prefix else []
+    prefix += ["--workspace", str(work)]
     serve = _study("fsm", "serve", *common)
     config = session_config(model=model, base_url=base_url or "", env_key=env_key, work=work,
-                                         servers={"fsm": (serve[0], serve[1:])}, provider=base_url is not None)
+                            servers={"fsm": (serve[0], serve[1:])}, provider=base_url is not None, builtin_tools=True)
 
     def hook(event: str, *extra: str) -> str:
         return " ".join(shlex.quote(a) for a in _study("fsm", "hook", event, *common, *prefix, *extra))

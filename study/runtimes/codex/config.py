@@ -8,7 +8,9 @@ Nothing of the user's ``~/.codex`` is read: every session (and every ``study cod
   variable ``env_key`` names, with the retry counts written out (Codex's defaults: 4 HTTP-level
   retries inside 5 stream-level ones);
 - unattended: ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"`` (no tool of
-  Codex's own that could use them is offered), the working folder trusted;
+  Codex's own that could use them is offered), the working folder trusted; a workspace session
+  (:func:`workspace_config`) and ``study codex --workflow`` instead keep Codex's own tools on in
+  its ``workspace-write`` sandbox (:func:`sandbox_settings`);
 - only the study's MCP tools: the shell (``exec_command``/``write_stdin``), ``view_image``, the
   goal tools, web search, sub-agents and ``request_user_input`` are switched off. Codex 0.169.0
   offers three MCP resource readers (``list_mcp_resources``, ``list_mcp_resource_templates``,
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 #: Seconds Codex waits for one hook's answer (its own default is 600 s).
 HOOK_TIMEOUT_S = 600
@@ -88,21 +90,27 @@ def toml_text(config: Mapping[str, Any]) -> str:
 
 def session_config(*, model: str, base_url: str, env_key: str, work: Path, servers: Mapping[str, tuple[str, list[str]]],
                    developer_instructions: str | None = None, context_window: int | None = None,
-                   provider: bool = True) -> dict[str, Any]:
+                   provider: bool = True, builtin_tools: bool = False,
+                   writable_roots: Sequence[Path] = ()) -> dict[str, Any]:
     """The config of one Codex home. ``servers`` maps an MCP server name to its command and
     arguments; ``developer_instructions`` is appended to Codex's system prompt (the Sys
     conditions' SOP copy); ``context_window`` sets the model's context window (Codex compacts at
-    about 90% of it); ``provider`` False keeps Codex's own OpenAI provider (``study codex``)."""
+    about 90% of it); ``provider`` False keeps Codex's own OpenAI provider (``study codex``).
+    ``builtin_tools``: Codex's own tools stay on (the shell, ``apply_patch`` where Codex offers it)
+    inside its ``workspace-write`` sandbox (:func:`sandbox_settings`: writes only in ``work`` and
+    ``writable_roots``, not in /tmp, no network for commands); the study's SOP sessions never set it."""
     config: dict[str, Any] = {"model": model}
     if provider:
         config["model_provider"] = PROVIDER
     config.update({
         "approval_policy": "never",
-        "sandbox_mode": "danger-full-access",
+        "sandbox_mode": "workspace-write" if builtin_tools else "danger-full-access",
         "web_search": "disabled",
         "check_for_update_on_startup": False,
         "project_doc_max_bytes": 0,
     })
+    if builtin_tools:
+        config["sandbox_workspace_write"] = sandbox_settings(writable_roots)
     if context_window is not None:
         config["model_context_window"] = int(context_window)
     if developer_instructions:
@@ -113,6 +121,8 @@ def session_config(*, model: str, base_url: str, env_key: str, work: Path, serve
             "request_max_retries": REQUEST_MAX_RETRIES, "stream_max_retries": STREAM_MAX_RETRIES,
         }}
     config["features"] = {"hooks": True, "shell_tool": False, "view_image": False, "goals": False, "plugins": False}
+    if builtin_tools:
+        del config["features"]["shell_tool"]   # on: Codex's default
     config["agents"] = {"enabled": False}
     config["tools"] = {"experimental_request_user_input": {"enabled": False}}
     config["skills"] = {"bundled": {"enabled": False}}
@@ -127,6 +137,39 @@ def session_config(*, model: str, base_url: str, env_key: str, work: Path, serve
         for name, (command, args) in servers.items()
     }
     return config
+
+
+def sandbox_settings(writable_roots: Sequence[Path] = ()) -> dict[str, Any]:
+    """``[sandbox_workspace_write]``: the agent's commands and patches write only in the working
+    folder and ``writable_roots`` (Codex's default also lets them write in /tmp and $TMPDIR: off
+    here) and reach no network (Codex 0.169.0 blocks their sockets with seccomp; checked on Linux as
+    root in a container, docs/runtimes.md). Codex keeps a working folder's ``.git`` read-only unless
+    it is named here (so a workspace session that commits names it)."""
+    return {"writable_roots": [str(p) for p in writable_roots], "network_access": False,
+            "exclude_tmpdir_env_var": True, "exclude_slash_tmp": True}
+
+
+def workspace_config(*, model: str, base_url: str, env_key: str, workspace: Path,
+                     servers: Mapping[str, tuple[str, list[str]]] | None = None, developer_instructions: str | None = None,
+                     context_window: int | None = None, provider: bool = True, commits: bool = True) -> dict[str, Any]:
+    """The config of a workspace session's Codex home: the session config (nothing of the user's,
+    the endpoint the only host, hooks on, MCP ``servers`` required and approved) with Codex's own
+    tools on in its ``workspace-write`` sandbox rooted at ``workspace`` (the agent's working
+    folder). ``commits``: the workspace's ``.git`` is writable too, so the agent can commit."""
+    workspace = Path(workspace)
+    roots = [workspace / ".git"] if commits else []
+    return session_config(model=model, base_url=base_url, env_key=env_key, work=workspace, servers=servers or {},
+                          developer_instructions=developer_instructions, context_window=context_window,
+                          provider=provider, builtin_tools=True, writable_roots=roots)
+
+
+def write_workspace_home(home: Path, *, hook_commands: Mapping[str, str], **config: Any) -> dict[str, Any]:
+    """Write a workspace session's ``CODEX_HOME`` (:func:`workspace_config` with ``config``'s
+    keywords; ``hook_commands``: event -> shell command, as :func:`hooks_json` takes them) and
+    return the config (``recorded(config)`` is what a session records)."""
+    settings = workspace_config(**config)
+    write_home(home, settings, hooks_json(hook_commands))
+    return settings
 
 
 def hooks_json(commands: Mapping[str, str]) -> dict[str, Any]:
@@ -155,5 +198,10 @@ def recorded(config: Mapping[str, Any]) -> dict[str, Any]:
     for server in shown.get("mcp_servers", {}).values():
         server["args"] = [a if not a.startswith("/") else Path(a).name for a in server.get("args", [])]
         server["command"] = Path(server.get("command", "")).name
+    works = list(shown.get("projects", {}))
     shown["projects"] = {"<work>": v for v in shown.get("projects", {}).values()}
+    sandbox = shown.get("sandbox_workspace_write")
+    if sandbox is not None and len(works) == 1:
+        sandbox["writable_roots"] = [r.replace(works[0], "<work>", 1) if r.startswith(works[0]) else r
+                                     for r in sandbox["writable_roots"]]
     return shown
