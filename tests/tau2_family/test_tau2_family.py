@@ -94,10 +94,20 @@ def test_a_task_that_needs_a_judge_is_not_scored_without_one(tmp_path):
     from study.families.tau2.conversation import ModelEndpoint
     from study.families.tau2.work import Tau2Work
 
-    task_id = next(t.id for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis])
-    work = Tau2Work("retail", task_id, ModelEndpoint("unused", base_url="http://127.0.0.1:9"), texts=TEXTS)
-    outcome = work.finish(None)   # never started: ends at once as the agent stops
-    assert outcome["judged"] is True or outcome["reward"] is None
+    from study.sim.server import SimServer
+    from study.sim.tau2.customer import Customer
+
+    task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis])
+    with SimServer(Customer(task.model_dump(mode="json"))) as sim:
+        work = Tau2Work("retail", task.id, ModelEndpoint("sim-customer", base_url=sim.base_url), texts=TEXTS,
+                        session_dir=tmp_path)
+        assert work.opening()           # the customer spoke; the agent then stops at once
+        outcome = work.finish(None)
+    # tau2 scores a stop by the agent (agent_stop); its basis needs the judge, which did not run:
+    # neither passed nor failed, the deterministic parts still computed
+    assert outcome["termination_reason"] == "agent_stop"
+    assert outcome["judged"] is False and outcome["reward"] is None
+    assert "NL_ASSERTION" in outcome["reward_basis"] and "judge" in outcome["note"]
 
 
 def test_retail_and_airline_tasks_load_from_the_vendored_v101_files():
