@@ -113,7 +113,10 @@ def _drifter(root: Path, runtime: str) -> Drifter:
     return Drifter([SET_LR, Shell("python3 train.py --out ../outside.txt"), TRAIN], off_plan)
 
 
-RUNTIMES = ["claude-code", pytest.param("codex", marks=NO_CODEX)]
+#: Each runtime's drifter session is shared by its tests: they run on one xdist worker (loadgroup).
+ON_CLAUDE = pytest.mark.xdist_group("workspace-claude-code")
+ON_CODEX = pytest.mark.xdist_group("workspace-codex")
+RUNTIMES = [pytest.param("claude-code", marks=ON_CLAUDE), pytest.param("codex", marks=[NO_CODEX, ON_CODEX])]
 
 
 @pytest.fixture(scope="module")
@@ -169,6 +172,7 @@ def test_the_stop_gate_blocks_the_early_end_and_the_agent_finishes_in_the_pause_
 
 
 @NO_CODEX
+@ON_CODEX
 def test_codexs_sandbox_stops_a_command_the_gate_admits_from_writing_outside_the_workspace(drifted):
     s = drifted("codex")
     outcome = s.outcome(Shell("python3 train.py --out ../outside.txt"))
@@ -176,6 +180,7 @@ def test_codexs_sandbox_stops_a_command_the_gate_admits_from_writing_outside_the
     assert not (s.project.parent / "outside.txt").exists()
 
 
+@ON_CLAUDE
 def test_on_claude_code_the_gate_refuses_writes_outside_the_workspace_when_the_workflow_says_so(drifted):
     s = drifted("claude-code")
     outside = s.root / "outside.txt"
