@@ -47,6 +47,7 @@ LAYERS = {
     "sopbench_tools": 3,
     "study.transcripts": 3,
     "study.procedure": 4,
+    "study.families": 4,
     "study.fsm": 5,
     "analysis": 5,
     "study.sim": 6,
