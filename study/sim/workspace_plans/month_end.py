@@ -4,7 +4,7 @@
 close script (``close_tool.py``'s text, as ``tools/close.py``: an implementation of the written
 procedure apart from the generator's) and runs it, all steps at once (plain) or one step per FSM
 state, moving on with ``self_check``/``transition`` after each (FSM). ``careful=True`` first reads
-every input file with ``cat``, one turn each: it needs about 19 turns a period plain and 33 under
+every input file with ``cat``, one turn each: it needs 13 turns a period plain and 32 under
 the FSM, so a cap of 24 turns stops it under the FSM only (the paper's 24-turn finding: the
 checks cost turns). :class:`OutOfTurns` is the oracle until period ``from_period``, and from then
 on reads the inputs over and over without writing anything, until the turn cap ends the context.
