@@ -10,7 +10,10 @@ that builds its ``Work``; families never import one another:
 - ``sopbench``: a batch of SOP-Bench items (the preregistered referral study's accounts), over
   ``sopbench_tools``' ``ToolBox``;
 - ``tau2``: one τ²-bench conversation per session (the paper's Analysis 2): the domain's tools run
-  by tau2's own environment, the customer its user simulator, the reward its evaluator's.
+  by tau2's own environment, the customer its user simulator, the reward its evaluator's;
+- ``workspace``: the agent works in a git workspace with the CLI's own tools, over one or several
+  fresh contexts (the staged protocols of the paper's Analysis 3: ``workspace.autoresearch``,
+  ``workspace.month_end_close``; docs/staged.md).
 
 ``family(name)`` gives a family by its name (``FAMILIES``); ``DEFAULT_FAMILY`` is the one a log or
 a preregistration that names none belongs to.
