@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import telecom_evidence as ev
+import study.families.tau2.telecom_evidence as ev
 
 
 class TelecomController:

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 from study.fsm.checks import CheckResult, GuardContext, register_check
 from study.fsm.rule_checks import register_observer, register_rule_check
 
-from . import telecom_evidence as ev
+import study.families.tau2.telecom_evidence as ev
 
 SEND = "send_message_to_customer"
 FAULT_ORDER = ("airplane_mode", "sim", "payment", "line_suspended", "apn", "mobile_data", "device_roaming",

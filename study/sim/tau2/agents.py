@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import speech
+import study.sim.tau2.speech as speech
 
 SEND = "send_message_to_customer"
 TRANSFER = "transfer_to_human_agents"

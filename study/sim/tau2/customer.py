@@ -26,7 +26,7 @@ from typing import Any
 
 from study.sim.protocol import ApiError, Reply, ToolUse
 
-from . import speech
+import study.sim.tau2.speech as speech
 
 STOP = "###STOP###"
 TRANSFER = "###TRANSFER###"
