@@ -50,7 +50,7 @@ params:
   customer_args: {{reasoning_effort: medium}}
   judge_model: {judge}
   judge_args: {{reasoning_effort: medium}}
-  tau2_seed: 300     # the user simulator's seed (tau2's default)
+  tau2_seed: 300     # tau2 run's --seed (its default); the conversation runs with trial 0's seed under it
 """
 
 
