@@ -21,7 +21,7 @@ WORKFLOWS = ROOT / "study/families/tau2/workflows_template"
 
 def _play(task_id: str, policy: str, fsm: bool, tmp: Path):
     from study.families.tau2 import data
-    from study.families.tau2.controller import TelecomController, fsm_variables
+    from study.families.tau2.controller import TelecomController
     from study.families.tau2.conversation import ModelEndpoint
     from study.families.tau2.work import Tau2Work
     from study.fsm import FsmRuntime, Workflow
@@ -37,7 +37,7 @@ def _play(task_id: str, policy: str, fsm: bool, tmp: Path):
         runtime = None
         if fsm:
             wf = Workflow.load(WORKFLOWS / "telecom.yaml")
-            runtime = FsmRuntime(tmp / "fsm", {wf.name: wf}, variables=fsm_variables(work.opening()))
+            runtime = FsmRuntime(tmp / "fsm", {wf.name: wf}, variables=work.fsm_variables())
             runtime.enter(wf.name)
         return work, play(work, make_agent(policy, task), fsm=runtime)
 
