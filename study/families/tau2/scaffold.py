@@ -36,7 +36,7 @@ def workflow_of(domain: str) -> Path | None:
 
 def _study_yaml(domain: str, name: str, split: str, order_file: str) -> str:
     judge = "null    # Telecom's reward is deterministic: no judge" if domain in NO_JUDGE else \
-        f"{PAPER_MODEL}    # the NL assertions' judge (the paper's; offline no judge runs: such tasks are not judged)"
+        f"{PAPER_MODEL}    # the NL assertions' judge (the paper's); offline none runs: a task listing NL assertions is not judged"
     return f"""# A preregistered τ²-bench study (the paper's Analysis 2, section 5.2 and appendix D.2), written by
 # `study tau2 build --domain {domain}`. Frozen by `study prereg freeze` with the rest of preregistration/.
 study: {name}
