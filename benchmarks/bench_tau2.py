@@ -182,44 +182,49 @@ def table4(out: Path) -> None:
         print(done.stderr[-2000:])
 
 
-def run_direct(policies: list[str], conditions: list[str], tasks: int) -> None:
+def run_direct(policies: list[str], conditions: list[str], tasks: int, domain: str = "telecom") -> None:
     from study.families.tau2 import data
     from study.families.tau2.controller import TelecomController
     from study.families.tau2.conversation import ModelEndpoint
     from study.families.tau2.work import Tau2Work
     from study.fsm import FsmRuntime, Workflow
     from study.sim.server import SimServer
-    from study.sim.tau2.agents import make_agent
+    from study.sim.tau2 import make_agent
     from study.sim.tau2.customer import Customer
     from study.sim.tau2.direct import play
 
     here = Path(__file__).resolve().parents[1] / "study/families/tau2"
-    workflow = Workflow.load(here / "workflows_template/telecom.yaml")
-    ids = data.frozen_order(data.task_ids("telecom"))[:tasks]
+    workflow = Workflow.load(here / f"workflows_template/{domain}.yaml")
+    ids = data.frozen_order(data.task_ids(domain))[:tasks]
     for policy in policies:
         for condition in conditions:
-            passed = turns = ctl = denied = 0
+            passed = turns = ctl = denied = unjudged = refused = 0
             began = time.monotonic()
             for task_id in ids:
-                task = data.load_task("telecom", task_id).model_dump(mode="json")
+                task = data.load_task(domain, task_id).model_dump(mode="json")
                 with SimServer(Customer(task)) as sim, tempfile.TemporaryDirectory() as tmp:
-                    work = Tau2Work("telecom", task_id, ModelEndpoint("sim-customer", base_url=sim.base_url),
+                    work = Tau2Work(domain, task_id, ModelEndpoint("sim-customer", base_url=sim.base_url),
                                     texts=here / "texts_template",
-                                    controller=TelecomController() if condition == "FSM" else None)
+                                    controller=TelecomController() if condition == "FSM" and domain == "telecom" else None)
                     fsm = None
                     if condition == "FSM":
                         fsm = FsmRuntime(Path(tmp), {workflow.name: workflow}, variables=work.fsm_variables())
                         fsm.enter(workflow.name)
-                    played = play(work, make_agent(policy, task), fsm=fsm)
+                    played = play(work, make_agent(policy, task, domain=domain), fsm=fsm)
                 o = played.outcome
                 passed += o["reward"] == 1.0
+                unjudged += not o["judged"]
                 turns += o["agent_turns"]
                 ctl += o["controller_turns"]
                 denied += any(c.tool == TRANSFER for c, _ in played.denied)
-                if o["reward"] != 1.0 and policy != "goal-abandoner":
+                refused += len(played.denied)
+                if o["reward"] != 1.0 and o["judged"] and policy == "oracle":
                     print(f"  not passed: {task_id}: {o['termination_reason']} {o['parts']}")
-            print(f"direct {policy} {condition}: passed {passed}/{len(ids)}; controller share {ctl}/{turns}; "
-                  f"tasks with a denied transfer {denied}; {time.monotonic() - began:.0f} s", flush=True)
+                    for call, out in played.view.steps:
+                        print(f"    {call.tool} {json.dumps(call.args)[:90]} -> {(out.denied or out.text)[:140]!r}")
+            print(f"direct {domain} {policy} {condition}: passed {passed}/{len(ids)} ({unjudged} not judged: no judge); "
+                  f"controller share {ctl}/{turns}; tasks with a denied transfer {denied}; calls refused {refused}; "
+                  f"{time.monotonic() - began:.0f} s", flush=True)
 
 
 def main() -> None:
@@ -231,10 +236,11 @@ def main() -> None:
     parser.add_argument("--runtimes", default="claude-code,codex")
     parser.add_argument("--report", action="store_true", help="run nothing: the numbers of the sessions in --out")
     parser.add_argument("--direct", action="store_true", help="play the policies without a CLI")
+    parser.add_argument("--domain", default="telecom", help="--direct only: telecom, airline or retail")
     args = parser.parse_args()
     policies, conditions, runtimes = (a.split(",") for a in (args.policies, args.conditions, args.runtimes))
     if args.direct:
-        run_direct(policies, conditions, args.tasks)
+        run_direct(policies, conditions, args.tasks, args.domain)
         return
     if args.out is None:
         parser.error("--out DIR is needed for the CLI runs (or --direct)")

@@ -257,6 +257,7 @@ AGENT_POLICIES: dict[str, type[Oracle]] = {cls.name: cls for cls in (Oracle, Goa
 
 
 def make_agent(name: str, task: dict[str, Any], seed: int = 0) -> Oracle:
+    """Telecom's agent policy ``name`` for ``task`` (``study.sim.tau2.make_agent`` picks the domain's)."""
     try:
         return AGENT_POLICIES[name](task, seed)
     except KeyError:
