@@ -20,6 +20,7 @@ gate in process), seconds per task.
     python benchmarks/bench_tau2.py --out /tmp/tau2-bench --tasks 4 --runtimes codex --policies oracle
     python benchmarks/bench_tau2.py --out /tmp/tau2-bench --report                # the numbers of what ran
     python benchmarks/bench_tau2.py --direct --tasks 40 --policies goal-abandoner
+    python benchmarks/bench_tau2.py --out /tmp/tau2-bench --study tau2-airline --tasks 20 --policies oracle,adversarial
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-STUDY = "tau2-telecom"
+STUDY = "tau2-telecom"   # --study: another τ²-bench study (tau2-airline, tau2-retail)
 TRANSFER = "transfer_to_human_agents"
 
 
@@ -159,15 +160,17 @@ def report(summary: dict) -> None:
     for key, rows in summary.items():
         policy, runtime, condition = key.split("|")
         passed = sum(1 for r in rows if r["reward"] == 1.0)
+        unjudged = sum(1 for r in rows if r["judged"] is False)
         turns = sum(r["agent_turns"] for r in rows)
         ctl = sum(r["controller_turns"] for r in rows)
         open_transfers = sum(1 for r in rows if r["transferred"] and r["reward"] != 1.0)
         denied = sum(1 for r in rows if r["transfers_denied"])
         wall, req, dev = _mean([r["wall_s"] for r in rows]), _mean([r["requests"] for r in rows]), _mean([r["device_actions"] for r in rows])
         print(f"{policy:15s} {runtime:11s} {condition:9s} {passed:3d}/{len(rows):<3d} {wall or 0:11.1f}  {req or 0:13.1f}  "
-              f"{ctl:4d}/{turns:<4d} {ctl / turns if turns else 0:5.1%}  {dev or 0:19.1f}  {open_transfers:3d} / {denied}")
+              f"{ctl:4d}/{turns:<4d} {ctl / turns if turns else 0:5.1%}  {dev or 0:19.1f}  {open_transfers:3d} / {denied}"
+              + (f"   ({unjudged} not judged: they need the judge)" if unjudged else ""))
     for key, rows in summary.items():
-        missed = [r for r in rows if r["reward"] != 1.0]
+        missed = [r for r in rows if r["reward"] != 1.0 and r["judged"] is not False]
         if missed and not key.startswith("goal-abandoner") or missed and key.endswith("|FSM"):
             print(f"\nnot passed, {key.replace('|', ' ')}:")
             for r in missed:
@@ -228,8 +231,10 @@ def run_direct(policies: list[str], conditions: list[str], tasks: int, domain: s
 
 
 def main() -> None:
+    global STUDY
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="where the sessions go (the CLI runs)")
+    parser.add_argument("--study", default=STUDY, help="the τ²-bench study (default tau2-telecom)")
     parser.add_argument("--tasks", type=int, default=40, help="the first N tasks of the frozen order (default 40)")
     parser.add_argument("--policies", default="oracle,goal-abandoner")
     parser.add_argument("--conditions", default="Control,FSM")
@@ -239,6 +244,7 @@ def main() -> None:
     parser.add_argument("--domain", default="telecom", help="--direct only: telecom, airline or retail")
     args = parser.parse_args()
     policies, conditions, runtimes = (a.split(",") for a in (args.policies, args.conditions, args.runtimes))
+    STUDY = args.study
     if args.direct:
         run_direct(policies, conditions, args.tasks, args.domain)
         return
