@@ -27,6 +27,7 @@ from .base import DEFAULT_FAMILY, Family, Work, WorkSetup
 FAMILIES = {
     "sopbench": "study.families.sopbench:FAMILY",
     "tau2": "study.families.tau2:FAMILY",
+    "workspace": "study.families.workspace:FAMILY",
 }
 
 

@@ -60,6 +60,10 @@ from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 from study.tooling import AfterCall, ToolResult
 
+#: The longest result of a built-in call kept whole in the log (a command's output may be huge): the
+#: rest is cut, and the event says how much (``result_cut_chars``).
+MAX_RESULT_CHARS = 100_000
+
 SOPBENCH_SERVER = "sopbench"
 #: Removed from the SOP-Bench tools' Claude Code names, so the workflows use bare tool names.
 SOPBENCH_PREFIX = f"mcp__{SOPBENCH_SERVER}__"
@@ -108,6 +112,12 @@ class SessionBridge:
         #: the first tool server's name, and the prefix that makes its tools' names bare for the FSM
         self.server = next(iter(self.work.servers), SOPBENCH_SERVER)
         self.prefix = f"mcp__{self.server}__"
+        #: the workspace's HEAD as last seen (a workspace session logs each new commit)
+        self._head: str | None = None
+        if self._workspace is not None:
+            from .commits import head
+
+            self._head = head(self._workspace)
         self.condition = condition
         self.fsm = fsm
         self.reminder = reminder
@@ -221,7 +231,8 @@ class SessionBridge:
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
         if self.condition.tool_gate and self.fsm is not None:
-            output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER)
+            output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
+                                            workspace=self._workspace)
             reason = fsm_hooks.refusal(output)
             if reason is not None:
                 account = self.work.item_of(tool, args)
@@ -247,8 +258,11 @@ class SessionBridge:
         output: dict = {}
         if self.fsm is not None:
             output = fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
-                                             on_transition=self._log_automatic)
+                                             on_transition=self._log_automatic, workspace=self._workspace)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
+        if server is None and self.work.builtin_tools:
+            self._log_builtin(hook_input, tool, tool_use_id)
+            return output
         if server != FSM_SERVER:
             return output
         args = hook_input.get("tool_input") or {}
@@ -261,6 +275,47 @@ class SessionBridge:
             self.log.emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
                           state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
         return {}
+
+    # ----- the CLI's own tools (a workspace) ----------------------------------------------------
+
+    @property
+    def _workspace(self) -> str | None:
+        workspace = getattr(self.work, "workspace", None)
+        return str(workspace) if workspace is not None else None
+
+    def _log_builtin(self, hook_input: dict, tool: str, tool_use_id: str | None) -> None:
+        """Log a completed call of the CLI's own tool (a command, an edit, a read) with its
+        arguments, its result and what it does in the FSM's vocabulary; then the workspace's new
+        commits, if the call made any."""
+        from study.fsm.builtin_tools import actions_of
+
+        args = hook_input.get("tool_input") or {}
+        failed = hook_input.get("hook_event_name") == "PostToolUseFailure"
+        text = _text_of(hook_input.get("error") if failed else hook_input.get("tool_response"))
+        ok = fsm_hooks.tool_call_ok(hook_input)
+        cut = max(0, len(text) - MAX_RESULT_CHARS)
+        fields: dict[str, Any] = {"result" if ok else "error": text[:MAX_RESULT_CHARS] if cut else text}
+        if cut:
+            fields["result_cut_chars"] = cut
+        actions = actions_of(tool, args, hook_input.get("cwd"), self._workspace)
+        if actions is not None:
+            fields["actions"] = [{"tool": a.tool, "args": a.args} for a in actions]
+        with self._quietly():
+            self.log.emit(EventKind.TOOL_CALL, tool=tool, args=args if isinstance(args, dict) else {"_raw": args},
+                          account=None, allowed=True, ok=ok, state=self.fsm_state,
+                          call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
+        self._log_commits()
+
+    def _log_commits(self) -> None:
+        """A ``commit`` event for each commit the workspace's HEAD gained since the last look."""
+        if self._workspace is None:
+            return
+        from .commits import new_commits
+
+        found, self._head = new_commits(self._workspace, self._head)
+        for commit in found:
+            with self._quietly():
+                self.log.emit(EventKind.COMMIT, **commit)
 
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
         """Stop: log it; block with the continuation message where the stop gate applies.

@@ -232,6 +232,12 @@ class SessionDriver:
         prompt = work.next_context()
         bridge.last_decision_at = time.monotonic()
         log.emit(EventKind.CONTEXT_START, n=self.context, unit=work.context_label())
+        if bridge.fsm is not None and getattr(work, "fresh_frame_per_context", False):
+            before = bridge.fsm.state
+            name = self.prepared.workflow.name
+            bridge.fsm.restart(name)
+            log.emit(EventKind.TRANSITION, **{"from": before}, to=bridge.fsm.state, ok=True,
+                     reason=f"context {self.context} starts workflow {name} anew (the runner, at a fresh context)")
         return prompt
 
     def _on_refusal(self, refusals: int) -> None:

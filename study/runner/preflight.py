@@ -304,8 +304,13 @@ def validate_study_spec(spec: Any, study: Any) -> Checked:
         raise PreflightError(f"--task names a SOP-Bench task; study {study.name} runs {study.family}'s own tasks: "
                              "leave --task out")
     if spec.accounts is not None:
-        raise PreflightError(f"--accounts cuts a SOP-Bench batch; a session of study {study.name} is one "
-                             f"{'task' if study.unit == 'task' else 'run'}: leave --accounts out")
+        if not hasattr(fam, "check_size"):
+            raise PreflightError(f"--accounts cuts a SOP-Bench batch; a session of study {study.name} is one "
+                                 f"{'task' if study.unit == 'task' else 'run'}: leave --accounts out")
+        try:
+            fam.check_size(study, spec.accounts)
+        except ValueError as exc:
+            raise PreflightError(str(exc)) from None
     exploratory = spec.exploratory or condition.exploratory
     try:
         fam.check_unit(study, spec.seed, exploratory=exploratory)
@@ -338,8 +343,8 @@ def validate_study_spec(spec: Any, study: Any) -> Checked:
     base = Path(spec.out_root).absolute() if spec.out_root is not None else sessions_dir()
     check_out_root(base, "--sessions" if spec.out_root is not None else "the default sessions folder")
     out_root = base / study.name
-    session_dir = (out_root / EXPLORATORY_FOLDER if exploratory else out_root) / model.folder_name / condition.name \
-        / study.unit_folder(spec.seed)
+    leaf = study.unit_folder(spec.seed) + (f"-first-{spec.accounts}" if spec.accounts is not None else "")
+    session_dir = (out_root / EXPLORATORY_FOLDER if exploratory else out_root) / model.folder_name / condition.name / leaf
     return Checked(model, limits, exploratory, out_root, condition, conditions.cli_settings, None, study, session_dir)
 
 

@@ -193,6 +193,15 @@ class Outcome(TypedDict):
     family: str
 
 
+class Commit(TypedDict):
+    """A workspace session: a commit the agent's call added to the workspace's history."""
+
+    sha: str
+    parents: list[str]
+    subject: str
+    files: list[str]                      # the files the commit changed
+
+
 class SessionEnd(TypedDict):
     status: SessionStatus
     cost_usd: float | None
@@ -225,6 +234,7 @@ EVENT_TYPES: dict[EventKind, type] = {
     EventKind.CUSTOMER_MESSAGE: CustomerMessage,
     EventKind.CONVERSATION_END: ConversationEnd,
     EventKind.OUTCOME: Outcome,
+    EventKind.COMMIT: Commit,
     EventKind.SESSION_END: SessionEnd,
 }
 assert set(EVENT_TYPES) == set(EventKind), "every EventKind needs a definition"

@@ -135,6 +135,10 @@ class EventLog:
     def emit(self, kind: Literal[EventKind.OUTCOME, "outcome"], *, family: str, **more: Any) -> dict[str, Any]: ...
 
     @overload
+    def emit(self, kind: Literal[EventKind.COMMIT, "commit"], *, sha: str, parents: list[str], subject: str,
+             files: list[str], **more: Any) -> dict[str, Any]: ...
+
+    @overload
     def emit(self, kind: Literal[EventKind.SESSION_END, "session_end"], *, status: SessionStatus,
              cost_usd: float | None, turns: int, duration_s: float, error: str | None = ...,
              cost_complete: bool = ..., cost_estimated_usd: float | None = ..., resumes: int = ...,
