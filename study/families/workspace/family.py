@@ -254,7 +254,7 @@ class WorkspaceFamily:
         return {}
 
     def sim_context(self, study: Any, unit: int) -> dict[str, Any]:
-        return {"protocol": protocol_of(study), "seed": unit}
+        return {"protocol": protocol_of(study)}
 
     def open_work(self, setup: Any) -> WorkspaceWork:
         prepared = setup.prepared
