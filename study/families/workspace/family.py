@@ -71,6 +71,7 @@ class WorkspaceWork:
         self.uses_fsm = uses_fsm
         self.turns = turns
         self.servers: dict[str, Any] = {}
+        self.size = size
         self.context = 1
         self.ended: dict[str, str] = {}
         root = Path(session_dir)
@@ -173,7 +174,7 @@ class WorkspaceWork:
         return None
 
     def start_fields(self) -> dict[str, Any]:
-        fields: dict[str, Any] = {"protocol": self.protocol, "workspace": "workspace"}
+        fields: dict[str, Any] = {"protocol": self.protocol, "workspace": "workspace", "size": self.size}
         if self.protocol == "autoresearch":
             fields["plan"] = dict(self.plan.trials)
         return fields
