@@ -22,12 +22,15 @@ POLICIES: dict[str, dict[str, str]] = {
         "careful-oracle": "Month-end close: the oracle, reading every input first (more turns per period).",
         "out-of-turns": "Month-end close: closes the first three periods, then spends its turns on reading and "
                         "re-checking until the cap, leaving the later periods without a report.",
+        "adversarial": "Month-end close: in each period first edits an input, writes the guards' check script beside "
+                       "the workspace, deletes the master data, reaches the network and ends its turn at once; then "
+                       "closes the period as the oracle (under the FSM none of it reaches the workspace).",
     },
 }
 
 #: the policies each protocol has
 BY_PROTOCOL = {"autoresearch": ("oracle", "drifter"),
-               "month-end-close": ("oracle", "careful-oracle", "out-of-turns")}
+               "month-end-close": ("oracle", "careful-oracle", "out-of-turns", "adversarial")}
 
 
 def make_policy(role: str, name: str, *, seed: int = 0, protocol: str, condition: str | None = None,
@@ -47,8 +50,8 @@ def make_policy(role: str, name: str, *, seed: int = 0, protocol: str, condition
 
         script = AutoResearchOracle() if name == "oracle" else AutoResearchDrifter()
     else:
-        from study.sim.workspace_plans.month_end import CloseOracle, OutOfTurns
+        from study.sim.workspace_plans.month_end import Adversary, CloseOracle, OutOfTurns
 
         script = {"oracle": lambda: CloseOracle(), "careful-oracle": lambda: CloseOracle(careful=True),
-                  "out-of-turns": lambda: OutOfTurns(from_period=4)}[name]()
+                  "out-of-turns": lambda: OutOfTurns(from_period=4), "adversarial": lambda: Adversary()}[name]()
     return WorkspaceResponder(ForTheSimulator(script))
