@@ -265,3 +265,43 @@ def check_order(root: Path, files: dict[str, str], start: dict, problems: list[s
         problems.append(f"its batch ({len(order)} accounts) is not the frozen order of seed {seed} "
                         f"({len(frozen)} accounts, {rel})")
 
+
+
+def check_study_unit(root: Path, files: dict[str, str], start: dict, study: str, problems: list[str],
+                     notes: list[str]) -> None:
+    """A confirmatory session of another study than the main one is one of that study's frozen
+    units when it started (``files``: the manifest then in effect): a τ²-bench session's task the
+    one at its position of the study's frozen task order, a staged protocol's run a preregistered
+    seed. A study.yaml or order file no longer on disk as it was is a note, not a failure."""
+    from study.protocol.studies import STUDIES_DIR, STUDY_FILE
+    from study.protocol.yaml_lines import YamlError, load_yaml, read_yaml_text
+
+    from .files import sha256_file
+
+    folder = f"preregistration/{STUDIES_DIR}/{study}"
+    rel = f"{folder}/{STUDY_FILE}"
+    if rel not in files:
+        problems.append(f"study {study} was not preregistered when the session started ({rel} was not frozen)")
+        return
+    path = Path(root) / rel
+    if not path.is_file() or sha256_file(path) != files[rel]:
+        notes.append(f"{rel} as it was in effect is not on disk; the session's unit was not checked")
+        return
+    try:
+        params = (load_yaml(read_yaml_text(path)) or {}).get("params") or {}
+    except (YamlError, OSError, AttributeError):
+        notes.append(f"{rel} could not be read; the session's unit was not checked")
+        return
+    seed, order = start.get("seed"), start.get("order")
+    if isinstance(params.get("order"), str):   # numbered by task: the task at its position of the frozen order
+        order_rel = f"{folder}/{params['order']}"
+        order_path = Path(root) / order_rel
+        if order_rel not in files or not order_path.is_file() or sha256_file(order_path) != files[order_rel]:
+            notes.append(f"{order_rel} as it was in effect is not on disk; the session's task was not checked")
+            return
+        frozen = [line.strip() for line in order_path.read_text(encoding="utf-8").splitlines()
+                  if line.strip() and not line.startswith("#")]
+        if not isinstance(seed, int) or not 1 <= seed <= len(frozen) or order != [frozen[seed - 1]]:
+            problems.append(f"its task is not the one at position {seed} of the study's frozen order ({order_rel})")
+    elif isinstance(params.get("seeds"), list) and seed not in params["seeds"]:
+        problems.append(f"seed {seed} is not a preregistered seed of study {study} ({rel})")
