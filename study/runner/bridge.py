@@ -52,7 +52,7 @@ import json
 import time
 from typing import Any
 
-from study.families import Work
+from study.families import Work, as_work
 from study.fsm import hooks as fsm_hooks
 from study.fsm.hooks import FSM_SERVER, split_tool_name
 from study.protocol.conditions import Condition
@@ -71,13 +71,6 @@ SOPBENCH_PREFIX = f"mcp__{SOPBENCH_SERVER}__"
 __all__ = ["FSM_SERVER", "SOPBENCH_PREFIX", "SOPBENCH_SERVER", "SessionBridge"]
 
 
-def _as_work(work: Any, reminder: str | None) -> Work:
-    """The session's ``Work``; a bare SOP-Bench ``ToolBox`` (as tests build a bridge) is wrapped."""
-    if hasattr(work, "family"):
-        return work
-    from study.families.sopbench import SopBenchWork
-
-    return SopBenchWork(work, work.task, reminder)
 
 
 def _args_key(tool: str, args: Any) -> str:
@@ -108,7 +101,7 @@ class SessionBridge:
             raise ValueError(f"condition {condition.name} attaches a reminder, but no reminder text was given")
         self.log = log
         #: the session's work (``study.families.base.Work``; a bare ToolBox is wrapped)
-        self.work = _as_work(work, reminder)
+        self.work = as_work(work, reminder)
         #: the first tool server's name, and the prefix that makes its tools' names bare for the FSM
         self.server = next(iter(self.work.servers), SOPBENCH_SERVER)
         self.prefix = f"mcp__{self.server}__"
