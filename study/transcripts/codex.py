@@ -9,6 +9,10 @@ A rollout line is ``{"timestamp", "type", "payload"}`` (Codex CLI 0.169.0). What
   output), ``function_call`` (``namespace`` ``mcp__<server>`` and the bare name) and
   ``function_call_output`` (``"Wall time: …\\nOutput:"`` and the tool's texts; a plain string for
   a call the PreToolUse hook denied: ``Tool call blocked by PreToolUse hook: …``), ``reasoning``;
+- ``event_msg`` ``item_completed`` of an ``McpToolCall`` item: a call whose tool answered with an
+  error (``status`` ``failed``, ``result.isError``), e.g. an FSM tool refusing a transition; its
+  output item carries only the text, so this is what flags the call's ``error`` (as Claude Code's
+  ``tool_result.is_error`` does);
 - ``compacted``: the summary the conversation continued from after a compaction;
 - ``token_usage_record``: one model response's usage (``response_id``, ``usage`` with
   ``input_tokens`` including ``cached_input_tokens``, ``output_tokens`` including reasoning),
@@ -16,7 +20,8 @@ A rollout line is ``{"timestamp", "type", "payload"}`` (Codex CLI 0.169.0). What
   (``RolloutFollower``) and what the audit compares the ``usage`` events with.
 
 The other records (``session_meta``, ``turn_context``, ``event_msg``, ``world_state``) are not
-turns; ``turns`` counts them.
+turns; ``turns`` counts them (an ``McpToolCall``'s ``item_completed`` among them, though it flags
+its call).
 """
 
 from __future__ import annotations
@@ -133,6 +138,16 @@ class RolloutFollower:
         return usage_records(_lines(data[:end]))
 
 
+def _failed_mcp_call(payload: dict[str, Any]) -> str | None:
+    """The call id of an ``item_completed`` event of an MCP tool call that failed, else None."""
+    item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+    if payload.get("type") != "item_completed" or item.get("type") != "McpToolCall":
+        return None
+    result = item.get("result") if isinstance(item.get("result"), dict) else {}
+    failed = item.get("status") == "failed" or result.get("isError") is True
+    return str(item.get("id")) if failed and item.get("id") is not None else None
+
+
 def _texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
@@ -151,6 +166,7 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
     cut = partial(_cut_text, cap=cap)
     out: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
+    failures: set[str] = set()   # call ids whose MCP tool answered with an error (item_completed)
     other = 0
     prompts_seen = False
     for n, raw in enumerate(lines):
@@ -167,6 +183,10 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
             continue
         if obj.get("type") != "response_item":
             other += 1
+            if obj.get("type") == "event_msg" and (failed := _failed_mcp_call(payload)) is not None:
+                failures.add(failed)
+                if failed in calls and calls[failed].get("result") is not None:   # its output came first
+                    calls[failed]["error"] = True
             continue
         kind = payload.get("type")
         if kind == "message":
@@ -204,7 +224,7 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
                 call = {"n": n, "role": "call", "t": t, "id": payload.get("call_id"), "tool": "?", "args": cut(""),
                         "result": None}
                 out.append(call)
-            error = not ran or body.startswith("Error: ")
+            error = not ran or body.startswith("Error: ") or str(payload.get("call_id")) in failures
             call.update(result=cut(body[len(BLOCKED):] if denied else body), result_n=n, error=error, denied=denied)
         else:
             other += 1
