@@ -48,7 +48,9 @@ def prepare(spec: SessionSpec) -> Prepared:
             workflow = _task_workflow(task, condition.workflow)
         else:
             workflow = Workflow.load(prereg_dir() / "workflows" / condition.workflow)
-    reminder = reminder_text(task) if condition.reminder else None
+    reminder = None
+    if condition.reminder:   # true: reminder.md; a file name: that text (FSM-lean's)
+        reminder = reminder_text(task, "reminder.md" if condition.reminder is True else condition.reminder)
     session_dir = session_dir_for(checked.out_root, model.folder_name, condition.name, spec.seed,
                                   exploratory=checked.exploratory, accounts=spec.accounts)
     return Prepared(spec, condition, model, limits, checked.cli_settings.token_reminder,
