@@ -10,6 +10,8 @@ Nothing here imports an export format's package: the formats (``inspect_log``) t
   (``SessionRecord.exclusion``).
 - Voided and unfinished sessions are exported, marked (the format says how); exploratory and
   development-seed sessions are exported and marked exploratory.
+- The transcript is read by the reader of the session's runtime (``study.transcripts``): its
+  turns (the conversation) and its model responses (each with its usage).
 - One group per (model, runtime, condition, task, batch size, exploratory): sessions of different
   batch sizes are different sessions (README, "Running the study"), and an exploratory session
   never shares a log with confirmatory ones.
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import orjson
 
 from analysis.loading import sopbench_correct_count
 from analysis.scoring import SessionScore, score_log
@@ -59,6 +63,8 @@ class ExportSession:
     correct_sopbench: int
     #: the transcript as turns (whole texts), None when it cannot be read (``transcript_problem`` says why)
     turns: list[dict[str, Any]] | None = None
+    #: the transcript's model responses with their usage (its reader's ``responses``), None as ``turns``
+    responses: list[dict[str, Any]] | None = None
     other_records: int = 0
     transcript_problem: str | None = None
 
@@ -109,25 +115,44 @@ def _name(path: Path, root: Path) -> str:
         return str(path)
 
 
-def read_transcript(path: Path, runtime: str) -> tuple[list[dict[str, Any]] | None, int, str | None]:
-    """The session's transcript as whole-text turns by its runtime's reader: (turns, records that
-    are not turns, None), or (None, 0, why not) when there is none, it is refused (a link out of
-    the folder, a FIFO, over the cap: ``safe_files``) or no reader reads its runtime."""
+class Transcript(NamedTuple):
+    """A session's transcript as its runtime's reader reads it (``study.transcripts``); ``turns``
+    and ``responses`` are None when it cannot be read, and ``problem`` says why."""
+
+    turns: list[dict[str, Any]] | None
+    responses: list[dict[str, Any]] | None
+    other: int
+    problem: str | None
+
+
+def read_transcript(path: Path, runtime: str) -> Transcript:
+    """The session's transcript by its runtime's reader: its whole-text turns, its model responses
+    (each with its usage), and how many records are not turns; or why not, when there is none, it
+    is refused (a link out of the folder, a FIFO, over the cap: ``safe_files``) or no reader reads
+    its runtime."""
     file = path / TRANSCRIPT_NAME
     try:
         reader = reader_for(runtime)
         data = read_capped(file, within=path, max_bytes=TRANSCRIPT_CAP)
     except NoReader as exc:
-        return None, 0, str(exc)
+        return Transcript(None, None, 0, str(exc))
     except FileNotFoundError:
-        return None, 0, f"no {TRANSCRIPT_NAME} in the session folder"
+        return Transcript(None, None, 0, f"no {TRANSCRIPT_NAME} in the session folder")
     except UnsafeFile as exc:
-        return None, 0, f"{exc}; it is not read"
+        return Transcript(None, None, 0, f"{exc}; it is not read")
     except OSError as exc:
-        return None, 0, f"{TRANSCRIPT_NAME} cannot be read ({exc.strerror})"
+        return Transcript(None, None, 0, f"{TRANSCRIPT_NAME} cannot be read ({exc.strerror})")
     lines = [line for line in data.split(b"\n") if line.strip()]
     found, other = reader.turns(lines, cap=None)
-    return found, other, None
+    records = []
+    for line in lines:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue   # the CLI's own file: a torn line is no response
+        if isinstance(record, dict):
+            records.append(record)
+    return Transcript(found, reader.responses(records), other, None)
 
 
 def read_one(path: Path, root: Path) -> ExportSession | Skipped:
@@ -144,10 +169,11 @@ def read_one(path: Path, root: Path) -> ExportSession | Skipped:
         return skipped(f"invalid records, never scored: {exc}")
     events = session.log.events
     runtime = events[0].get("runtime") or DEFAULT_RUNTIME
-    turns, other, problem = read_transcript(path, runtime)
+    transcript = read_transcript(path, runtime)
     return ExportSession(path=path, name=name, record=record, score=score, meta=session.meta, events=events,
-                         runtime=runtime, correct_sopbench=sopbench_correct_count(score), turns=turns,
-                         other_records=other, transcript_problem=problem)
+                         runtime=runtime, correct_sopbench=sopbench_correct_count(score), turns=transcript.turns,
+                         responses=transcript.responses, other_records=transcript.other,
+                         transcript_problem=transcript.problem)
 
 
 def collect(root: Path) -> Collected:

@@ -37,7 +37,8 @@ from study.session_io.folders import record_states
 FORMAT = 2
 #: The modules whose code decides a kept value (their source is part of every entry).
 MODULES = ("study.runner.status", "study.runner.status_cache", "study.runner.progress", "study.runner.claim",
-           "study.session_io.reader", "study.session_io.record", "study.session_io.meta", "study.session_io.events",
+           "study.session_io.reader", "study.session_io.meta_rules", "study.session_io.record", "study.session_io.meta",
+           "study.session_io.events",
            "study.session_io.typed_events", "study.session_io.issues", "study.session_io.log_lines",
            "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.safe_files",
            "study.session_io.folders", "study.session_io.values", "study.session_io.witnesses",
