@@ -88,6 +88,15 @@ def _text_of(response: Any) -> str:
     return json.dumps(response, default=str)
 
 
+def _heredoc_patch(args: Any) -> bool:
+    """A shell command that is a patch written as a heredoc (``apply_patch <<'EOF' ...``), which
+    Codex CLI applies itself instead of running it (no PostToolUse hook follows)."""
+    from study.fsm.builtin_tools import shell_patch
+
+    command = args.get("command") if isinstance(args, dict) else None
+    return isinstance(command, str) and shell_patch(command) is not None
+
+
 class SessionBridge:
     #: The CLI itself ends the turn at the stop-block cap (Claude Code); else the bridge lets it end.
     cli_caps_stop_blocks = True
@@ -124,6 +133,8 @@ class SessionBridge:
         self.refusals = 0
         self.on_refusal: Any = None
         self._call_ids: dict[str, list[str]] = {}
+        #: admitted built-in calls no PostToolUse hook reports (Codex CLI's heredoc patches), by call id
+        self._patches: dict[str, dict] = {}
 
     @staticmethod
     def _quietly() -> contextlib.suppress:
@@ -242,6 +253,8 @@ class SessionBridge:
                 return output
         if server is not None and call_id:
             self._call_ids.setdefault(_args_key(tool, args), []).append(call_id)
+        elif server is None and call_id and self.work.builtin_tools and _heredoc_patch(args):
+            self._patches[call_id] = dict(hook_input)   # no PostToolUse will come: builtin_output logs it
         return {}
 
     async def post_tool_use(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
@@ -293,11 +306,29 @@ class SessionBridge:
         actions = actions_of(tool, args, hook_input.get("cwd"), self._workspace)
         if actions is not None:
             fields["actions"] = [{"tool": a.tool, "args": a.args} for a in actions]
+        if hook_input.get("reported_by"):    # no hook reported it: the runtime's own record did
+            fields["reported_by"] = hook_input["reported_by"]
         with self._quietly():
             self.log.emit(EventKind.TOOL_CALL, tool=tool, args=args if isinstance(args, dict) else {"_raw": args},
                           account=None, allowed=True, ok=ok, state=self.fsm_state,
                           call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
         self._log_commits()
+
+    def builtin_output(self, call_id: str, text: str) -> None:
+        """The runtime's own record of a built-in call's output (Codex CLI's rollout): a call that
+        reaches no PostToolUse hook (a heredoc patch, which Codex applies itself) is logged from it
+        and recorded in the FSM's history as a completed call would be."""
+        hook_input = self._patches.pop(call_id, None)
+        if hook_input is None:
+            return
+        ok = "patch rejected" not in text.lower() and "error" not in text.lower()[:200]
+        done = {**hook_input, "hook_event_name": "PostToolUse" if ok else "PostToolUseFailure",
+                "tool_response" if ok else "error": text, "reported_by": "rollout"}
+        if self.fsm is not None:
+            fsm_hooks.post_tool_use(self.fsm, done, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
+                                    on_transition=self._log_automatic, workspace=self._workspace)
+        _server, tool = split_tool_name(hook_input.get("tool_name", ""))
+        self._log_builtin(done, tool, call_id)
 
     def _log_commits(self) -> None:
         """A ``commit`` event for each commit the workspace's HEAD gained since the last look."""

@@ -114,6 +114,13 @@ class RolloutFollower:
     def __init__(self, path: Path | None, home: Path | None = None, thread: str | None = None):
         self.path, self.home, self.thread = path, home, thread
         self.offset = 0
+        #: (call id, output text) of every function call's output read so far and not yet taken
+        self.outputs: list[tuple[str, str]] = []
+
+    def take_outputs(self) -> list[tuple[str, str]]:
+        """The function calls' outputs read since the last take (their call ids and texts)."""
+        taken, self.outputs = self.outputs, []
+        return taken
 
     @classmethod
     def for_thread(cls, codex_home: Path, thread: str) -> "RolloutFollower":
@@ -137,7 +144,21 @@ class RolloutFollower:
             return []
         end = data.rfind(b"\n") + 1
         self.offset += end
-        return usage_records(_lines(data[:end]))
+        lines = _lines(data[:end])
+        self.outputs.extend(function_outputs(lines))
+        return usage_records(lines)
+
+
+def function_outputs(lines: Any) -> list[tuple[str, str]]:
+    """(call id, output text) of each ``function_call_output`` response item of rollout lines."""
+    found = []
+    for record in lines:
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if isinstance(payload, dict) and payload.get("type") == "function_call_output" and payload.get("call_id"):
+            output = payload.get("output")
+            text = output if isinstance(output, str) else "\n".join(_texts(output)) if output is not None else ""
+            found.append((str(payload["call_id"]), text))
+    return found
 
 
 def _failed_mcp_call(payload: dict[str, Any]) -> str | None:

@@ -108,6 +108,10 @@ def test_the_fsm_holds_each_period_to_the_six_steps_on_codex(sessions):
     folder = sessions["close-fsm-codex"]
     log = events(folder)
     assert [p["correct"] for p in outcome(folder)["periods"]] == [True, True]
+    # Codex applies a heredoc patch itself (no PostToolUse): the write is logged from its rollout
+    writes = [e for e in log if e["kind"] == "tool_call" and e.get("actions") == [
+        {"tool": "write", "args": {"path": "tools/close.py"}}]]
+    assert writes and writes[0]["reported_by"] == "rollout" and writes[0]["ok"]
     moved = [e["to"] for e in log if e["kind"] == "transition" and e["ok"]]
     # each period: entered anew at S_ingest by the runner, then the six guarded moves to S_done
     assert moved.count("S_done") == 2 and moved.count("S_ingest") == 2

@@ -162,6 +162,10 @@ class CodexSession:
         failure: str | None = None
         turns_limit = False
 
+        def outputs(found: list[tuple[str, str]]) -> None:
+            for call_id, text in found:   # a built-in call no PostToolUse reports (a heredoc patch)
+                self.setup.hooks.builtin_output(call_id, text)
+
         def usage(records: list[dict]) -> None:
             nonlocal responses, turns_limit
             for record in records:
@@ -175,6 +179,7 @@ class CodexSession:
             while True:
                 if follower is not None:
                     usage(follower.read_new())
+                    outputs(follower.take_outputs())
                 if turns_limit:     # stopped at once, not at Codex's next line on stdout (which may be
                     assert self.process is not None     # several responses later)
                     await stop_process_group(self.process.pid)
@@ -216,6 +221,7 @@ class CodexSession:
             await self._stop_relays()
         if follower is not None:
             usage(follower.read_new())
+            outputs(follower.take_outputs())
         sink.runtime_version(installed_version() or "")
         sink.call_result(subtype="success" if returncode == 0 else "error", is_error=returncode != 0, turns=responses,
                          reported_cost_usd=None)
