@@ -95,6 +95,7 @@ class SessionDriver:
         self.turns = 0
         self.resumes = 0
         self.context = 1                                          # the running context (fresh-context runs)
+        self.context_run = False                                  # the session is a run of fresh contexts
         self.started_at = time.monotonic()
         self.meta = SessionMeta()                                 # written by run()
         self.log: EventLog | None = None                          # events.jsonl, while run() runs
@@ -151,7 +152,8 @@ class SessionDriver:
         resume_id: str | None = None
         idle_resumes = 0
         work = bridge.work
-        if work.contexts_after() is not None:
+        self.context_run = work.contexts_after() is not None
+        if self.context_run:
             log.emit(EventKind.CONTEXT_START, n=self.context, unit=work.context_label())
         while True:
             if self.interruption.signal:
@@ -361,8 +363,9 @@ class _Sink:
         if d.ledger.cap_reached(d.prepared.limits.spending_usd):
             d.cap_reached.set()
         if done:
+            where = {"context": d.context} if d.context_run else {}
             self.bridge.log.emit(EventKind.USAGE, call=d.resumes, priced_usd=_rounded(d.ledger.running_usd),
-                                 session_cost_usd=round(d.ledger.so_far_usd, 6))
+                                 session_cost_usd=round(d.ledger.so_far_usd, 6), **where)
 
     def api_retry(self, fields: ApiRetry) -> None:
         self.bridge.log.emit(EventKind.API_RETRY, **{"call": self.driver.resumes, **fields})

@@ -132,6 +132,7 @@ class Usage(TypedDict):
     call: int                             # the call's resume index n (0 = first call)
     priced_usd: float | None              # this call so far, at models.yaml list prices
     session_cost_usd: float               # the session so far, this call included
+    context: NotRequired[int]             # a run of fresh contexts: the context the response is of
 
 
 class Proposal(TypedDict):
