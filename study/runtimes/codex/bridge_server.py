@@ -119,6 +119,13 @@ class BridgeServer:
         hook = self.hooks.get(event)
         if hook is None:
             raise ValueError(f"no hook for {event!r} (hooks: {', '.join(self.hooks)})")
+        if not data.strip():
+            # Codex started the hook command and was stopped before it wrote the hook's input (the
+            # runner ended the call: its turns limit, a signal): nothing to gate or record, and not
+            # the runner's failure; the relay still fails closed (exit 2), should Codex read it
+            writer.write(b"1" + f"an empty {event} hook input: Codex stopped before it wrote one".encode())
+            await writer.drain()
+            return
         hook_input = json.loads(data)
         output = await hook(hook_input, hook_input.get("tool_use_id"), None)
         writer.write(b"0" + (json.dumps(output).encode() if output else b""))
