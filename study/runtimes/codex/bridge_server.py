@@ -76,11 +76,19 @@ class BridgeServer:
             with contextlib.suppress(Exception):
                 await self._server.wait_closed()
             self._server = None
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(BaseException):
-                await task
+        # a connection accepted as the server closed starts its task a moment later: cancel and await
+        # until none is left, so no connection's callback outlives the event loop (asyncio would
+        # print "Exception in callback ... connection_made" when the runner's loop closes)
+        for _round in range(20):
+            pending = list(self._tasks)
+            for task in pending:
+                task.cancel()
+            for task in pending:
+                with contextlib.suppress(BaseException):
+                    await task
+            await asyncio.sleep(0)
+            if not self._tasks:
+                break
         shutil.rmtree(self.folder, ignore_errors=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
