@@ -230,6 +230,7 @@ class SessionDriver:
         work = bridge.work
         self._end_context(log, work, ended)
         self.session_id = None
+        self.ledger.new_cli_session()      # the next context's CLI reports its own cumulative cost
         self.context += 1
         prompt = work.next_context()
         bridge.last_decision_at = time.monotonic()

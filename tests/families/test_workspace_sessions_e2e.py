@@ -81,6 +81,9 @@ def test_each_period_is_closed_in_a_fresh_context_that_holds_nothing_of_the_one_
     assert log[-1]["status"] == "completed"
     assert [e["n"] for e in log if e["kind"] == "context_start"] == [1, 2]
     assert [p["correct"] for p in outcome(folder)["periods"]] == [True, True]
+    # each context's CLI session reports its own cumulative cost: the run's cost is their sum
+    calls = [e for e in log if e["kind"] == "call_end"]
+    assert len(calls) == 2 and log[-1]["cost_usd"] == pytest.approx(sum(c["priced_usd"] for c in calls), abs=2e-6)
     # the first context's transcript is kept apart; the second's is transcript.jsonl
     assert (folder / "contexts" / "context-1.transcript.jsonl").is_file() and (folder / "transcript.jsonl").is_file()
     # what the model was sent: every request of the second period's context holds nothing of the first's
