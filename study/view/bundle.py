@@ -88,18 +88,19 @@ def _write_session(put: Callable[[str, Any], None], store: Store, session: Sessi
     while (work := family_docs.work_doc(session, page)) is not None:    # a family session's conversation or contexts
         put(folder + f"work-{page}.js", work)
         page += 1
-    contexts = [None, *family_docs.kept_contexts(session)] if transcripts else [None]
-    for context in contexts:     # the session's transcript, then each ended context's (a run of fresh contexts)
+    # the session's transcript, then each ended context's of a run of fresh contexts
+    for context in [None, *family_docs.kept_contexts(session)]:
         tail = "" if context is None else f"c{context}-"
-        lines, refused = store.transcript_lines(session, context) if transcripts else ([], None)
+        if not transcripts:
+            omitted = documents.transcript_doc(session, [], 0)
+            put(folder + f"transcript-{tail}0.js", {**omitted, "omitted": True})
+            put(folder + f"conversation-{tail}0.js", {**conversation_doc(session.name, session.simulated, ([], 0), 0),
+                                                        "omitted": True})
+            continue
+        lines, refused = store.transcript_lines(session, context)
         for page in range(documents.pages(len(lines), documents.TRANSCRIPT_PAGE)):
-            doc = documents.transcript_doc(session, lines, page, refused)
-            put(folder + f"transcript-{tail}{page}.js", doc if transcripts else {**doc, "omitted": True})
-        if transcripts:
-            conversation, refused = store.conversation(session, context)
-            for page in range(documents.pages(len(conversation[0]), TURNS_PAGE)):
-                put(folder + f"conversation-{tail}{page}.js",
-                    conversation_doc(session.name, session.simulated, conversation, page, refused))
-        else:
-            put(folder + "conversation-0.js", {**conversation_doc(session.name, session.simulated, ([], 0), 0),
-                                                 "omitted": True})
+            put(folder + f"transcript-{tail}{page}.js", documents.transcript_doc(session, lines, page, refused))
+        conversation, refused = store.conversation(session, context)
+        for page in range(documents.pages(len(conversation[0]), TURNS_PAGE)):
+            put(folder + f"conversation-{tail}{page}.js",
+                conversation_doc(session.name, session.simulated, conversation, page, refused))

@@ -189,3 +189,28 @@ def test_the_family_pages_in_a_browser_served_and_as_a_bundle(family_root, brows
     assert (bundle / "data" / "autoresearch~002fexploratory~002fsim-drifter~002fFSM~002fseed-1" / "work-0.js").is_file()
     _open(browser, (bundle / "index.html").as_uri() + "#/s/" + quote(family_root["tau2"], safe=""), "#chat .msg.controller")
     _open(browser, (bundle / "index.html").as_uri() + "#/s/" + quote(RESEARCH, safe=""), ".ws-item.move.refused")
+
+
+def test_an_ended_contexts_transcript_is_read_only_inside_the_session(family_root, tmp_path):
+    root = tmp_path / "sessions"
+    folder = write_research_run(root)
+    (folder / "contexts").mkdir()
+    record = {"type": "user", "timestamp": "T0", "message": {"role": "user", "content": "Do stage scheduler."}}
+    (folder / "contexts" / "context-1.transcript.jsonl").write_text(json.dumps(record) + "\n")
+    store = Store(root)
+    session = store.session(RESEARCH)
+    assert documents.session_doc(session)["context_transcripts"] == [1]
+    (turns, _other), refused = store.conversation(session, 1)
+    assert refused is None and [(t["role"], t["text"]) for t in turns] == [("user", "Do stage scheduler.")]
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text(json.dumps(record) + "\n")
+    shutil.rmtree(folder / "contexts")
+    (folder / "contexts").symlink_to(tmp_path)          # a folder of links out of the session
+    (tmp_path / "context-1.transcript.jsonl").symlink_to(secret)
+    lines, refused = Store(root).transcript_lines(Store(root).session(RESEARCH), 1)
+    assert lines == [] and "outside the session folder" in refused
+    bundle = tmp_path / "bundle"
+    done = CliRunner().invoke(main, ["view", "--sessions", str(root), "--bundle", str(bundle), "--no-transcripts"])
+    assert done.exit_code == 0, done.output
+    written = (bundle / "data" / "autoresearch~002fexploratory~002fsim-drifter~002fFSM~002fseed-1" / "transcript-c1-0.js").read_text()
+    assert '"omitted":true' in written and "Do stage scheduler" not in written
