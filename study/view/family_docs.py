@@ -69,10 +69,23 @@ def row_fields(session: Session) -> dict[str, Any]:
     """What a matrix row of a family session shows in place of SOP-Bench's scores."""
     found = outcomes.verdict(outcome_of(session))
     record = session.record
+    if found["text"] == "no outcome" and session.log is not None and session.log.end is None:
+        found["text"] = _where(session)      # it runs (or its runner is gone): where it is
     protocol = "tau2" if record.family == "tau2" else session.start.get("protocol")
     return {"family": record.family, "study": record.study, "task": record.study,
             "protocol": protocol if isinstance(protocol, str) else None, "verdict": found["text"], "verdict_class": found["class"], "cells": found["cells"][:1000],
             "fc": None, "compliance": None, "decided": None, "sliver": []}
+
+
+def _where(session: Session) -> str:
+    """A session without an end: how far its log goes (the last context begun; the customer's
+    messages so far)."""
+    events = session.events
+    if session.record.family == "workspace":
+        last = next((e for e in reversed(events) if e.get("kind") == "context_start"), None)
+        return f"no end yet: context {last.get('n')}" if last is not None else "no end yet"
+    said = sum(e.get("kind") == "customer_message" for e in events)
+    return f"no end yet: {said} customer message{'s' if said != 1 else ''}"
 
 
 def _contexts(session: Session) -> list[dict[str, Any]]:

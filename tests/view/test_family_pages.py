@@ -214,3 +214,12 @@ def test_an_ended_contexts_transcript_is_read_only_inside_the_session(family_roo
     assert done.exit_code == 0, done.output
     written = (bundle / "data" / "autoresearch~002fexploratory~002fsim-drifter~002fFSM~002fseed-1" / "transcript-c1-0.js").read_text()
     assert '"omitted":true' in written and "Do stage scheduler" not in written
+
+
+def test_a_family_session_without_an_end_says_how_far_its_log_goes(tmp_path):
+    root = tmp_path / "sessions"
+    folder = write_research_run(root)
+    lines = (folder / "events.jsonl").read_text().splitlines()
+    (folder / "events.jsonl").write_text("\n".join(lines[:12]) + "\n")          # up to the second context's start
+    row = documents.matrix_row(Store(root).session(RESEARCH))
+    assert (row["status"], row["verdict"], row["verdict_class"]) == ("no session_end", "no end yet: context 2", "none")
