@@ -79,7 +79,7 @@ def log_events(session: ExportSession, prefix: str) -> list[Any]:
             name, args = _tool_name(event), event.get("args")
             args = args if isinstance(args, dict) else {"value": args}
             meta = {**common["metadata"], **{k: event.get(k) for k in ("server", "account", "allowed", "ok", "state",
-                                                                         "reminder_attached") if k in event}}
+                                                                         "reminder_attached", "actions") if k in event}}
             error = None
             if event.get("allowed") is False:
                 error = ToolCallError("approval", str(event.get("error") or ""))

@@ -35,6 +35,7 @@ from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ChatMes
 
 from study.protocol.runtimes import RUNTIMES, model_on_runtime, runtime_label
 
+from . import inspect_family
 from .inspect_events import LIMIT_TYPES, error_of, limit_value, log_events, time_of, with_model_events
 from .inspect_messages import conversation
 from .inspect_model import model_events, usage_of
@@ -84,6 +85,8 @@ def sample(session: ExportSession, key: GroupKey, model: str, epoch: int) -> Eva
     uuid = shortuuid.uuid(name=f"{SOURCE}:{key}:{session.name}")
     prefix = uuid   # message and event ids are unique across logs (Inspect's dataframes key rows on them)
     talk = conversation(session.turns or [], prefix, model)
+    if session.family == "tau2":     # its messages are the conversation, as τ²-bench has it (inspect_family)
+        talk = inspect_family.tau2_conversation(talk, session.events)
     messages = talk.messages
     prices = start.get("prices_per_mtok") if isinstance(start.get("prices_per_mtok"), dict) else None
     generations = model_events(session.responses or [], talk, session.turns or [], model, prices,
@@ -104,23 +107,29 @@ def sample(session: ExportSession, key: GroupKey, model: str, epoch: int) -> Eva
                                 reason=status)
     meta = session.meta
     metadata = {
-        "seed": s.seed, "status": str(record.status), "voided": record.voided, "void_reason": record.void_reason,
-        "exploratory": record.exploratory, "exploratory_why": record.exploratory_why, "simulated": s.simulated,
-        "cost_usd": s.cost_usd, "cost_complete": meta.get("cost_complete") if meta is not None else None,
-        "resumes": s.resumes, "decided": s.decided, "accounts": len(s.order), "order": list(s.order),
+        "seed": session.seed, "status": str(record.status), "voided": record.voided, "void_reason": record.void_reason,
+        "exploratory": record.exploratory, "exploratory_why": record.exploratory_why, "simulated": session.simulated,
+        "cost_usd": s.cost_usd if s is not None else record.cost_usd,
+        "cost_complete": meta.get("cost_complete") if meta is not None else None,
+        "resumes": s.resumes if s is not None else (meta.resumes if meta is not None else None),
+        "decided": s.decided if s is not None else None, "accounts": len(session.order), "order": session.order,
         "session": session.name, "session_dir": str(session.path.resolve()), "session_id": start.get("session_id")
         or (meta.get("session_id") if meta is not None else None),
-        "model": s.model, "model_id": record.model_id, "runtime": session.runtime,
+        "model": record.model, "model_id": record.model_id, "runtime": session.runtime,
         "runtime_label": runtime_label(session.runtime), "cli_version": record.cli_version,
-        "condition": s.condition, "task": s.task, "manifest_sha256": start.get("manifest_sha256"),
+        "condition": record.condition, "task": key.task, "manifest_sha256": start.get("manifest_sha256"),
         "code_version": start.get("code_version"), "duration_s": record.duration_s,
         "transcript": session.transcript_problem or "read",
         "transcript_other_records": session.other_records,
     }
+    events = with_model_events(log_events(session, prefix), generations)
+    if s is None:                # another family's session: its family's verdict, its contexts as spans
+        metadata.update(inspect_family.sample_metadata(session))
+        events = inspect_family.with_context_spans(events, prefix) if session.family == "workspace" else events
     started, ended = start.get("t"), (end or {}).get("t") or (session.events[-1].get("t") if session.events else None)
     return EvalSample(
-        id=s.seed, epoch=epoch, input=first.text if first is not None else "", target="",
-        messages=messages, events=with_model_events(log_events(session, prefix), generations), scores=scores(session),
+        id=session.seed, epoch=epoch, input=first.text if first is not None else "", target="",
+        messages=messages, events=events, scores=scores(session) if s is not None else inspect_family.scores(session),
         metadata=metadata,
         output=ModelOutput(model=model, choices=[ChatCompletionChoice(message=last, stop_reason="stop")], usage=usage)
         if last else ModelOutput(model=model, usage=usage),
@@ -137,17 +146,19 @@ def _slug(text: str) -> str:
 def eval_log(key: GroupKey, sessions: list[ExportSession], skipped: list[Skipped], root: Path) -> EvalLog:
     """One eval log: the sessions of one group as its samples."""
     first = sessions[0]
-    simulated = any(s.score.simulated for s in sessions)
+    simulated = any(s.simulated for s in sessions)
+    kind = inspect_family.protocol(first) if first.score is None else None
     model_id = _one_or_all([s.record.model_id for s in sessions])
     model = model_name(key, model_id if isinstance(model_id, str) else None)
     epochs: dict[int, int] = {}
     samples = []
     for session in sessions:
-        epochs[session.score.seed] = epochs.get(session.score.seed, 0) + 1
-        samples.append(sample(session, key, model, epochs[session.score.seed]))
+        epochs[session.seed] = epochs.get(session.seed, 0) + 1
+        samples.append(sample(session, key, model, epochs[session.seed]))
+    found = results(samples) if kind is None else inspect_family.results(samples, kind)
     label = runtime_label(key.runtime)
     mark = "SIMULATED " if simulated else ""
-    size = f"{key.accounts} accounts" + (", exploratory" if key.exploratory else "")
+    size = (f"{key.accounts} accounts" if kind is None else f"{key.accounts} units") + (", exploratory" if key.exploratory else "")
     starts = [s.start.get("t") for s in sessions]
     ends = [str(x.completed_at) for x in samples if x.completed_at]
     code = _one_or_all([s.start.get("code_version") for s in sessions])
@@ -161,6 +172,8 @@ def eval_log(key: GroupKey, sessions: list[ExportSession], skipped: list[Skipped
         "code_version": code, "sessions_root": str(root.resolve()),
         "skipped_sessions": [{"session": k.name, "reason": k.reason} for k in skipped],
     }
+    if kind is not None:
+        metadata.update(study=first.record.study, family=first.family, protocol=kind)
     eval_id = shortuuid.uuid(name=f"{SOURCE}:{tuple(key)}")
     spec = EvalSpec(
         eval_id=eval_id, run_id=shortuuid.uuid(name=f"{SOURCE}:run:{root.resolve()}"), created=min(starts),
@@ -173,7 +186,8 @@ def eval_log(key: GroupKey, sessions: list[ExportSession], skipped: list[Skipped
         tags=[t for t in ("SIMULATED" if simulated else "", label, "exploratory" if key.exploratory else "") if t],
         dataset=EvalDataset(name=key.task, samples=len(samples), sample_ids=sorted({x.id for x in samples})),
         model=model, model_base_url=None if simulated else first.start.get("base_url"),
-        config=EvalConfig(epochs=max(epochs.values())), headline_metric=HEADLINE,
+        config=EvalConfig(epochs=max(epochs.values())),
+        headline_metric=HEADLINE if kind is None else found.headline,
         revision=EvalRevision(type="git", origin="", commit=code) if isinstance(code, str) else None,
         packages={"sop-fidelity-study": _version(), key.runtime: str(metadata["runtime"]["cli_version"])},
         metadata=metadata,
@@ -181,7 +195,7 @@ def eval_log(key: GroupKey, sessions: list[ExportSession], skipped: list[Skipped
     return EvalLog(
         status="success", eval=spec,
         plan=EvalPlan(name="plan", steps=[EvalPlanStep(solver=key.runtime, params={"condition": key.condition, **factors})]),
-        results=results(samples), stats=EvalStats(started_at=min(starts), completed_at=max(ends) if ends else "",
+        results=found, stats=EvalStats(started_at=min(starts), completed_at=max(ends) if ends else "",
                                                   model_usage=_usage_of(samples, model)),
         samples=samples, tags=spec.tags or [], metadata=metadata,
     )

@@ -7,7 +7,8 @@ Codex CLI) are its text, thinking and tool calls; each call's result follows as 
 (its ``error`` as the transcript flags it: a call the tool-call gate refused is of type
 ``approval``, any other failed call ``unknown``). User text, stop-gate feedback
 (``metadata.stop_block``) and a compaction's summary (``metadata.compaction``: the boundary's
-words) are user messages, as the model saw them. Every message has an id unique in the sample
+words) are user messages, as the model saw them; a workspace run's fresh context begins with its
+first prompt (``metadata.context``, ``metadata.unit``), where the model's context began anew. Every message has an id unique in the sample
 (``messages_df`` and the model events' inputs name messages by it).
 
 This module imports inspect-ai (an optional extra): only ``study export inspect`` imports it.
@@ -64,6 +65,7 @@ class _Builder:
         self._first_n: int | None = None
         self._response: Any = None
         self._boundary: dict[str, Any] | None = None
+        self._context: dict[str, Any] | None = None    # a fresh context begun, its first message to come
 
     @property
     def messages(self) -> list[Any]:
@@ -129,6 +131,10 @@ class _Builder:
         self.flush()
         text = turn.get("text") or ""
         n = turn.get("n")
+        if role == "context":           # a fresh context of a workspace run: its first message starts anew
+            self._unmarked()
+            self._context = turn
+            return
         if role == "compaction" and not turn.get("summary"):
             # the boundary: the conversation before it was replaced by the summary that follows;
             # it marks that summary (a system message would be shown first by Inspect's viewer)
@@ -144,10 +150,12 @@ class _Builder:
         self._unmarked()
         if role == "user":
             first = not self.messages
-            if first:
-                self.out.starts.append(0)
+            context, self._context = self._context, None
+            if first or context is not None:
+                self.out.starts.append(len(self.messages))
+            more = {"context": context.get("n"), "unit": context.get("unit")} if context is not None else {}
             self.messages.append(ChatMessageUser(id=self._id(n), content=text, source="input" if first else None,
-                                                 metadata=self._meta(turn)))
+                                                 metadata=self._meta(turn, **more)))
         elif role == "stop-block":      # the stop gate sent the agent back to work: the model sees it as user text
             self.messages.append(ChatMessageUser(id=self._id(n), content=text, metadata=self._meta(turn, stop_block=True)))
 
