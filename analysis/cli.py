@@ -142,6 +142,9 @@ def score(session_dir: Path, as_json: bool) -> None:
         raise UsageError(f"{session_dir}: no session log here (no {EVENTS_NAME}); pass a session "
                          "folder such as sessions/<model>/<condition>/seed-<n>.")
     found = score_or_reason(session_dir)
+    if isinstance(found, tuple) and found[1].kind.value == "other-study":   # another family's session
+        _score_study_session(session_dir, as_json)
+        return
     if isinstance(found, tuple):
         raise click.ClickException(found[1].detail)
     s = found.score
@@ -170,6 +173,21 @@ def score(session_dir: Path, as_json: bool) -> None:
     if "proposals" in m:
         click.echo(f"  workflow proposals: {m['proposals']} ({m['proposals_valid']} passing the checks); "
                    "none applied during the session (study fsm proposals --frames SESSION/fsm)")
+
+
+def _score_study_session(session_dir: Path, as_json: bool) -> None:
+    """``study score`` of another study's session: its family's outcome (``analysis.study_score``)."""
+    from .study_score import study_summary
+
+    try:
+        data, lines = study_summary(session_dir)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+        return
+    for line in lines:
+        click.echo(line)
 
 
 def _proposal_counts(session_dir: Path) -> dict[str, int]:

@@ -71,10 +71,12 @@ class Table:
     columns: list[Column]
     rows: list[tuple[str, list[Cell]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: a part of a table the paper prints as one (Table 10's ``a`` and ``b``): its files' names
+    suffix: str = ""
 
     @property
     def name(self) -> str:
-        return f"table{self.number}"
+        return f"table{self.number}{self.suffix}"
 
     @property
     def label(self) -> str:

@@ -58,7 +58,7 @@ RACY_S = 2.0
 #: The modules whose code decides a cached value (their source is part of every key).
 _MODULES = ("analysis.scoring", "analysis.clauses", "analysis.loading", "analysis.sopbench_grader",
             "analysis.evidence",
-            "study.procedure.escape_routes", "study.session_io.reader", "study.session_io.events",
+            "study.procedure.escape_routes", "study.session_io.reader", "study.session_io.meta_rules", "study.session_io.events",
             "study.session_io.typed_events", "study.session_io.meta", "study.session_io.record", "study.session_io.issues",
             "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.folders",
             "sopbench_tools.dataset", "sopbench_tools.tool_definitions", "sopbench_tools.orders",

@@ -35,8 +35,8 @@ SIMULATED_TITLE = "SIMULATED (made by the simulator; not results) - "
 COLUMNS = [
     Column("Domain", align="l"),
     Column("Tasks"),
-    Column("Control", emphasis=True),
-    Column("FSM", emphasis=True),
+    Column("Control"),
+    Column("FSM"),
     Column("Discordant", csv=("FSM only", "Control only")),
     Column("p", csv=("McNemar p",)),
     Column("Transfers, faults open", csv=("Transfers open Control", "Transfers open FSM")),

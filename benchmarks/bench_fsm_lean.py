@@ -17,8 +17,16 @@ the harness's. Printed per condition, and as a ratio to Plain, in one run:
   the models table's prices (simulated, priced as claude-haiku-4-5);
 - wall time per account.
 
-Then the issue-16 goals for FSM-lean: requests within 5% of Plain's, machinery tokens <= 25% of
-FSM's, cost <= 1.2x Remind-loop's. SIMULATED numbers: they measure the harness, never a model.
+Then the goals for FSM-lean: requests within 5% of Plain's, machinery tokens <= 25% of FSM's
+(issue 16), cost <= Remind-loop's (issue 42: enforcement at the reminded agent's price; its moves
+between accounts are quiet and its reminder leaves out the paragraph its workflow enforces, so its
+conversation grows less than Remind-loop's and the machinery tokens are negative: 0.978x at 20
+accounts). Once the CLI compacts (from about 50 accounts), the cost is set by where the
+compactions fall more than by what an account adds: a conversation that grows more slowly
+compacts a few requests later, at the largest context, so both conditions cost about the same
+(1.005x at 200 accounts, seed 1; 1.014x before issue 42). This runs on Claude Code;
+``bench_runtimes.py`` shows FSM-lean's cost over Remind-loop's on both runtimes.
+SIMULATED numbers: they measure the harness, never a model.
 
     python benchmarks/bench_fsm_lean.py [--accounts 200] [--seed 1]
 """
@@ -101,10 +109,10 @@ def main() -> None:
     machinery_lean = lean.conversation - remind.conversation
     print(f"FSM machinery tokens per account (conversation over Remind-loop's): FSM {machinery_fsm:.0f}, "
           f"FSM-lean {machinery_lean:.0f}")
-    print("issue 16 goals for FSM-lean:")
+    print("goals for FSM-lean (issues 16 and 42):")
     print(_goal("requests / Plain's", lean.requests / plain.requests, "within 5%", abs(lean.requests / plain.requests - 1) <= 0.05))
     print(_goal("machinery tokens / FSM's", machinery_lean / machinery_fsm, "<= 0.25", machinery_lean <= 0.25 * machinery_fsm))
-    print(_goal("cost / Remind-loop's", lean.cost_usd / remind.cost_usd, "<= 1.2", lean.cost_usd <= 1.2 * remind.cost_usd))
+    print(_goal("cost / Remind-loop's", lean.cost_usd / remind.cost_usd, "<= 1.0", lean.cost_usd <= remind.cost_usd))
 
 
 if __name__ == "__main__":

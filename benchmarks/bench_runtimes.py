@@ -105,7 +105,7 @@ def main() -> None:
         for runtime in runtimes:
             ratio = rows[(runtime, "FSM-lean")].cost / rows[(runtime, "Remind-loop")].cost
             verdict = "met" if ratio <= TARGET_LEAN_OVER_REMIND else "NOT met"
-            print(f"{runtime:12s} FSM-lean / Remind-loop cost: {ratio:.2f}x (target <= {TARGET_LEAN_OVER_REMIND}: {verdict})")
+            print(f"{runtime:12s} FSM-lean / Remind-loop cost: {ratio:.3f}x (target <= {TARGET_LEAN_OVER_REMIND}: {verdict})")
     if len(runtimes) == 2:
         print()
         for condition in conditions:

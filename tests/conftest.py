@@ -199,13 +199,16 @@ class SharedSimSessions:
         self.made: dict[tuple, Path] = {}
         self.digests: dict[Path, dict[str, str]] = {}
 
-    def __call__(self, policy: str, condition: str, accounts: int = 4, seed: int = 1) -> Path:
-        key = (policy, condition, accounts, seed)
+    def __call__(self, policy: str, condition: str, accounts: int | None = 4, seed: int = 1, *,
+                 study: str | None = None, runtime: str | None = None) -> Path:
+        key = (policy, condition, accounts, seed, study, runtime)
         if key not in self.made:
             from study.runner.session import SessionSpec, run_session
 
             folder = run_session(SessionSpec(model=f"sim:{policy}", condition=condition, seed=seed, accounts=accounts,
-                                             out_root=self.root / f"{policy}-{condition}-{accounts}-{seed}"))
+                                             study=study, runtime=runtime,
+                                             out_root=self.root / (f"{policy}-{condition}-{accounts}-{seed}"
+                                                                   + "".join(f"-{x}" for x in (study, runtime) if x))))
             self.made[key] = folder
             self.digests[folder] = _digests(folder)
         return self.made[key]
@@ -224,8 +227,9 @@ def _digests(folder: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def shared_sim_session(tmp_path_factory):
-    """``shared_sim_session(policy, condition, accounts=4, seed=1)``: the folder of a finished
-    session of ``sim:<policy>`` under ``condition`` on the first ``accounts`` of ``seed``'s order
+    """``shared_sim_session(policy, condition, accounts=4, seed=1, study=None, runtime=None)``: the
+    folder of a finished session of ``sim:<policy>`` under ``condition`` on the first ``accounts``
+    of ``seed``'s order (of another study's: ``study``, its ``seed``-th unit; on ``runtime``)
     (``study.runner.session.run_session``, the real CLI), made once per worker in a
     tmp_path_factory folder and shared by every test that asks for the same one. Tests only read
     it: one that damages or edits a session copies it first; at the end of the run a shared

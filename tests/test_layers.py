@@ -214,3 +214,47 @@ def test_each_packages_docstring_says_its_role_and_layer_in_two_lines():
         if got != expected or (len(lines) > 2 and lines[2].strip()):
             wrong.append(f"{name}: {got!r} should be {expected!r}, then a blank line")
     assert not wrong, "\n".join(wrong)
+
+
+# -- the task families keep to themselves ---------------------------------------------------------
+
+#: Each task family's own code (study.families.<family>, its simulated models study.sim.<family>)
+#: and the packages that are one family's alone.
+FAMILY_PACKAGES = {
+    "sopbench": ("study.families.sopbench", "sopbench_tools"),
+    "tau2": ("study.families.tau2", "study.sim.tau2"),
+    "workspace": ("study.families.workspace", "study.sim.workspace.family", "study.sim.workspace_plans"),
+}
+# study.sim.workspace's other modules are the simulator's one machinery for scripted agents that act
+# (the actions, each runtime's wire form, the responder, the executor): any family's agents use it.
+
+
+def _family_of(module: str) -> str | None:
+    for family, packages in FAMILY_PACKAGES.items():
+        if any(module == p or module.startswith(p + ".") for p in packages):
+            return family
+    return None
+
+
+def test_the_task_families_never_import_one_another():
+    """SOP-Bench's code does not learn about τ²-bench nor the other way round, nor either about the
+    workspace family: a module of one family imports no module of another (the runner reaches each
+    through the family seam, study.families.base)."""
+    graph, _modules = import_graph()
+    crossing = sorted(f"{module} imports {imported}" for module, imports in graph.items()
+                      for imported in imports
+                      if _family_of(module) and _family_of(imported) and _family_of(module) != _family_of(imported))
+    assert not crossing, "\n".join(crossing)
+
+
+def test_the_runner_and_the_adapters_import_no_family_but_through_its_registry():
+    """The runner, the runtime adapters and the analysis name no family's package: they read the
+    ``Work`` a family gives (study.families, study.families.base) and the logs."""
+    graph, _modules = import_graph()
+    layered = ("study.runner", "study.runtimes", "analysis")
+    found = sorted(f"{module} imports {imported}" for module, imports in graph.items()
+                   if module.startswith(layered) for imported in imports
+                   if imported.startswith("study.families.") and imported != "study.families.base")
+    # the one exception: the runner's texts module re-exports the SOP-Bench family's texts for the
+    # callers that have always found them there (study/runner/texts.py)
+    assert found == ["study.runner.texts imports study.families.sopbench.texts"], "\n".join(found)

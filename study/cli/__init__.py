@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "view": ("study.view.cli:view", "Browse sessions in a local web page (or write it as a static folder)."),
     "export": ("study.export.cli:export", "Write the sessions in other tools' formats (Inspect eval logs)."),
     "tau2": ("study.families.tau2.cli:tau2", "The τ²-bench family (the paper's Analysis 2): build its preregistered studies."),
+    "staged": ("study.families.workspace.cli:staged", "The staged protocols (the paper's Analysis 3): build their preregistered studies."),
 }
 
 

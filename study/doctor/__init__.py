@@ -1,20 +1,20 @@
 """``study doctor``: is this install ready for a confirmatory run? The command to run first.
 Layer 10: may import the foundations and layers 1-9 (docs/architecture.md).
 
-It prints the runtime (Python, claude-agent-sdk, the bundled Claude Code CLI's path and version,
-the pinned Codex CLI, whether the optional τ²-bench extra is installed and which version), then
-checks, each with what to fix when it fails:
+It prints the runtimes (Python; each runtime's install as its adapter describes it) and whether
+the optional τ²-bench extra is installed and which version, then checks, each with what to fix
+when it fails:
 
 - lock: every package of ``requirements.lock`` is installed at its locked version;
 - frozen runtime: the runtime matches ``preregistration/runtime.json`` as the preregistration in
   effect has it (CLI, SDK, lock sha256; a different Python minor is only reported);
-- CLI: the CLI sessions run is the bundled one, and its binary reports the bundled version;
-- Codex CLI (``--runtime codex`` requires it; otherwise a missing one is a note): installed as
-  the npm lock pins it, and one short session of the study's runner on it against the simulator
-  (``codex.py`` here: MCP tools, the PreToolUse gate, resume);
-- one short session of that CLI against the simulator (``claude_code.py`` here): the CLI starts,
-  the PreToolUse hook is called and its denial honoured, the SOP-Bench MCP tools are connected
-  and record decisions, and ``resume`` continues the same session;
+- each runtime (``study.runtimes``; Claude Code always, another one when ``--runtime`` names it,
+  else a missing one is a note): its install as the adapter checks it (Claude Code: the CLI
+  sessions run is the bundled one, and its binary reports the bundled version; Codex CLI:
+  installed as the npm lock pins it), then one short session of the study's runner on it against
+  the simulator (``probe.py``: the CLI starts, the PreToolUse gate's denials are honoured, the
+  task's MCP tools are connected and record decisions, and a resume continues the session). The
+  probe goes through the runtime seam, as every session does: nothing here knows an agent SDK;
 - the sessions folder is writable.
 
 Exit code 0 only when all of them hold. The API key is reported, never required; without it the
@@ -26,14 +26,13 @@ from __future__ import annotations
 import os
 import platform
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from study.cli.vocabulary import examples, sessions_option
-from study.runtimes.claude_code.command import CLI_ENV, REINSTALL, cli_path, cli_problem
+from study.protocol.runtimes import DEFAULT_RUNTIME, RUNTIMES
 
 INSTALL = "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ."
 
@@ -46,20 +45,21 @@ class Check:
     fix: str = ""
 
 
-def _runtime_lines() -> list[tuple[str, str]]:
-    from study.runtimes.claude_code import sdk
-    from study.runtimes.codex import pin as codex
+def _faces() -> list:
+    """Every runtime's face (``study.runtimes.base.Runtime``), the default one first."""
+    from study.runtimes import runtime, runtime_names
 
-    path = sdk.bundled_cli_path()
+    names = sorted(runtime_names(), key=lambda name: name != DEFAULT_RUNTIME)
+    return [runtime(name) for name in names]
+
+
+def _runtime_lines() -> list[tuple[str, str]]:
     key = "set" if os.environ.get("ANTHROPIC_API_KEY") else "not set"
     base = os.environ.get("ANTHROPIC_BASE_URL")
     openai = "set" if os.environ.get("OPENAI_API_KEY") else "not set"
     return [
         ("Python", f"{platform.python_version()} ({sys.executable})"),
-        ("claude-agent-sdk", sdk.sdk_version()),
-        ("Claude Code CLI", f"{sdk.bundled_cli_version()} (bundled) at {path or 'none'}"),
-        ("Codex CLI", f"{codex.installed_version() or 'not installed'} (pinned {codex.pinned_version()}) at "
-                      f"{codex.binary_path() or codex.install_dir()}"),
+        *[line for face in _faces() for line in face.describe()],
         ("τ²-bench", tau2_line()),
         ("API key", f"ANTHROPIC_API_KEY {key}" + (f", ANTHROPIC_BASE_URL={base}" if base else "")
          + f", OPENAI_API_KEY {openai} (reported only: the simulator needs none; a real run needs a key or a relay)"),
@@ -79,22 +79,33 @@ def tau2_line() -> str:
     return f"{problem} (optional: only the tau2-* studies need it)"
 
 
-def codex_checks(wanted: bool) -> tuple[list[Check], str | None]:
-    """The pinned Codex CLI: installed as pinned (version, npm lock), then one short session of
-    the study's own runner on it (``study.doctor.codex``). Not installed is a note
-    unless ``wanted`` (``--runtime codex``): Claude Code sessions do not need it."""
-    from study.runtimes.codex import pin
+def check_names(face) -> tuple[str, dict[str, str]]:
+    """The names of a runtime's checks: the install's, then the probe's. The default runtime's
+    are the plain words (``CLI``, ``CLI session``, ``hooks``, ...); another runtime's carry its
+    name (``Codex CLI``, ``Codex session``, ``Codex hooks``, ...)."""
+    from study.doctor.probe import CHECKS
 
-    problem = pin.problem()
-    if problem is not None:
-        if wanted:
-            return [Check("Codex CLI", False, problem, "study runtime install codex (needs Node.js and npm)")], None
-        return [], f"Codex CLI: {problem}"
-    from study.doctor.codex import run_probe
+    if face.name == DEFAULT_RUNTIME:
+        return "CLI", {c: ("CLI session" if c == "session" else c) for c in CHECKS}
+    short = face.label.removesuffix(" CLI")
+    return face.label, {c: f"{short} {c}" for c in CHECKS}
 
-    checks = [Check("Codex CLI", True, f"{pin.installed_version()} installed from the committed npm lock "
-                                       f"(sha256 {pin.lock_sha256()[:12]}…) at {pin.binary_path()}")]
-    checks += [Check(f.name, f.ok, f.detail, f.fix) for f in run_probe()]
+
+def runtime_checks(face, required: bool) -> tuple[list[Check], str | None]:
+    """One runtime's checks: its install (``check_install``), then, when it can run, one short
+    session of the study's runner on it (``study.doctor.probe``). A runtime that cannot run here
+    is a failure when ``required``, else a note (returned instead of checks)."""
+    install, names = check_names(face)
+    if face.problem() is not None and not required:
+        return [], f"{face.label}: {face.problem()}"
+    ok, detail, fix = face.check_install()
+    checks = [Check(install, ok, detail, fix)]
+    if face.problem() is not None:
+        return checks + [Check(names[c], False, f"not tried: {face.label} cannot run here") for c in names
+                         ], None
+    from study.doctor.probe import run_probe
+
+    checks += [Check(names[f.check], f.ok, f.detail, f.fix) for f in run_probe(face.name, face.reinstall)]
     return checks, None
 
 
@@ -148,62 +159,6 @@ def check_frozen_runtime() -> Check:
     return Check("frozen runtime", True, detail)
 
 
-def check_cli() -> tuple[Check, Path | None]:
-    from study.runtimes.claude_code import sdk
-
-    path = cli_path()
-    problem = cli_problem(path)
-    if problem:
-        return Check("CLI", False, problem.split("; ")[0], problem.split("; ", 1)[-1]), None
-    if os.environ.get(CLI_ENV):
-        return Check("CLI", False, f"{CLI_ENV}={path} overrides the bundled CLI, but sessions always run the bundled "
-                     "one, so this check says nothing about them", f"unset {CLI_ENV}"), path
-    said = sdk.bundled_cli_version_from_binary()
-    if said != sdk.bundled_cli_version():
-        return Check("CLI", False, f"{path} reports version {said}, the SDK bundles {sdk.bundled_cli_version()}",
-                     REINSTALL), path
-    return Check("CLI", True, f"{path} runs and reports {said}"), path
-
-
-def session_checks(path: Path | None) -> list[Check]:
-    names = ("CLI session", "hooks", "MCP tools", "resume")
-    if path is None:
-        return [Check(name, False, "not tried: no CLI to start") for name in names]
-    from study.doctor.claude_code import run_probe
-
-    probe = run_probe(path)
-    started = probe.cli_version is not None
-    if probe.error and not started:
-        fix = f"unset {CLI_ENV}" if os.environ.get(CLI_ENV) else (
-            f"{REINSTALL}; if it persists, `study claude --version` shows the CLI's own error")
-        return [Check("CLI session", False, f"the CLI at {path} could not start: {probe.error}", fix)] + [
-            Check(name, False, "not tried: the CLI did not start") for name in names[1:]]
-    done = not probe.error and len(probe.decided) == len(probe.accounts)
-    checks = [Check("CLI session", done,
-                    f"CLI {probe.cli_version} ran {len(probe.session_ids)} calls against the simulator (SIMULATED), "
-                    f"{probe.sim_requests} model requests, {len(probe.decided)} of {len(probe.accounts)} {probe.plural} "
-                    "decided" + (f"; then failed: {probe.error}" if probe.error else ""),
-                    "" if done else f"run `study claude --version` and {REINSTALL}")]
-    hooked = probe.hook_calls > 0 and probe.denied and all(a in probe.decided for a in probe.denied)
-    checks.append(Check("hooks", bool(hooked),
-                        f"PreToolUse hook called {probe.hook_calls} times; {len(probe.denied)} denied decisions "
-                        "submitted again" if hooked else f"PreToolUse hook called {probe.hook_calls} times, "
-                        f"denied {probe.denied}, decided {sorted(probe.decided)}",
-                        "" if hooked else f"the CLI does not honour hooks as the study needs: {REINSTALL}"))
-    connected = probe.mcp_status.get("sopbench") == "connected" and bool(probe.decided)
-    checks.append(Check("MCP tools", connected,
-                        f"server sopbench {probe.mcp_status.get('sopbench', 'absent')}; "
-                        f"{len(probe.decided)} decisions recorded through its tools",
-                        "" if connected else f"the CLI cannot use the in-process MCP server: {REINSTALL}"))
-    resumed = (len(probe.session_ids) == 2 and len(set(probe.session_ids)) == 1
-               and probe.decisions_per_call == [1, 2])
-    checks.append(Check("resume", resumed,
-                        f"call 2 resumed session {probe.session_ids[0][:8]}… and decided the last {probe.noun}" if resumed
-                        else f"session ids {probe.session_ids}, decisions after each call {probe.decisions_per_call}",
-                        "" if resumed else f"the CLI cannot resume a session in {tempfile.gettempdir()}: {REINSTALL}"))
-    return checks
-
-
 def check_sessions_folder(folder: Path | None = None) -> Check:
     """Can sessions be written to ``folder`` (default: the project's sessions/)? The same check
     ``study run`` makes before it starts (``preflight.check_out_root``)."""
@@ -242,12 +197,13 @@ def missing_for_a_real_run(environ: dict[str, str] | None = None) -> list[str]:
     "study doctor --sessions /shared/study-sessions # also check a shared sessions folder is writable",
 ))
 @sessions_option(help="The sessions folder to check for writing [default: sessions/ of the project].")
-@click.option("--runtime", "runtime", type=click.Choice(["codex"]), default=None,
-              help="Also require Codex CLI (installed and working); without it, a missing Codex CLI is only a note.")
+@click.option("--runtime", "runtime", type=click.Choice([name for name in RUNTIMES if name != DEFAULT_RUNTIME]),
+              default=None, help="Also require this runtime (installed and working); without it, a missing one is only "
+                                 "a note.")
 def doctor(sessions: Path | None, runtime: str | None) -> None:
     """Check that this install is ready for a confirmatory run: the runtime, the lock, the frozen
-    runtime, one short session of the bundled Claude Code CLI against the simulator (hooks, MCP
-    tools, resume) and the sessions folder. Says what to fix for each failure; exit code 0 only
+    runtime, each runtime's install and one short session of the study's runner on it against the
+    simulator (hooks, MCP tools, resume), and the sessions folder. Says what to fix for each failure; exit code 0 only
     when everything holds (an API key is reported, not required)."""
     click.echo("study doctor: is this install ready for a confirmatory run?")
     for name, value in _runtime_lines():
@@ -262,16 +218,15 @@ def doctor(sessions: Path | None, runtime: str | None) -> None:
                 click.echo(f"      {'':<16} fix: {check.fix}")
 
     show(check_lock(), check_frozen_runtime())
-    cli_check, path = check_cli()
-    show(cli_check)
-    if path is not None:
-        click.echo(f"      {'':<16} (one short session of the CLI against the simulator …)")
-    show(*session_checks(path))
-    codex, note = codex_checks(runtime == "codex")
-    if codex:
-        click.echo(f"      {'':<16} (one short session of the pinned Codex CLI against the simulator …)")
-    show(*codex)
-    if note:
+    notes = []
+    for face in _faces():
+        if face.problem() is None or face.name in (DEFAULT_RUNTIME, runtime):
+            click.echo(f"      {'':<16} (one short session of {face.label} against the simulator …)")
+        checks_of, note = runtime_checks(face, face.name in (DEFAULT_RUNTIME, runtime))
+        show(*checks_of)
+        if note:
+            notes.append(note)
+    for note in notes:
         click.echo(f"note  {note}; Claude Code sessions do not need it")
     show(check_sessions_folder(sessions))
     failed = [c.name for c in checks if not c.ok]

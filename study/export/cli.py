@@ -40,7 +40,10 @@ def inspect_(sessions: Path | None, out: Path) -> None:
     """Write the sessions as Inspect eval logs into OUT: one log per model on runtime, condition,
     task and batch size, one sample per session (its seed), with the transcript's conversation,
     the session log's events and the study's own scores. Read them with `inspect view`,
-    `inspect_ai.analysis.samples_df(OUT)` or transcript scanners.
+    `inspect_ai.analysis.samples_df(OUT)` or transcript scanners. A session of another study's task
+    family is scored by its family's verdict (τ²-bench's reward and its parts, or not judged;
+    AutoResearch's valid rows; the month-end close's correct periods); a τ²-bench session's
+    messages are its conversation, a staged run's contexts are spans of its events.
 
     A session whose records break a rule of the log's validation (the sessions `study tables`
     lists as invalid) is not exported: it is named on stderr with the reason, and in the

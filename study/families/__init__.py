@@ -27,6 +27,7 @@ from .base import DEFAULT_FAMILY, Family, Work, WorkSetup
 FAMILIES = {
     "sopbench": "study.families.sopbench:FAMILY",
     "tau2": "study.families.tau2:FAMILY",
+    "workspace": "study.families.workspace:FAMILY",
 }
 
 
@@ -46,4 +47,14 @@ def family(name: str | None) -> Family:
     return getattr(importlib.import_module(module), attribute)
 
 
-__all__ = ["DEFAULT_FAMILY", "FAMILIES", "Family", "UnknownFamily", "Work", "WorkSetup", "family"]
+def as_work(work: object, reminder: str | None = None) -> Work:
+    """``work`` as a session's ``Work``: itself if it is one; a bare SOP-Bench ``ToolBox`` (as the
+    tests of the runner's bridge build it) wrapped as the SOP-Bench family's work."""
+    if hasattr(work, "family"):
+        return work   # type: ignore[return-value]
+    from .sopbench import SopBenchWork
+
+    return SopBenchWork(work, getattr(work, "task", None), reminder)   # type: ignore[arg-type]
+
+
+__all__ = ["DEFAULT_FAMILY", "FAMILIES", "Family", "UnknownFamily", "Work", "WorkSetup", "as_work", "family"]

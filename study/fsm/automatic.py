@@ -14,7 +14,7 @@ call or with the call and its transitions, never in between (``frames.FrameStore
 
 The agent learns of a move from :func:`arrival_text` (the hooks put it in the tool call's result
 as PostToolUse additional context): the guard's note and the new state's instructions, once, only
-when the state changed. When it does something the state does not admit, :func:`next_step` says
+when the state changed, and not at all for a move marked ``quiet: true``. When it does something the state does not admit, :func:`next_step` says
 the one thing to do next: the refusal of the first automatic transition out of the state.
 """
 
@@ -107,8 +107,14 @@ def next_step(live: _Live, reviewer: Reviewer | None, shell_cwd: Path | None) ->
 
 def arrival_text(live: _Live, moved: list[TransitionResult]) -> str:
     """What the agent is told after automatic moves: each guard's note, then the state it is in
-    now and that state's instructions."""
-    notes = " ".join(m.reason for m in moved if m.reason)
+    now and that state's instructions; nothing when every move was ``quiet`` (a move the agent
+    was told to expect, e.g. FSM-lean's from one item to the next: the gate's refusals say what
+    to do next if it does something else)."""
+    transitions = live.workflow.transitions
+    told = [m for m in moved if not getattr(transitions.get((m.from_state, m.to_state)), "quiet", False)]
+    if not told:
+        return ""
+    notes = " ".join(m.reason for m in told if m.reason)
     state = live.frame.state
     instructions = live.workflow.states[state].instructions.strip()
     return " ".join(part for part in (notes, f"Now in workflow state {state}.", instructions) if part)

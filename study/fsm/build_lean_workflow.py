@@ -11,9 +11,14 @@ only through Eq. 6 (every item of the batch decided), exactly when FSM lets the 
 ``fsm_lean_bound.yaml`` (FSM-lean-bound) is the same made from ``fsm_bound.yaml``'s document:
 S_decide admits the decision only for the item of the last record.
 
-The states' instructions are short (the task's ``Wording.lean``, ``study.fsm.wording``): the agent
-reads them once per state change, in the result of the call that moved the state, after the guard's
-own note (which names the item).
+The moves from one item to the next (S_investigate -> S_decide -> S_investigate) are ``quiet``: the
+agent is told nothing when the workflow makes them, since its first message's paragraph says how
+the workflow moves and its per-item reminder says the procedure; a call the current state does not
+admit is refused with the one thing to do next. Only the move to S_done is told: the guard's note
+(the batch is complete) and S_done's short instructions (the task's ``Wording.lean``,
+``study.fsm.wording``), once, in the result of the decision that completed the batch. The notes
+of the per-item moves came on top of the reminder at every item (about 4% of a session's cost
+under the simulator's oracle).
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ def header_lines(main_file_name: str) -> list[str]:
         "EXPLORATORY - NOT PART OF THE PREREGISTERED SET OF CONDITIONS (condition FSM-lean).",
         f"Like {main_file_name} (same states, permissions, guards of Eqs. 4-6 and stop gate),",
         "but every transition is automatic: the runtime commits it after the tool call that makes its guard",
-        "hold. S_done is a pause state, because the agent gets no FSM tools and so cannot call exit.",
+        "hold, quietly between items (the agent is told only of the move to S_done). S_done is a pause",
+        "state, because the agent gets no FSM tools and so cannot call exit.",
     ]
 
 
@@ -51,5 +57,6 @@ def lean_workflow(per_item: dict, name: str, p: Procedure, w: Wording) -> dict:
     )
     doc["pause"] = [doc["exit"]]
     doc["states"] = {state: {**body, "instructions": w.lean[state]} for state, body in per_item["states"].items()}
-    doc["transitions"] = [{**t, "automatic": True} for t in per_item["transitions"]]
+    doc["transitions"] = [{**t, "automatic": True, **({"quiet": True} if t["to"] != doc["exit"] else {})}
+                          for t in per_item["transitions"]]
     return doc

@@ -17,7 +17,11 @@ Writes, under ``preregistration/``:
   (runtime-driven) transitions (condition FSM-lean; see ``build_lean_workflow.py``), and
   ``workflows/exploratory/fsm_lean_bound.yaml``, the same item-bound (condition FSM-lean-bound).
 - ``texts/reminder.md`` — the SOP's decision section (5.7) and its critical rules (the CRITICAL
-  list of 6.1), copied verbatim, plus the paragraph on unattended one-at-a-time processing.
+  list of 6.1), copied verbatim, plus the paragraph on unattended one-at-a-time processing;
+  ``texts/exploratory/fsm_lean_reminder.md`` (FSM-lean's and FSM-lean-bound's), the same without
+  that paragraph: under those conditions the workflow enforces what it asks (one account at a
+  time, every data set before the record, the record before the decision, no stop before every
+  account is decided) and the first message's paragraph states it once.
 
 The tool names come from ``sopbench_tools.toolbox``; the section texts and titles from the
 vendored, hash-checked SOP. Run ``study fsm build-referral`` to write the files, or with
@@ -46,7 +50,9 @@ _dump = dump
 
 MAIN_FILE = Path("workflows/referral_abuse_per_account.yaml")
 REMINDER_FILE = Path("texts/reminder.md")
-__all__ = ["BOUND_FILE", "LEAN_BOUND_FILE", "LEAN_FILE", "MAIN_FILE", "REMINDER_FILE", "STOP_ONLY_FILE",
+#: FSM-lean's per-account reminder: the SOP's part of the reminder (see the module docstring)
+LEAN_REMINDER_FILE = Path("texts/exploratory/fsm_lean_reminder.md")
+__all__ = ["BOUND_FILE", "LEAN_BOUND_FILE", "LEAN_FILE", "LEAN_REMINDER_FILE", "MAIN_FILE", "REMINDER_FILE", "STOP_ONLY_FILE",
            "generated_files", "differences", "write", "referral_wording", "REFERRAL_PROCEDURE"]
 
 #: The referral study's tools (sopbench_tools.tool_definitions).
@@ -94,7 +100,12 @@ def investigation_titles(sop: str) -> list[str]:
 # -- building the texts ---------------------------------------------------------------------------
 
 def reminder_text(sop: str) -> str:
-    return f"{decision_section(sop)}\n\n{critical_rules(sop)}\n\n{UNATTENDED_PARAGRAPH}\n"
+    return f"{lean_reminder_text(sop)}\n{UNATTENDED_PARAGRAPH}\n"
+
+
+def lean_reminder_text(sop: str) -> str:
+    """The reminder without its unattended paragraph (FSM-lean's: see the module docstring)."""
+    return f"{decision_section(sop)}\n\n{critical_rules(sop)}\n"
 
 
 def referral_wording(sop: str) -> Wording:
@@ -141,6 +152,7 @@ def generated_files(sop: str | None = None) -> dict[Path, str]:
     sop = sop if sop is not None else load_task().sop
     files = workflow_files(REFERRAL_PROCEDURE, referral_wording(sop))
     files[REMINDER_FILE] = reminder_text(sop)
+    files[LEAN_REMINDER_FILE] = lean_reminder_text(sop)
     return files
 
 

@@ -128,10 +128,11 @@ def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None
     """Record the completed call in the history the guards read; the runtime commits the automatic
     transitions the call makes hold. ``ok``: True for PostToolUse, False for PostToolUseFailure;
     None reads it from the hook input (:func:`tool_call_ok`). Returns {} when the state did not
-    change; after an automatic move, the new state's instructions as additional context of the
-    call's result (once: only the call that moved the state gets them). ``on_transition`` is called
-    with each committed automatic transition (the study's runner logs them). A built-in call is
-    recorded as its vocabulary actions under a workflow that uses them (see :func:`pre_tool_use`)."""
+    change or every move was quiet; after an automatic move, the new state's instructions as
+    additional context of the call's result (once: only the call that moved the state gets them).
+    ``on_transition`` is called with each committed automatic transition (the study's runner logs
+    them, quiet ones too). A built-in call is recorded as its vocabulary actions under a
+    workflow that uses them (see :func:`pre_tool_use`)."""
     tool, args = _tool_and_args(hook_input)
     if is_fsm_tool(tool, fsm_server):
         return {}
@@ -146,6 +147,8 @@ def post_tool_use(rt: FsmRuntime, hook_input: dict[str, Any], *, ok: bool | None
     if on_transition is not None:
         for result in moved:
             on_transition(result)
+    if not text:   # every move was quiet: the agent is told nothing
+        return {}
     event = hook_input.get("hook_event_name") or ("PostToolUseFailure" if ok is False else "PostToolUse")
     return add_context(str(event), text)
 

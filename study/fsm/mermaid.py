@@ -21,7 +21,7 @@ def to_mermaid(wf: Workflow) -> str:
         if transition.soft is not None:
             label += " + review"
         if transition.automatic:
-            label += " (automatic)"
+            label += " (automatic, quiet)" if transition.quiet else " (automatic)"
         lines.append(f"    {source} --> {target} : {label}")
     lines.append(f"    {wf.exit} --> [*] : exit")
     for name in sorted(wf.pause):

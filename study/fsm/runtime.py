@@ -197,6 +197,19 @@ class FsmRuntime:
             self._save()
             return self.status()
 
+    def restart(self, name: str) -> list[dict[str, Any]]:
+        """The runner's move at the start of a fresh context whose procedure starts anew (a month-end
+        period is a new instance of the close workflow): every frame is popped, in whatever state,
+        and ``name`` entered at its initial state. Returns the popped frames (innermost last), for
+        the session's log; never the agent's move (no FSM tool offers it)."""
+        with self._sync():
+            popped = [live.frame.to_json() for live in self._stack]
+            self._stack.clear()
+            self._drop_tokens_deeper_than(0)
+            self._save()
+        self.enter(name)
+        return popped
+
     def exit(self) -> dict[str, Any]:
         """Pop the innermost frame; admitted only in its workflow's exit state."""
         with self._sync():

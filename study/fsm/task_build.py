@@ -21,6 +21,9 @@ from .build_referral_workflow import generated_files
 from .task_workflows import all_of, generic_wording, workflow_files
 
 REMINDER_FILE = Path("texts/reminder.md")
+#: FSM-lean's per-item reminder: the reminder without its unattended paragraph (the workflow
+#: enforces what that paragraph asks; ``build_referral_workflow``'s docstring says why)
+LEAN_REMINDER_FILE = Path("texts/exploratory/fsm_lean_reminder.md")
 
 
 def unattended_paragraph(p: Procedure) -> str:
@@ -45,12 +48,17 @@ def _order_note(p: Procedure) -> str:
 def generic_reminder(task: Any, p: Procedure) -> str:
     """The per-item reminder of a task without a hand-written one: the SOP's record and decision
     as the manifest words them, and the unattended paragraph."""
+    return f"{generic_lean_reminder(task, p)}\n{unattended_paragraph(p)}\n"
+
+
+def generic_lean_reminder(task: Any, p: Procedure) -> str:
+    """The reminder without its unattended paragraph (FSM-lean's)."""
     labels = "; ".join(f"{c.argument}: one of " + ", ".join(c.labels) for c in task.decision.columns)
     return (
         f"For every {p.noun}: retrieve its data with {', '.join(p.data_tools)}{_order_note(p)}, apply the SOP "
         f"({task.sop_file}) to the results, then record your analysis with {p.record_tool} and submit the "
         f"decision with {p.decision_tool} ({labels}). The first decision submitted for a {p.noun} is final.\n\n"
-        f"{task.record.description.strip()}\n\n{unattended_paragraph(p)}\n"
+        f"{task.record.description.strip()}\n"
     )
 
 
@@ -64,6 +72,7 @@ def task_files(task: Any) -> dict[Path, str]:
                               tool_order_note=_order_note(p))
     files = workflow_files(p, wording)
     files[REMINDER_FILE] = generic_reminder(task, p)
+    files[LEAN_REMINDER_FILE] = generic_lean_reminder(task, p)
     return files
 
 

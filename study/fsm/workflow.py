@@ -30,6 +30,7 @@ A workflow is one YAML file::
               timeout: 5
           soft: {prompt: "Are the notes faithful?"}   # needs a reviewer; off by default
       - {from: S_submit, to: S_done, automatic: true}   # the runtime moves on its own
+                                                        # (quiet: true: and tells the agent nothing)
 
 :meth:`Workflow.load` refuses a broken file with :class:`WorkflowError`, which lists every
 problem with its line and what to fix: malformed YAML, unknown or missing keys, duplicate

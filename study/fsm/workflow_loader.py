@@ -28,7 +28,7 @@ TOP_KEYS = ("workflow", "description", "tools", "check_modules", "variables", "i
 REQUIRED_TOP_KEYS = ("workflow", "tools", "initial", "exit", "states")
 STATE_KEYS = ("instructions", "exit_conditions", "allow", "deny")
 RULE_KEYS = ("tool", "args", "reason", "check", "with")
-TRANSITION_KEYS = ("from", "to", "guard", "description", "automatic")
+TRANSITION_KEYS = ("from", "to", "guard", "description", "automatic", "quiet")
 GUARD_KEYS = ("hard", "soft")
 NAMED_CHECK_KEYS = ("check", "with")
 SHELL_CHECK_KEYS = ("command", "timeout")
@@ -323,7 +323,15 @@ class _Loader:
             if not isinstance(automatic, bool):
                 self.problem(item.key_line("automatic"), f"transition {source} -> {target}: 'automatic' must be true or false, not {automatic!r}")
                 automatic = False
-            out[(source, target)] = Transition(source, target, hard, soft, str(item.get("description") or ""), line, automatic)
+            quiet = item.get("quiet", False)
+            if not isinstance(quiet, bool):
+                self.problem(item.key_line("quiet"), f"transition {source} -> {target}: 'quiet' must be true or false, not {quiet!r}")
+                quiet = False
+            elif quiet and not automatic:
+                self.problem(item.key_line("quiet"), f"transition {source} -> {target}: 'quiet' applies to automatic transitions only (the agent requests the others and reads their result); set automatic: true or remove quiet")
+                quiet = False
+            out[(source, target)] = Transition(source, target, hard, soft, str(item.get("description") or ""), line, automatic,
+                                               quiet)
         return out
 
     def guard(self, item: LineMap, where: str) -> tuple[tuple[NamedCheck | ShellCheck, ...], SoftCheck | None]:

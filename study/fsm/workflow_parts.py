@@ -55,6 +55,8 @@ class Transition:
     line: int
     #: committed by the runtime right after the tool call that makes the guard hold (no self-check)
     automatic: bool = False
+    #: (automatic ones only) the agent is not told of this move: no note in the call's result
+    quiet: bool = False
 
 
 @dataclass(frozen=True)

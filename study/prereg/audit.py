@@ -23,9 +23,9 @@ from typing import Any
 from study.session_io import folders
 from study.session_io.meta import SessionMeta
 from study.session_io.reader import SessionRead, read_session
-from study.session_io.record import Exclusion, ExclusionKind, SessionRecord
+from study.session_io.record import MAIN_STUDY, Exclusion, ExclusionKind, SessionRecord
 
-from .record_checks import check_order, check_records
+from .record_checks import check_order, check_records, check_study_unit
 from .session_checks import SessionChecks
 from .verify import Link, Report
 
@@ -88,8 +88,9 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None,
     """
     session = read_session(path, strict=False)
     record = SessionRecord.of(session, directory)
+    # each session by its own study's rule (a study of another family is audited like the main one)
     result = SessionAudit(path=path, status=str(record.status), simulated=record.simulated,
-                          exclusion=record.exclusion())
+                          exclusion=record.exclusion(study=record.study))
     if result.exclusion is not None and result.exclusion.kind != ExclusionKind.INVALID:
         return result     # never scored for a reason other than its records: not checked
     problems = result.problems
@@ -112,7 +113,10 @@ def audit_session(path: Path, links: list[Link], directory: Path | None = None,
             checks.check_runtime(in_effect, start, meta, problems, result.notes)
             checks.check_code_version(in_effect, start.get("code_version") or meta.get("code_version"),
                                       problems, result.notes)
-            check_order(checks.root, in_effect.files, start, problems, result.notes)
+            if record.study == MAIN_STUDY:
+                check_order(checks.root, in_effect.files, start, problems, result.notes)
+            else:
+                check_study_unit(checks.root, in_effect.files, start, record.study, problems, result.notes)
     records = check_records(path, meta)   # meta against the log, the log against the transcript
     problems.extend(records.problems)
     result.notes.extend(records.notes)

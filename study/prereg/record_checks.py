@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from study.session_io.folders import EVENTS_NAME, TRANSCRIPT_NAME as TRANSCRIPT
+from study.transcripts.kept import CONTEXTS_DIR
 from study.session_io.reader import read_log
 from study.session_io.safe_files import TRANSCRIPT_CAP, read_capped
 from study.session_io.values import MIN_COST_SHARE, USD_SLACK  # noqa: F401  (the shared rule's, re-exported)
@@ -84,11 +85,18 @@ def _log_against_itself(events: list[dict], start: dict, end: dict, problems: li
     if not end:
         return
     calls = [e for e in events if e.get("kind") == "call_end"]
-    decided = {e.get("account") for e in events if e.get("kind") == "tool_call" and e.get("tool") == "submit_decision"
-               and e.get("ok") is True and e.get("allowed") is True and e.get("server", "sopbench") == "sopbench"}
+    family = start.get("family") or "sopbench"
+    if family == "sopbench":
+        decided = {e.get("account") for e in events if e.get("kind") == "tool_call"
+                   and e.get("tool") == "submit_decision" and e.get("ok") is True and e.get("allowed") is True
+                   and e.get("server", "sopbench") == "sopbench"}
+        what = f"the log's tool calls decide {len(decided)} accounts"
+    else:   # another family's units: a τ²-bench conversation ended, a context of a staged run ended
+        unit = "conversation_end" if family == "tau2" else "context_end"
+        decided = {i for i, e in enumerate(events) if e.get("kind") == unit}
+        what = f"the log has {len(decided)} {unit} events"
     if isinstance(end.get("decisions"), int) and end["decisions"] != len(decided):
-        problems.append(f"session_end says {end['decisions']} decisions but the log's tool calls decide "
-                        f"{len(decided)} accounts")
+        problems.append(f"session_end says {end['decisions']} decisions but {what}")
     resumes = sum(e.get("kind") == "resume" for e in events)
     if isinstance(end.get("resumes"), int) and end["resumes"] != resumes:
         problems.append(f"session_end says {end['resumes']} resumes but the log has {resumes} resume events")
@@ -122,23 +130,38 @@ def _simulated_evidence(path: Path, start: dict, events: list[dict], transcript:
 # ----- the transcript ----------------------------------------------------------------------------
 
 def _read_transcript(path: Path, found: RecordCheck) -> list[dict] | None:
-    """The transcript's JSON objects, or None (with a problem or a note) when it cannot be read."""
-    file = path / TRANSCRIPT
+    """The transcript's JSON objects, or None (with a problem or a note) when it cannot be read; a
+    run of fresh contexts: every ended context's (``contexts/context-<n>.transcript.jsonl``, in
+    order) before the last one's."""
+    earlier = sorted((path / CONTEXTS_DIR).glob(f"context-*.{TRANSCRIPT}"),
+                     key=lambda p: int(p.name.split(".")[0].split("-")[1]) if p.name.split(".")[0].split("-")[1].isdigit()
+                     else 0) if (path / CONTEXTS_DIR).is_dir() else []
+    lines: list[dict] = []
+    for file in earlier:
+        read = _read_one(file, path, found)
+        if read is None:
+            return None
+        lines += read
+    last = _read_one(path / TRANSCRIPT, path, found)
+    return None if last is None else lines + last
+
+
+def _read_one(file: Path, path: Path, found: RecordCheck) -> list[dict] | None:
     try:
         info = os.lstat(file)
     except FileNotFoundError:
-        found.problems.append(f"no {TRANSCRIPT}: the log's tool calls and usage cannot be checked against the "
-                              "CLI's transcript; restore it from the session archive")
+        found.problems.append(f"no {file.relative_to(path)}: the log's tool calls and usage cannot be checked against "
+                              "the CLI's transcript; restore it from the session archive")
         return None
     if not stat.S_ISREG(info.st_mode):
-        found.problems.append(f"{TRANSCRIPT} is not a regular file (a link or special file); restore the "
+        found.problems.append(f"{file.relative_to(path)} is not a regular file (a link or special file); restore the "
                               "session folder from its archive")
         return None
     try:   # opened without blocking, regular files only, capped (a swap since the lstat is caught)
         data = read_capped(file, within=path, max_bytes=TRANSCRIPT_CAP)
     except OSError as exc:
-        found.problems.append(f"{TRANSCRIPT} cannot be read ({exc.strerror or exc}); restore the session folder "
-                              "from its archive")
+        found.problems.append(f"{file.relative_to(path)} cannot be read ({exc.strerror or exc}); restore the "
+                              "session folder from its archive")
         return None
     lines = []
     for raw in data.splitlines():
@@ -166,10 +189,15 @@ def _log_against_transcript(events: list[dict], start: dict, transcript: list[di
     uses = {b.get("id"): b for r in responses for b in r["tool_uses"]}
     calls = [e for e in events if e.get("kind") == "tool_call"]
     missing, differ = [], []
+    runtime = start.get("runtime") or "claude-code"
+    builtin = start.get("family") == "workspace"
     for call in calls:
         use = uses.get(call.get("call_id"))
         if use is None:
             missing.append(call)
+        elif builtin and "server" not in call:
+            if not _builtin_matches(use, call, runtime):
+                differ.append(call)
         elif use.get("name") != f"mcp__{call.get('server', 'sopbench')}__{call.get('tool')}" \
                 or use.get("input") != call.get("args"):
             differ.append(call)
@@ -180,12 +208,32 @@ def _log_against_transcript(events: list[dict], start: dict, transcript: list[di
             problems.append(f"{len(listed)} logged tool call(s) {what}, the first at seq {first.get('seq')} "
                             f"({first.get('tool')} {_short(first.get('args'))})")
     logged = {c.get("call_id") for c in calls}
-    prefixes = tuple(f"mcp__{server}__" for server in LOGGED_SERVERS)
-    unlogged = [u for u in uses.values() if str(u.get("name", "")).startswith(prefixes) and u.get("id") not in logged]
+    servers = LOGGED_SERVERS + tuple(s for s in {c.get("server") for c in calls} if isinstance(s, str))
+    prefixes = tuple(f"mcp__{server}__" for server in servers)
+    unlogged = [u for u in uses.values() if u.get("id") not in logged
+                and (str(u.get("name", "")).startswith(prefixes)
+                     or (builtin and not str(u.get("name", "")).startswith("mcp__")))]
     if unlogged and not _cut_at_the_end(unlogged, responses):
         problems.append(f"{len(unlogged)} tool call(s) of the transcript are not in the log, the first "
                         f"{unlogged[0].get('name')} {_short(unlogged[0].get('input'))}")
     _usage_against_responses(events, start, responses, problems)
+
+
+#: Codex CLI's own tools as its transcript names them -> as its hooks (and so the log) name them.
+_CODEX_HOOK_NAMES = {"exec_command": "Bash", "shell": "Bash", "local_shell": "Bash"}
+
+
+def _builtin_matches(use: dict, call: dict, runtime: str) -> bool:
+    """A logged call of the CLI's own tool is its transcript's tool_use: Claude Code's by name and
+    input; Codex CLI's shell by its command (the transcript's ``cmd``, the hook's ``command``)."""
+    name, given, args = use.get("name"), use.get("input"), call.get("args")
+    if runtime != "codex":
+        return name == call.get("tool") and given == args
+    given = given if isinstance(given, dict) else {}
+    args = args if isinstance(args, dict) else {}
+    if _CODEX_HOOK_NAMES.get(str(name)) == call.get("tool"):
+        return (given.get("cmd") or given.get("command")) == args.get("command")
+    return name == call.get("tool")
 
 
 def _cut_at_the_end(unlogged: list[dict], responses: list[dict]) -> bool:
@@ -212,10 +260,11 @@ def _usage_against_responses(events: list[dict], start: dict, responses: list[di
         return
     index, call, running = 0, None, 0.0
     for event in usage:
-        if event.get("call") != call:
+        key = (event.get("context"), event.get("call"))   # a run of fresh contexts: each context's calls
+        if key != call:
             if call is not None and index < len(priced) and not _matches(event, priced[index]):
                 index += 1           # the previous call's last response, cut before it completed
-            call, running = event.get("call"), 0.0
+            call, running = key, 0.0
         if index >= len(priced):
             if event is usage[-1]:   # the runner ended the call before the CLI wrote the response
                 return
@@ -229,7 +278,7 @@ def _usage_against_responses(events: list[dict], start: dict, responses: list[di
                             f"but the transcript's responses price at {round(running, 6)}")
             return
         index += 1
-    if len(priced) - index > len({e.get('call') for e in usage}):
+    if len(priced) - index > len({(e.get('context'), e.get('call')) for e in usage}):
         problems.append(f"the transcript has {len(priced) - index} model responses after the last logged usage")
 
 
@@ -265,3 +314,43 @@ def check_order(root: Path, files: dict[str, str], start: dict, problems: list[s
         problems.append(f"its batch ({len(order)} accounts) is not the frozen order of seed {seed} "
                         f"({len(frozen)} accounts, {rel})")
 
+
+
+def check_study_unit(root: Path, files: dict[str, str], start: dict, study: str, problems: list[str],
+                     notes: list[str]) -> None:
+    """A confirmatory session of another study than the main one is one of that study's frozen
+    units when it started (``files``: the manifest then in effect): a τ²-bench session's task the
+    one at its position of the study's frozen task order, a staged protocol's run a preregistered
+    seed. A study.yaml or order file no longer on disk as it was is a note, not a failure."""
+    from study.protocol.studies import STUDIES_DIR, STUDY_FILE
+    from study.protocol.yaml_lines import YamlError, load_yaml, read_yaml_text
+
+    from .files import sha256_file
+
+    folder = f"preregistration/{STUDIES_DIR}/{study}"
+    rel = f"{folder}/{STUDY_FILE}"
+    if rel not in files:
+        problems.append(f"study {study} was not preregistered when the session started ({rel} was not frozen)")
+        return
+    path = Path(root) / rel
+    if not path.is_file() or sha256_file(path) != files[rel]:
+        notes.append(f"{rel} as it was in effect is not on disk; the session's unit was not checked")
+        return
+    try:
+        params = (load_yaml(read_yaml_text(path)) or {}).get("params") or {}
+    except (YamlError, OSError, AttributeError):
+        notes.append(f"{rel} could not be read; the session's unit was not checked")
+        return
+    seed, order = start.get("seed"), start.get("order")
+    if isinstance(params.get("order"), str):   # numbered by task: the task at its position of the frozen order
+        order_rel = f"{folder}/{params['order']}"
+        order_path = Path(root) / order_rel
+        if order_rel not in files or not order_path.is_file() or sha256_file(order_path) != files[order_rel]:
+            notes.append(f"{order_rel} as it was in effect is not on disk; the session's task was not checked")
+            return
+        frozen = [line.strip() for line in order_path.read_text(encoding="utf-8").splitlines()
+                  if line.strip() and not line.startswith("#")]
+        if not isinstance(seed, int) or not 1 <= seed <= len(frozen) or order != [frozen[seed - 1]]:
+            problems.append(f"its task is not the one at position {seed} of the study's frozen order ({order_rel})")
+    elif isinstance(params.get("seeds"), list) and seed not in params["seeds"]:
+        problems.append(f"seed {seed} is not a preregistered seed of study {study} ({rel})")

@@ -82,7 +82,7 @@ def texts_for(task: Any) -> dict[str, str]:
         f"investigate {a} {noun} it admits the data tools and {record}; once you have recorded {a} {noun} whose data "
         f"you retrieved with no other {noun}'s in between, it admits the decision ({decision}) for that {noun}, and "
         f"after the decision the next {noun}'s investigation. A call the current step does not admit is refused "
-        "with the one thing to do next.\n"
+        f"with the one thing to do next, and your turn can end only once every {noun} has a decision.\n"
     )
     return {
         "first_message.md": first,

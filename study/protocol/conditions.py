@@ -38,7 +38,7 @@ class Condition:
 
     name: str
     sop_in_system_prompt: bool
-    reminder: bool
+    reminder: bool | str          # true: texts/reminder.md; a file name: that text of texts/ (FSM-lean's)
     resume: bool
     workflow: str | None
     tool_gate: bool
@@ -102,9 +102,9 @@ def _check_condition(path: Path, name: str, raw: Any, *, exploratory: bool = Fal
         if key == "workflow":
             if value is not None and not (isinstance(value, str) and value.endswith(".yaml")):
                 raise ConditionError(f"{path}: condition {name!r}: workflow must be a .yaml file name or null, not {value!r}")
-        elif key == "fsm_paragraph" and isinstance(value, str):
+        elif key in ("fsm_paragraph", "reminder") and isinstance(value, str):
             if not value.endswith(".md"):
-                raise ConditionError(f"{path}: condition {name!r}: fsm_paragraph must be true, false or a .md file "
+                raise ConditionError(f"{path}: condition {name!r}: {key} must be true, false or a .md file "
                                      f"name under texts/, not {value!r}")
         elif not isinstance(value, bool):
             raise ConditionError(f"{path}: condition {name!r}: {key} must be true or false, not {value!r}")

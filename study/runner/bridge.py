@@ -52,13 +52,17 @@ import json
 import time
 from typing import Any
 
-from study.families import Work
+from study.families import Work, as_work
 from study.fsm import hooks as fsm_hooks
 from study.fsm.hooks import FSM_SERVER, split_tool_name
 from study.protocol.conditions import Condition
 from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 from study.tooling import AfterCall, ToolResult
+
+#: The longest result of a built-in call kept whole in the log (a command's output may be huge): the
+#: rest is cut, and the event says how much (``result_cut_chars``).
+MAX_RESULT_CHARS = 100_000
 
 SOPBENCH_SERVER = "sopbench"
 #: Removed from the SOP-Bench tools' Claude Code names, so the workflows use bare tool names.
@@ -67,13 +71,6 @@ SOPBENCH_PREFIX = f"mcp__{SOPBENCH_SERVER}__"
 __all__ = ["FSM_SERVER", "SOPBENCH_PREFIX", "SOPBENCH_SERVER", "SessionBridge"]
 
 
-def _as_work(work: Any, reminder: str | None) -> Work:
-    """The session's ``Work``; a bare SOP-Bench ``ToolBox`` (as tests build a bridge) is wrapped."""
-    if hasattr(work, "family"):
-        return work
-    from study.families.sopbench import SopBenchWork
-
-    return SopBenchWork(work, work.task, reminder)
 
 
 def _args_key(tool: str, args: Any) -> str:
@@ -91,6 +88,15 @@ def _text_of(response: Any) -> str:
     return json.dumps(response, default=str)
 
 
+def _heredoc_patch(args: Any) -> bool:
+    """A shell command that is a patch written as a heredoc (``apply_patch <<'EOF' ...``), which
+    Codex CLI applies itself instead of running it (no PostToolUse hook follows)."""
+    from study.fsm.builtin_tools import shell_patch
+
+    command = args.get("command") if isinstance(args, dict) else None
+    return isinstance(command, str) and shell_patch(command) is not None
+
+
 class SessionBridge:
     #: The CLI itself ends the turn at the stop-block cap (Claude Code); else the bridge lets it end.
     cli_caps_stop_blocks = True
@@ -104,10 +110,16 @@ class SessionBridge:
             raise ValueError(f"condition {condition.name} attaches a reminder, but no reminder text was given")
         self.log = log
         #: the session's work (``study.families.base.Work``; a bare ToolBox is wrapped)
-        self.work = _as_work(work, reminder)
+        self.work = as_work(work, reminder)
         #: the first tool server's name, and the prefix that makes its tools' names bare for the FSM
         self.server = next(iter(self.work.servers), SOPBENCH_SERVER)
         self.prefix = f"mcp__{self.server}__"
+        #: the workspace's HEAD as last seen (a workspace session logs each new commit)
+        self._head: str | None = None
+        if self._workspace is not None:
+            from .commits import head
+
+            self._head = head(self._workspace)
         self.condition = condition
         self.fsm = fsm
         self.reminder = reminder
@@ -121,6 +133,8 @@ class SessionBridge:
         self.refusals = 0
         self.on_refusal: Any = None
         self._call_ids: dict[str, list[str]] = {}
+        #: admitted built-in calls no PostToolUse hook reports (Codex CLI's heredoc patches), by call id
+        self._patches: dict[str, dict] = {}
 
     @staticmethod
     def _quietly() -> contextlib.suppress:
@@ -221,7 +235,8 @@ class SessionBridge:
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
         if self.condition.tool_gate and self.fsm is not None:
-            output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER)
+            output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
+                                            workspace=self._workspace)
             reason = fsm_hooks.refusal(output)
             if reason is not None:
                 account = self.work.item_of(tool, args)
@@ -238,6 +253,8 @@ class SessionBridge:
                 return output
         if server is not None and call_id:
             self._call_ids.setdefault(_args_key(tool, args), []).append(call_id)
+        elif server is None and call_id and self.work.builtin_tools and _heredoc_patch(args):
+            self._patches[call_id] = dict(hook_input)   # no PostToolUse will come: builtin_output logs it
         return {}
 
     async def post_tool_use(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
@@ -247,8 +264,11 @@ class SessionBridge:
         output: dict = {}
         if self.fsm is not None:
             output = fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
-                                             on_transition=self._log_automatic)
+                                             on_transition=self._log_automatic, workspace=self._workspace)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
+        if server is None and self.work.builtin_tools:
+            self._log_builtin(hook_input, tool, tool_use_id)
+            return output
         if server != FSM_SERVER:
             return output
         args = hook_input.get("tool_input") or {}
@@ -261,6 +281,65 @@ class SessionBridge:
             self.log.emit(EventKind.TOOL_CALL, server=server, tool=tool, args=args, account=None, allowed=True, ok=ok,
                           state=self.fsm_state, call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
         return {}
+
+    # ----- the CLI's own tools (a workspace) ----------------------------------------------------
+
+    @property
+    def _workspace(self) -> str | None:
+        workspace = getattr(self.work, "workspace", None)
+        return str(workspace) if workspace is not None else None
+
+    def _log_builtin(self, hook_input: dict, tool: str, tool_use_id: str | None) -> None:
+        """Log a completed call of the CLI's own tool (a command, an edit, a read) with its
+        arguments, its result and what it does in the FSM's vocabulary; then the workspace's new
+        commits, if the call made any."""
+        from study.fsm.builtin_tools import actions_of
+
+        args = hook_input.get("tool_input") or {}
+        failed = hook_input.get("hook_event_name") == "PostToolUseFailure"
+        text = _text_of(hook_input.get("error") if failed else hook_input.get("tool_response"))
+        ok = fsm_hooks.tool_call_ok(hook_input)
+        cut = max(0, len(text) - MAX_RESULT_CHARS)
+        fields: dict[str, Any] = {"result" if ok else "error": text[:MAX_RESULT_CHARS] if cut else text}
+        if cut:
+            fields["result_cut_chars"] = cut
+        actions = actions_of(tool, args, hook_input.get("cwd"), self._workspace)
+        if actions is not None:
+            fields["actions"] = [{"tool": a.tool, "args": a.args} for a in actions]
+        if hook_input.get("reported_by"):    # no hook reported it: the runtime's own record did
+            fields["reported_by"] = hook_input["reported_by"]
+        with self._quietly():
+            self.log.emit(EventKind.TOOL_CALL, tool=tool, args=args if isinstance(args, dict) else {"_raw": args},
+                          account=None, allowed=True, ok=ok, state=self.fsm_state,
+                          call_id=hook_input.get("tool_use_id") or tool_use_id, **fields)
+        self._log_commits()
+
+    def builtin_output(self, call_id: str, text: str) -> None:
+        """The runtime's own record of a built-in call's output (Codex CLI's rollout): a call that
+        reaches no PostToolUse hook (a heredoc patch, which Codex applies itself) is logged from it
+        and recorded in the FSM's history as a completed call would be."""
+        hook_input = self._patches.pop(call_id, None)
+        if hook_input is None:
+            return
+        ok = "patch rejected" not in text.lower() and "error" not in text.lower()[:200]
+        done = {**hook_input, "hook_event_name": "PostToolUse" if ok else "PostToolUseFailure",
+                "tool_response" if ok else "error": text, "reported_by": "rollout"}
+        if self.fsm is not None:
+            fsm_hooks.post_tool_use(self.fsm, done, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
+                                    on_transition=self._log_automatic, workspace=self._workspace)
+        _server, tool = split_tool_name(hook_input.get("tool_name", ""))
+        self._log_builtin(done, tool, call_id)
+
+    def _log_commits(self) -> None:
+        """A ``commit`` event for each commit the workspace's HEAD gained since the last look."""
+        if self._workspace is None:
+            return
+        from .commits import new_commits
+
+        found, self._head = new_commits(self._workspace, self._head)
+        for commit in found:
+            with self._quietly():
+                self.log.emit(EventKind.COMMIT, **commit)
 
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
         """Stop: log it; block with the continuation message where the stop gate applies.

@@ -95,6 +95,7 @@ class SessionDriver:
         self.turns = 0
         self.resumes = 0
         self.context = 1                                          # the running context (fresh-context runs)
+        self.context_run = False                                  # the session is a run of fresh contexts
         self.started_at = time.monotonic()
         self.meta = SessionMeta()                                 # written by run()
         self.log: EventLog | None = None                          # events.jsonl, while run() runs
@@ -151,7 +152,8 @@ class SessionDriver:
         resume_id: str | None = None
         idle_resumes = 0
         work = bridge.work
-        if work.contexts_after() is not None:
+        self.context_run = work.contexts_after() is not None
+        if self.context_run:
             log.emit(EventKind.CONTEXT_START, n=self.context, unit=work.context_label())
         while True:
             if self.interruption.signal:
@@ -228,10 +230,17 @@ class SessionDriver:
         work = bridge.work
         self._end_context(log, work, ended)
         self.session_id = None
+        self.ledger.new_cli_session()      # the next context's CLI reports its own cumulative cost
         self.context += 1
         prompt = work.next_context()
         bridge.last_decision_at = time.monotonic()
         log.emit(EventKind.CONTEXT_START, n=self.context, unit=work.context_label())
+        if bridge.fsm is not None and getattr(work, "fresh_frame_per_context", False):
+            before = bridge.fsm.state
+            name = self.prepared.workflow.name
+            bridge.fsm.restart(name)
+            log.emit(EventKind.TRANSITION, **{"from": before}, to=bridge.fsm.state, ok=True,
+                     reason=f"context {self.context} starts workflow {name} anew (the runner, at a fresh context)")
         return prompt
 
     def _on_refusal(self, refusals: int) -> None:
@@ -355,8 +364,9 @@ class _Sink:
         if d.ledger.cap_reached(d.prepared.limits.spending_usd):
             d.cap_reached.set()
         if done:
+            where = {"context": d.context} if d.context_run else {}
             self.bridge.log.emit(EventKind.USAGE, call=d.resumes, priced_usd=_rounded(d.ledger.running_usd),
-                                 session_cost_usd=round(d.ledger.so_far_usd, 6))
+                                 session_cost_usd=round(d.ledger.so_far_usd, 6), **where)
 
     def api_retry(self, fields: ApiRetry) -> None:
         self.bridge.log.emit(EventKind.API_RETRY, **{"call": self.driver.resumes, **fields})

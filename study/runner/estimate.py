@@ -67,6 +67,8 @@ class Estimate:
     basis: str                 # where the numbers come from
     cap_usd: float             # the spending cap of one session
     simulated: bool
+    #: what one session's work is, when not a batch of accounts (another study's: "task", "run")
+    unit: str = "accounts"
 
     @property
     def worst_usd(self) -> float:
@@ -125,13 +127,19 @@ def estimate(planned: Iterable[Any], root: Path) -> list[Estimate]:
         else:
             basis = f"unknown: no finished session of {model} / {condition} and none published"
         shown = model if runtime == DEFAULT_RUNTIME else f"{model} on {runtime_label(runtime)}"
+        study = getattr(first, "study", None)
+        unit = "accounts" if study is None or study.main else ("task" if study.unit == "task" else "run")
         out.append(Estimate(shown, condition, len(members), accounts, spend, wall, basis,
-                            first.limits.spending_usd, first.model.simulated))
+                            first.limits.spending_usd, first.model.simulated, unit))
     return out
 
 
 def _accounts(prepared: Any) -> int:
-    """The accounts of a prepared session's batch (``--accounts``, else its task's items)."""
+    """The accounts of a prepared session's batch (``--accounts``, else its task's items); another
+    study's session is one unit (a task's conversation, a staged run)."""
+    study = getattr(prepared, "study", None)
+    if study is not None and not study.main:
+        return 1
     return prepared.spec.accounts or (len(prepared.task.item_ids) if prepared.task is not None else PUBLISHED_ACCOUNTS)
 
 
@@ -157,7 +165,8 @@ def render(estimates: list[Estimate], jobs: int) -> list[str]:
         wall = (f"{_minutes(e.wall_s.expected)} [{_minutes(e.wall_s.low)}-{_minutes(e.wall_s.high)}]"
                 if e.wall_s is not None else "unknown")
         sim = " (SIMULATED costs)" if e.simulated else ""
-        lines.append(f"  {e.model:<{width}}  {e.condition:<12} {e.sessions:>3} x {e.accounts:>3} accounts  "
+        size = f"{e.accounts:>3} accounts" if e.unit == "accounts" else f"  1 {e.unit}{' ' * (8 - len(e.unit))}"
+        lines.append(f"  {e.model:<{width}}  {e.condition:<12} {e.sessions:>3} x {size}  "
                      f"spend {spend}{sim}  wall {wall}")
         lines.append(f"  {'':<{width}}  basis: {e.basis}")
     known = [e for e in estimates if e.spend is not None]

@@ -3,7 +3,8 @@ part of the total is the runner's estimate.
 
 - ``reported_usd``: the cost of the calls that reported their end: the CLI's own figures where
   it reports one (Claude Code's ``total_cost_usd`` is cumulative over the session, also across
-  resumes, so a call costs the difference to the previous total), else (a runtime that reports
+  resumes, so a call costs the difference to the previous total; a fresh context is a new CLI
+  session whose total starts at 0: ``new_cli_session``), else (a runtime that reports
   no cost, Codex CLI) the list price of the call's streamed usage;
 - ``running_usd``: the list price of the running call's responses so far (``spending.CallMeter``,
   fed with the usage the runtime adapter reports);
@@ -43,6 +44,11 @@ class CostLedger:
     def so_far_usd(self) -> float:
         """The session's cost including what the running call has streamed."""
         return self.cost_usd + (self.meter.usd or 0.0)
+
+    def new_cli_session(self) -> None:
+        """A fresh context starts a new CLI session, whose reported total starts again at 0 (the
+        cost of its first call is then its own total, not the difference to the last context's)."""
+        self._last_total = 0.0
 
     def new_call(self) -> None:
         """The running call's price starts again at 0."""

@@ -8,7 +8,8 @@ turns it into exit code 2.
 - ``validate_spec(spec)``: the seed (positive; a confirmatory session needs a seed whose order is
   frozen in ``preregistration/orders/``), the account count, the condition, the model with the
   form of its API key and base URL, the limits (finite, positive) and the output folder
-  (a folder one can be made in, not a file, not inside preregistration/). It leaves nothing
+  (a folder one can be made in, not a file, not inside preregistration/ or another of the
+  package's source folders: ``SOURCE_FOLDERS``). It leaves nothing
   behind; ``session.prepare()`` calls it first.
 - ``validate_specs(specs)``: every spec, and no session twice.
 - ``probe_endpoints(specs)``: one TCP connection (seconds) to each distinct endpoint of a real
@@ -201,9 +202,31 @@ def probe_endpoints(checked: list[Checked], timeout: float = PROBE_TIMEOUT_S) ->
 
 # ----- the output folder ---------------------------------------------------------------------------
 
+#: The package's source folders (of its checkout, and of the project's root): sessions written
+#: inside one would turn the checkout dirty and mix records into the code (``check_out_root``).
+SOURCE_FOLDERS = ("study", "analysis", "sopbench_tools", "preregistration")
+
+
+def source_folders() -> list[Path]:
+    """The package's source folders, resolved: ``SOURCE_FOLDERS`` of the project's root and of the
+    checkout (or install) the running package comes from, and where each of its packages is."""
+    import importlib.util
+
+    from study.paths import prereg_dir, project_root
+
+    found = [prereg_dir()]
+    for base in (project_root(), Path(__file__).resolve().parents[2]):
+        found += [base / name for name in SOURCE_FOLDERS]
+    for package in SOURCE_FOLDERS[:3]:
+        spec = importlib.util.find_spec(package)
+        found += [Path(p) for p in (spec.submodule_search_locations or [])] if spec is not None else []
+    return list(dict.fromkeys(p.resolve() for p in found))
+
+
 def check_out_root(root: Path, label: str = "--sessions") -> None:
     """``root`` is a folder, or can be created as one: not empty, not inside ``preregistration/``
-    (every run would then find an added frozen file and refuse), no file in the way, and the
+    (every run would then find an added frozen file and refuse) nor any other of the package's
+    source folders (``SOURCE_FOLDERS``: the checkout would turn dirty), no file in the way, and the
     nearest existing folder one a folder can be made in (tried with a temporary folder, removed
     at once: permissions, a read-only filesystem, /proc). Leaves nothing behind."""
     from study.paths import prereg_dir
@@ -215,6 +238,11 @@ def check_out_root(root: Path, label: str = "--sessions") -> None:
     if path.resolve() == frozen or path.resolve().is_relative_to(frozen):
         raise PreflightError(f"{label} {path} lies inside the preregistration ({frozen}), whose files are frozen; "
                              "give a folder outside it with --sessions (default: sessions/ of the project)")
+    inside = next((f for f in source_folders() if path.resolve().is_relative_to(f)), None)
+    if inside is not None:
+        raise PreflightError(f"{label} {path} lies inside the package's source folder {inside}; give a folder outside "
+                             f"{', '.join(n + '/' for n in SOURCE_FOLDERS)} with --sessions (default: sessions/ of "
+                             "the project)")
     existing = path
     while not existing.exists() and not existing.is_symlink() and existing != existing.parent:
         existing = existing.parent
@@ -304,8 +332,13 @@ def validate_study_spec(spec: Any, study: Any) -> Checked:
         raise PreflightError(f"--task names a SOP-Bench task; study {study.name} runs {study.family}'s own tasks: "
                              "leave --task out")
     if spec.accounts is not None:
-        raise PreflightError(f"--accounts cuts a SOP-Bench batch; a session of study {study.name} is one "
-                             f"{'task' if study.unit == 'task' else 'run'}: leave --accounts out")
+        if not hasattr(fam, "check_size"):
+            raise PreflightError(f"--accounts cuts a SOP-Bench batch; a session of study {study.name} is one "
+                                 f"{'task' if study.unit == 'task' else 'run'}: leave --accounts out")
+        try:
+            fam.check_size(study, spec.accounts)
+        except ValueError as exc:
+            raise PreflightError(str(exc)) from None
     exploratory = spec.exploratory or condition.exploratory
     try:
         fam.check_unit(study, spec.seed, exploratory=exploratory)
@@ -338,8 +371,8 @@ def validate_study_spec(spec: Any, study: Any) -> Checked:
     base = Path(spec.out_root).absolute() if spec.out_root is not None else sessions_dir()
     check_out_root(base, "--sessions" if spec.out_root is not None else "the default sessions folder")
     out_root = base / study.name
-    session_dir = (out_root / EXPLORATORY_FOLDER if exploratory else out_root) / model.folder_name / condition.name \
-        / study.unit_folder(spec.seed)
+    leaf = study.unit_folder(spec.seed) + (f"-first-{spec.accounts}" if spec.accounts is not None else "")
+    session_dir = (out_root / EXPLORATORY_FOLDER if exploratory else out_root) / model.folder_name / condition.name / leaf
     return Checked(model, limits, exploratory, out_root, condition, conditions.cli_settings, None, study, session_dir)
 
 

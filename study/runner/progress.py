@@ -6,7 +6,8 @@ and ``study status`` show: decisions, the spend as streamed (the ``usage`` event
 logs after each model response, then ``call_end`` and ``session_end``) beside the session's
 spending cap, when it started, resumes, stop-gate blocks, gate denials (and those since the last
 new decision, beside the exploratory conditions' ``gate_refusals`` limit), compactions, API
-errors the CLI retried and how it ended. From these, the rate of decisions and the time left at that rate.
+errors the CLI retried and how it ended; for another task family's session, its fresh contexts,
+the customer's messages, the conversation's end and the family's ``outcome``. From these, the rate of decisions and the time left at that rate.
 """
 
 from __future__ import annotations
@@ -92,6 +93,13 @@ class LogProgress:
         self.refusal_cap: int | None = None   # the gate_refusals limit (exploratory conditions), if any
         self.compactions = 0
         self.api_retries = 0      # transient API errors the CLI retried (api_retry)
+        # another task family's session: its fresh contexts (the last one's unit), the customer's
+        # messages and the conversation's end (tau2), and the family's verdict (outcome)
+        self.contexts = 0
+        self.unit: str | None = None
+        self.customer_messages = 0
+        self.conversation_end: str | None = None
+        self.outcome: dict | None = None
 
     def update(self) -> "LogProgress":
         """Read what was added to the log. A log that was replaced (``--rerun-voided`` moved the
@@ -147,6 +155,15 @@ class LogProgress:
             self.compactions += 1
         elif kind == EventKind.API_RETRY:
             self.api_retries += 1
+        elif kind == EventKind.CONTEXT_START:
+            self.contexts += 1
+            self.unit = event.get("unit") if isinstance(event.get("unit"), str) else None
+        elif kind == EventKind.CUSTOMER_MESSAGE:
+            self.customer_messages += 1
+        elif kind == EventKind.CONVERSATION_END:
+            self.conversation_end = event.get("reason") if isinstance(event.get("reason"), str) else "ended"
+        elif kind == EventKind.OUTCOME:
+            self.outcome = event
         elif kind == EventKind.SESSION_END:
             self.ended = event.get("status") if isinstance(event.get("status"), str) else None
             cost = _number(event.get("cost_usd"))

@@ -50,7 +50,9 @@ def prepare(spec: SessionSpec) -> Prepared:
             workflow = _task_workflow(task, condition.workflow)
         else:
             workflow = Workflow.load(prereg_dir() / "workflows" / condition.workflow)
-    reminder = reminder_text(task) if condition.reminder else None
+    reminder = None
+    if condition.reminder:   # true: reminder.md; a file name: that text (FSM-lean's)
+        reminder = reminder_text(task, "reminder.md" if condition.reminder is True else condition.reminder)
     return Prepared(spec, condition, model, limits, checked.cli_settings.token_reminder,
                     checked.cli_settings.disable_nonessential_traffic, checked.session_dir, workflow, reminder,
                     task, other_task, study=checked.study)

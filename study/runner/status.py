@@ -34,9 +34,11 @@ from study.session_io.folders import EVENTS_NAME, attempts, find_sessions, recor
 from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.issues import LogError
 from study.session_io.reader import LogRead, SessionRead
-from study.session_io.record import DEFAULT_TASK, SessionRecord, folder_size, read_record
+from study.session_io.record import DEFAULT_TASK, MAIN_STUDY, SessionRecord, folder_size, read_record
 from study.session_io.typed_events import UNSET
 from study.session_io.vocabulary import EventKind, SessionStatus
+
+from study.transcripts.outcomes import verdict
 
 from .claim import session_status
 from .progress import LogProgress
@@ -65,7 +67,11 @@ class SessionRow:
     model_id: str | None = None   # the API model id (a simulated session is priced as this model)
     api_retries: int = 0          # transient API errors the CLI retried (api_retry events; void nothing)
     problems: list[str] = field(default_factory=list)   # what is wrong with its records (never analysed)
-    task: str = DEFAULT_TASK      # session_start's (absent: the preregistered task)
+    task: str = DEFAULT_TASK      # session_start's (absent: the preregistered task); another study's: the study
+    study: str | None = None      # another study than the main one (preregistration/studies/<study>/)
+    family: str = "sopbench"      # its task family (sopbench, tau2, workspace)
+    outcome: str | None = None    # another family's: its verdict, or where it is (``family_progress``)
+    contexts: int | None = None   # a run of fresh contexts: how many began
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -105,6 +111,10 @@ class LogFacts(NamedTuple):
     progress_accounts: int | None
     progress_cost_usd: float
     api_retries: int
+    study: str | None = None
+    family: str = "sopbench"
+    outcome: str | None = None
+    contexts: int | None = None
 
 
 def _facts(record: SessionRecord, meta: SessionMeta | None, progress: LogProgress, folder: Path) -> LogFacts:
@@ -115,7 +125,32 @@ def _facts(record: SessionRecord, meta: SessionMeta | None, progress: LogProgres
         simulated=record.simulated, exploratory=record.exploratory, model_id=record.model_id,
         problems=tuple(i.describe(folder) for i in record.issues), task=record.task,
         progress_decisions=progress.decisions, progress_accounts=progress.accounts,
-        progress_cost_usd=progress.cost_usd, api_retries=progress.api_retries)
+        progress_cost_usd=progress.cost_usd, api_retries=progress.api_retries,
+        **_family_facts(record, progress))
+
+
+def _family_facts(record: SessionRecord, progress: LogProgress) -> dict:
+    """Another study's session: its study, family, contexts and where it is or what it came to."""
+    if record.study == MAIN_STUDY and record.family == "sopbench":
+        return {}
+    return {"study": record.study, "family": record.family, "outcome": family_progress(record.family, progress),
+            "contexts": progress.contexts or None}
+
+
+def family_progress(family: str, progress: LogProgress) -> str:
+    """A family session in a few words: its family's verdict once its log holds one (``reward 1``,
+    ``not judged``, ``8/8 rows valid, complete``, ``2/2 periods correct``), else where it is (the
+    conversation's customer messages and end; the running context and its unit)."""
+    if progress.outcome is not None:
+        return verdict(progress.outcome)["text"]
+    if progress.ended is not None:
+        return "no outcome"
+    if family == "tau2":
+        said = f"{progress.customer_messages} customer message{'s' if progress.customer_messages != 1 else ''}"
+        return f"conversation ended ({progress.conversation_end}), {said}" if progress.conversation_end else f"talking: {said}"
+    if progress.contexts:
+        return f"context {progress.contexts}" + (f" ({progress.unit})" if progress.unit and progress.unit != f"context {progress.contexts}" else "")
+    return "starting"
 
 
 def status_row(root: Path, folder: Path, cache: "StatusCache | None" = None) -> SessionRow:
@@ -161,7 +196,9 @@ def log_progress(folder: Path, log: LogRead | None) -> LogProgress:
     if log is None:
         return progress
     try:
-        typed = log.typed if log.valid else None
+        # another family's log (small: one conversation, a run's contexts) is fed whole: its
+        # outcome's fields are the family's, which the typed structs do not keep
+        typed = log.typed if log.valid and log.start.get("family") in (None, "sopbench") else None
     except LogError:            # an event of no kind of the contract (a log built in code)
         typed = None
     if typed is None:
@@ -203,7 +240,8 @@ def _row(root: Path, folder: Path, status: SessionStatus, f: LogFacts) -> Sessio
         duration_s=f.duration_s if final else None,
         voided=f.voided, simulated=f.simulated, exploratory=f.exploratory,
         attempts=len(attempts(folder)), size_bytes=folder_size(folder), model_id=f.model_id,
-        api_retries=f.api_retries, problems=list(f.problems), task=f.task,
+        api_retries=f.api_retries, problems=list(f.problems), task=f.study or f.task,
+        study=f.study, family=f.family, outcome=f.outcome, contexts=f.contexts,
     )
 
 
@@ -258,14 +296,20 @@ def format_table(rows: list[SessionRow]) -> str:
     """A plain-text table, one session a line, then the count per status, the size on disk and
     the cost (a simulated session's cost is marked as priced as the model the simulator stands in for).
     Sessions of more than one task are grouped by task (the preregistered one first) in a task
-    column, and counted per task."""
+    column, and counted per task; another study's sessions by study. A session of another task
+    family than SOP-Bench's says, in an outcome column, its family's verdict (τ²-bench's reward,
+    not judged; AutoResearch's valid rows; the month-end close's correct periods) or where it is,
+    and in the decided column how many fresh contexts began (a workspace run) or nothing (a
+    τ²-bench conversation decides nothing)."""
     if not rows:
         return "no sessions found"
     tasks = task_order(r.task for r in rows)
     several = len(tasks) > 1
     if several:
         rows = sorted(rows, key=lambda r: tasks.index(r.task))   # stable: each task's in scan order
-    header = ("session",) + (("task",) if several else ()) + ("status", "decided", "cost $", "time", "size", "notes")
+    families = any(r.family != "sopbench" for r in rows)
+    header = ("session",) + (("task",) if several else ()) + ("status", "decided") + (("outcome",) if families else ()) \
+        + ("cost $", "time", "size", "notes")
     lines = []
     for r in rows:
         notes = []
@@ -285,9 +329,14 @@ def format_table(rows: list[SessionRow]) -> str:
         if r.api_retries:
             notes.append(f"{r.api_retries} API error(s) retried by the CLI")
         decided = f"{r.decisions}/{r.accounts}" if r.accounts is not None else str(r.decisions)
+        if r.family == "tau2":          # one conversation: nothing is decided, τ²-bench's reward says how it went
+            decided = "-"
+        elif r.family != "sopbench":    # a run of fresh contexts: how many began
+            decided = f"{r.contexts or 0} context{'s' if r.contexts != 1 else ''}"
         duration = "-" if r.duration_s is None else f"{r.duration_s / 60:.1f} min"
-        lines.append((r.path,) + ((r.task,) if several else ()) + (r.status, decided, f"{r.cost_usd:.2f}", duration,
-                                                                    human_size(r.size_bytes), ", ".join(notes)))
+        outcome = ((r.outcome or "-") if r.family != "sopbench" else "-",) if families else ()
+        lines.append((r.path,) + ((r.task,) if several else ()) + (r.status, decided) + outcome
+                     + (f"{r.cost_usd:.2f}", duration, human_size(r.size_bytes), ", ".join(notes)))
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
     out = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *lines]]
     counts: dict[str, int] = {}

@@ -34,15 +34,16 @@ from study.caching import State, all_settled, cache_root, distributions, sources
 from study.session_io.folders import record_states
 
 #: Bump to drop every entry written by an older layout.
-FORMAT = 2
+FORMAT = 3
 #: The modules whose code decides a kept value (their source is part of every entry).
 MODULES = ("study.runner.status", "study.runner.status_cache", "study.runner.progress", "study.runner.claim",
-           "study.session_io.reader", "study.session_io.record", "study.session_io.meta", "study.session_io.events",
+           "study.session_io.reader", "study.session_io.meta_rules", "study.session_io.record", "study.session_io.meta",
+           "study.session_io.events",
            "study.session_io.typed_events", "study.session_io.issues", "study.session_io.log_lines",
            "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.safe_files",
            "study.session_io.folders", "study.session_io.values", "study.session_io.witnesses",
            "sopbench_tools.tool_definitions", "sopbench_tools.tasks",
-           "study.protocol.cost_text")
+           "study.protocol.cost_text", "study.transcripts.outcomes")
 #: The state of a folder's record files (``RECORD_FILES``): each a proof, ABSENT, or None (not a
 #: regular file: never kept).
 Files = tuple[State, ...]

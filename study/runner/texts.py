@@ -4,7 +4,7 @@ They are the family's (``study.families.sopbench.texts``): the runner itself ask
 ``Work`` for its texts, whichever family it is.
 """
 
-from study.families.sopbench.texts import (continuation_message, first_message, read_text, reminder_text,
+from study.families.sopbench.texts import (GENERATED, continuation_message, first_message, read_text, reminder_text,
                                            system_prompt_append)
 
-__all__ = ["continuation_message", "first_message", "read_text", "reminder_text", "system_prompt_append"]
+__all__ = ["GENERATED", "continuation_message", "first_message", "read_text", "reminder_text", "system_prompt_append"]

@@ -174,8 +174,9 @@ def _make_fsm(prepared: "Prepared", task_work: Any) -> Any:
     from study.fsm import FsmRuntime
 
     workflow = prepared.workflow
+    workspace = getattr(task_work, "workspace", None)
     return FsmRuntime(prepared.session_dir / "fsm", workflows={workflow.name: workflow},
-                      variables=task_work.fsm_variables())
+                      variables=task_work.fsm_variables(), shell_cwd=workspace)
 
 
 def _proposal_desk(prepared: "Prepared", fsm: Any) -> Any:

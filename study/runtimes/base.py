@@ -142,12 +142,20 @@ class Runtime(Protocol):
     name: str          # e.g. "claude-code"
     label: str         # e.g. "Claude Code"
     api: str           # the model API it speaks: "anthropic-messages" or "openai-responses"
+    reinstall: str     # what to do when ``study doctor``'s probe session fails on it
 
     def version(self) -> str | None:
         """The pinned CLI's exact version (None: not installed)."""
 
     def problem(self) -> str | None:
         """Why this runtime cannot run here (one line saying what to do), or None."""
+
+    def describe(self) -> list[tuple[str, str]]:
+        """What ``study doctor`` shows of its install, as (name, value) lines (nothing is run)."""
+
+    def check_install(self) -> tuple[bool, str, str]:
+        """``study doctor``'s check of its install: (ok, what was found, what to do when not ok).
+        The doctor then probes it with one short session through ``open`` (``study.doctor.probe``)."""
 
     def open(self, setup: SessionSetup) -> RuntimeSession:
         """The adapter of one session."""

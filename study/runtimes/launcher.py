@@ -156,3 +156,14 @@ async def stop_process_group(pid: int, grace_s: float = GRACE_S) -> float:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+def agent_path() -> str:
+    """``PATH`` for an agent's shell in a workspace: the folder of the Python the runner runs on
+    first (``python``, ``python3`` and the packages of this environment: a protocol's training
+    script needs them), then the runner's own ``PATH``."""
+    import sys
+
+    here = str(Path(sys.executable).parent)
+    rest = [p for p in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep) if p and p != here]
+    return os.pathsep.join([here, *rest])

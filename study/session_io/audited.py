@@ -41,7 +41,7 @@ FORMAT = 1
 #: The code that decides an audit's verdict (its source is part of every entry).
 AUDIT_MODULES = ("study.prereg.audit", "study.prereg.record_checks", "study.prereg.session_checks",
                  "study.prereg.verify", "study.prereg.chain", "study.prereg.history", "study.prereg.runtime",
-                 "study.prereg.stamps", "study.session_io.reader", "study.session_io.record",
+                 "study.prereg.stamps", "study.session_io.reader", "study.session_io.meta_rules", "study.session_io.record",
                  "study.session_io.values", "study.session_io.witnesses", "study.session_io.audited")
 #: The verdicts of sessions the analysis counts only with ``--include-exploratory`` (the audit never checks them).
 NOT_CHECKED = ("exploratory", "dev-seed")

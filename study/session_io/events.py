@@ -132,6 +132,7 @@ class Usage(TypedDict):
     call: int                             # the call's resume index n (0 = first call)
     priced_usd: float | None              # this call so far, at models.yaml list prices
     session_cost_usd: float               # the session so far, this call included
+    context: NotRequired[int]             # a run of fresh contexts: the context the response is of
 
 
 class Proposal(TypedDict):
@@ -193,6 +194,15 @@ class Outcome(TypedDict):
     family: str
 
 
+class Commit(TypedDict):
+    """A workspace session: a commit the agent's call added to the workspace's history."""
+
+    sha: str
+    parents: list[str]
+    subject: str
+    files: list[str]                      # the files the commit changed
+
+
 class SessionEnd(TypedDict):
     status: SessionStatus
     cost_usd: float | None
@@ -225,6 +235,7 @@ EVENT_TYPES: dict[EventKind, type] = {
     EventKind.CUSTOMER_MESSAGE: CustomerMessage,
     EventKind.CONVERSATION_END: ConversationEnd,
     EventKind.OUTCOME: Outcome,
+    EventKind.COMMIT: Commit,
     EventKind.SESSION_END: SessionEnd,
 }
 assert set(EVENT_TYPES) == set(EventKind), "every EventKind needs a definition"

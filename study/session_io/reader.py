@@ -14,7 +14,7 @@ order, and ``t`` never going back by more than ``CLOCK_SLACK_S`` (the writer sta
 one lock, so a line moved and renumbered still shows); exactly one ``session_start``, first, of a schema this package reads; at most one
 ``session_end``, last; every successful ``sopbench`` tool call's account in
 ``session_start.order`` or null; and ``meta.json`` consistent with the log (model, condition,
-seed, simulated, exploratory, and its status once the log has ended).
+seed, simulated, exploratory, and its status once the log has ended: ``meta_rules``).
 
 Two readings of those rules: the fast path (``_typed_read``) decodes the file into the structs of
 ``typed_events``, whose decoding checks every field, and checks the other rules on them; a log it
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable
@@ -38,11 +37,12 @@ from .folders import EVENTS_NAME
 from .issues import Issue, LogError, Rule, first_error
 from .log_lines import JSON, parse_lines
 from .meta import SessionMeta, read_meta
+from .meta_rules import meta_issues
 from .typed_events import UNSET, SessionStart, ToolCall, decode_lines, from_dicts
 from .safe_files import LINE_CAP, LOG_CAP, UnsafeFile, long_line, read_capped
-from .values import USD_SLACK, VALUED_KINDS, meta_out_of_range, value_issues
+from .values import VALUED_KINDS, value_issues
 from .witnesses import contradiction, folder_witnesses, log_witnesses
-from .vocabulary import EventKind, SessionStatus
+from .vocabulary import EventKind
 
 _ADVICE = ("The log was damaged after it was written; it is never scored. Restore it from the "
            "published session archive; do not edit it by hand")
@@ -221,7 +221,7 @@ def _typed_read(path: Path, data: bytes, meta: SessionMeta | None) -> LogRead | 
         except msgspec.DecodeError:
             return None
     log = LogRead(path, data=data, typed=events, start=first, end=end)
-    if meta is not None and _meta_issues(log, meta):
+    if meta is not None and meta_issues(log.path, log.start, log.end, meta):
         return None
     return log
 
@@ -266,7 +266,7 @@ def validate_log(log: LogRead, meta: SessionMeta | None = None) -> list[Issue]:
         for rule, line, message in value_issues(start, valued):
             add(rule, line, message)
     if meta is not None:
-        issues += _meta_issues(log, meta)
+        issues += meta_issues(log.path, log.start, log.end, meta)
     return _capped(issues)
 
 
@@ -335,69 +335,6 @@ def _capped(issues: list[Issue]) -> list[Issue]:
             first = next(i for i in issues if i.rule == rule)
             out.append(Issue(rule, first.file, None, f"{count - _PER_RULE} more line(s) break the {rule} rule"))
     return out
-
-
-#: meta.json fields that must equal the session_start field of the same name when both are set.
-_SAME_AS_START = ("model", "condition", "seed", "simulated", "exploratory", "runtime")
-#: meta.json's summary fields that repeat session_start's (compared when both are set; numbers to
-#: the runner's rounding, ``USD_SLACK``).
-_SUMMARY_OF_START = ("model_id", "code_version", "cli_version", "sdk_version", "lock_sha256", "token_reminder",
-                     "limits")
-#: meta.json's summary fields that repeat session_end's (compared once the log has ended).
-_SUMMARY_OF_END = ("cost_usd", "turns", "duration_s", "resumes", "decisions", "cost_complete", "cost_estimated_usd",
-                   "error")
-
-
-def _meta_issues(log: LogRead, meta: SessionMeta) -> list[Issue]:
-    issues = []
-    start, end = log.start, log.end
-    where = meta.problems[0].file if meta.problems else log.path.with_name("meta.json")
-    for name in _SAME_AS_START:
-        ours, theirs = _plain(getattr(meta, name)), start.get(name)
-        if ours is not None and theirs is not None and ours != theirs:
-            issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says {name} {ours!r} but the log's "
-                                f"session_start says {theirs!r}"))
-    status = _plain(meta.status)
-    if end is not None and status is not None and status != end.get("status"):
-        if meta.status == SessionStatus.RUNNING:
-            message = ("meta.json still says running although the log has ended (the runner stopped "
-                       "before writing its final meta.json)")
-        else:
-            message = f"meta.json says status {status!r} but the log's session_end says {end.get('status')!r}"
-        issues.append(Issue(Rule.META_LOG, where, None, message))
-    if end is None and meta.status is not None and meta.status.final and not meta.voided:
-        issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says status {status!r} but the log "
-                            "has no session_end"))
-    fields = meta.to_dict()
-    for message in meta_out_of_range(fields):
-        issues.append(Issue(Rule.RANGE, where, None, message))
-    for names, event, kind in ((_SUMMARY_OF_START, start, "session_start"), (_SUMMARY_OF_END, end or {}, "session_end")):
-        for name in names:
-            if name in fields and name in event and not _same(fields[name], event[name]):
-                issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says {name} {_short(fields[name])} but "
-                                    f"the log's {kind} says {_short(event[name])}"))
-    order = start.get("order")
-    if type(fields.get("accounts")) is int and isinstance(order, list) and fields["accounts"] != len(order):
-        issues.append(Issue(Rule.META_LOG, where, None, f"meta.json says accounts {fields['accounts']} but the "
-                            f"log's batch has {len(order)}"))
-    return issues
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal, numbers to the runner's rounding of dollar figures (``USD_SLACK``)."""
-    if type(a) in (int, float) and type(b) in (int, float):
-        return abs(a - b) <= USD_SLACK or a == b
-    return a == b
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _plain(value: Any) -> Any:
-    """An enum member as the plain string the files hold."""
-    return value.value if isinstance(value, Enum) else value
 
 
 @dataclass

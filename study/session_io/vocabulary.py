@@ -123,4 +123,5 @@ class EventKind(StrEnum):
     CUSTOMER_MESSAGE = "customer_message"  # tau2-bench: what the simulated customer said
     CONVERSATION_END = "conversation_end"  # tau2-bench: the conversation ended, as the benchmark ends it
     OUTCOME = "outcome"                    # a family's scored result of the work (tau2-bench's reward)
+    COMMIT = "commit"                      # a workspace session: a commit the agent made
     SESSION_END = "session_end"

@@ -104,7 +104,7 @@ class EventLog:
 
     @overload
     def emit(self, kind: Literal[EventKind.USAGE, "usage"], *, call: int, priced_usd: float | None,
-             session_cost_usd: float, **more: Any) -> dict[str, Any]: ...
+             session_cost_usd: float, context: int = ..., **more: Any) -> dict[str, Any]: ...
 
     @overload
     def emit(self, kind: Literal[EventKind.PROPOSAL, "proposal"], *, id: str, workflow: str, state: str | None,
@@ -133,6 +133,10 @@ class EventLog:
 
     @overload
     def emit(self, kind: Literal[EventKind.OUTCOME, "outcome"], *, family: str, **more: Any) -> dict[str, Any]: ...
+
+    @overload
+    def emit(self, kind: Literal[EventKind.COMMIT, "commit"], *, sha: str, parents: list[str], subject: str,
+             files: list[str], **more: Any) -> dict[str, Any]: ...
 
     @overload
     def emit(self, kind: Literal[EventKind.SESSION_END, "session_end"], *, status: SessionStatus,

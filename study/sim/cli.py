@@ -44,6 +44,19 @@ def policies() -> None:
         "Every policy is deterministic given its seed (the session's seed) and reads only the conversation it "
         "is sent. It writes the routes it took to sim_truth.jsonl beside the session (docs/simulator.md).",
         width=100))
+    from .families import family_policy_descriptions
+
+    for family, study_hint in (("tau2", "a τ²-bench study (--study tau2-telecom; docs/tau2.md)"),
+                               ("workspace", "a staged protocol's study (--study autoresearch, month-end-close; "
+                                             "docs/staged.md)")):
+        click.echo(f"\nThe simulator's policies for {study_hint}:")
+        for role, described in family_policy_descriptions(family).items():
+            for name, text in described.items():
+                label = name if role == "agent" else f"{name} ({role})"
+                lines = textwrap.wrap(text or "(no description)", width=max(40, 100 - width))
+                click.echo(f"{label:<{width}}{lines[0]}")
+                for line in lines[1:]:
+                    click.echo(" " * width + line)
 
 
 @sim.command(epilog=examples(

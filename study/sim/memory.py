@@ -187,6 +187,8 @@ class Memory:
             self.pos += 1
             if out.ok:
                 self._sopbench_success(call, out)
+                if self.fsm_auto:
+                    self._lean_moved(call)
             elif _LEAN_REFUSAL in out.text:
                 self._lean_refusal(call, out)
             elif call.account and f"{call.tool} failed:" in out.text:
@@ -197,6 +199,29 @@ class Memory:
             self._fsm_outcome(call, out)
         for note in out.hook_context:  # the runtime moved the workflow on its own (FSM-lean)
             self._lean_state(note)
+
+    def _lean_moved(self, call: ToolCall) -> None:
+        """The quiet moves of a runtime-driven workflow (FSM-lean tells nothing when it moves from
+        one account to the next), as its paragraph says it makes them: a record of an undecided
+        account whose data were all retrieved with no other account's in between opens S_decide;
+        the recorded account's decision reopens S_investigate. A note or a refusal that names the
+        state, read after this, has the last word."""
+        proc, account = self.task.proc, call.account
+        if call.tool == proc.record_tool and account and account not in self.decisions and self._exclusive(account):
+            self.fsm_state = "S_decide"
+        elif call.tool == proc.decision_tool and account and account == self.last_record and self.fsm_state == "S_decide":
+            self.fsm_state = "S_investigate"
+
+    def _exclusive(self, account: str) -> bool:
+        """Whether ``account``'s last record follows all of its data, none of another account's
+        retrieved since the first of them (the guard of FSM-lean's move to S_decide, Eq. 4)."""
+        positions = self.data.get(account, {})
+        record = self.records.get(account)
+        if record is None or self.missing(account) or not positions:
+            return False
+        first = min(positions.values())
+        return not any(first < at < record[0] for other, tools in self.data.items() if other != account
+                       for at in tools.values())
 
     def _lean_state(self, text: str) -> None:
         """A note or refusal of a runtime-driven workflow: the state it names is the current one."""

@@ -2,7 +2,10 @@
 Layer 3: may import the foundations and layers 1-2 (docs/architecture.md).
 
 For the viewer, the audit and the exports. Reading only: nothing here starts or imports an agent
-runtime.
+runtime. Beside the runtimes' readers, the sessions of the other task families read from their
+log alone, as the viewer, the exports and ``study status`` show them: a τ²-bench conversation
+(``tau2_log``), a workspace run's contexts (``workspace_log``) and a family's verdict
+(``outcomes``).
 
 Every reader is a module with ``turns(lines, *, cap=TEXT_CAP) -> (turns, other_records)`` in the
 form ``claude_code`` documents (``claude_code`` reads Claude Code's transcript, ``codex`` Codex

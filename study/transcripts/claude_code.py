@@ -5,9 +5,11 @@
 exports):
 
 - ``user``: the prompt (and any later user text);
-- ``assistant``: the model's text; ``thinking``: its thinking (shown collapsed);
+- ``assistant``: the model's text; ``thinking``: its thinking (shown collapsed); each with
+  ``response``, the id of the model response it is part of (as ``responses`` names it);
 - ``call``: a tool call (``id``: the runtime's call id, as ``tool_call.call_id`` of the session
-  log has it) with its arguments, and its result attached (``result``, ``error``);
+  log has it; ``response``, as above) with its arguments, and its result attached (``result``,
+  ``error``);
   ``denied`` with the reason when a hook refused it (the FSM's PreToolUse gate);
 - ``stop-block``: the Stop hook's feedback that sent the agent back to work;
 - ``compaction``: the compaction boundary (trigger, tokens before and after) and the summary the
@@ -92,7 +94,7 @@ def _compaction(obj: dict[str, Any], n: int) -> dict[str, Any]:
 def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The main thread's model responses in order, one per message id (the CLI writes a line per
     content block, each with the response's usage); the CLI's synthetic messages left out. As
-    ``{"id", "usage": Usage, "tool_uses": [tool_use blocks]}``."""
+    ``{"id", "usage": Usage, "tool_uses": [tool_use blocks], "t": the time of its last line}``."""
     seen: dict[str, dict] = {}
     for line in lines:
         if line.get("type") != "assistant" or line.get("isSidechain") is True:
@@ -102,10 +104,12 @@ def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         entry = seen.setdefault(message["id"], {"id": message["id"], "raw": message.get("usage"), "tool_uses": []})
         entry["raw"] = message.get("usage") or entry["raw"]
+        entry["t"] = line.get("timestamp") or entry.get("t")
         for block in message.get("content") or ():
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 entry["tool_uses"].append(block)
-    return [{"id": e["id"], "usage": usage_of(e["raw"]), "tool_uses": e["tool_uses"]} for e in seen.values()]
+    return [{"id": e["id"], "usage": usage_of(e["raw"]), "tool_uses": e["tool_uses"], "t": e.get("t")}
+            for e in seen.values()]
 
 
 
@@ -137,16 +141,20 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
         elif kind == "user" and isinstance(content, list):
             _results(obj, content, n, calls, out, cut)
         elif kind == "assistant" and isinstance(content, list):
+            response = message.get("id")   # the model response the block belongs to
             for block in content:
                 if not isinstance(block, dict):
                     continue
                 if block.get("type") == "text":
-                    out.append({"n": n, "role": "assistant", "t": t, **cut(_text_of(block.get("text")))})
+                    out.append({"n": n, "role": "assistant", "t": t, "response": response,
+                                **cut(_text_of(block.get("text")))})
                 elif block.get("type") == "thinking":
-                    out.append({"n": n, "role": "thinking", "t": t, **cut(_text_of(block.get("thinking")))})
+                    out.append({"n": n, "role": "thinking", "t": t, "response": response,
+                                **cut(_text_of(block.get("thinking")))})
                 elif block.get("type") == "tool_use":
-                    call = {"n": n, "role": "call", "t": t, "id": block.get("id"), "tool": _tool(block.get("name")),
-                            "args": cut(dumps(block.get("input")).decode()), "result": None}
+                    call = {"n": n, "role": "call", "t": t, "response": response, "id": block.get("id"),
+                            "tool": _tool(block.get("name")), "args": cut(dumps(block.get("input")).decode()),
+                            "result": None}
                     calls[str(block.get("id"))] = call
                     out.append(call)
         else:

@@ -9,6 +9,10 @@ A rollout line is ``{"timestamp", "type", "payload"}`` (Codex CLI 0.169.0). What
   output), ``function_call`` (``namespace`` ``mcp__<server>`` and the bare name) and
   ``function_call_output`` (``"Wall time: …\\nOutput:"`` and the tool's texts; a plain string for
   a call the PreToolUse hook denied: ``Tool call blocked by PreToolUse hook: …``), ``reasoning``;
+- ``event_msg`` ``item_completed`` of an ``McpToolCall`` item: a call whose tool answered with an
+  error (``status`` ``failed``, ``result.isError``), e.g. an FSM tool refusing a transition; its
+  output item carries only the text, so this is what flags the call's ``error`` (as Claude Code's
+  ``tool_result.is_error`` does);
 - ``compacted``: the summary the conversation continued from after a compaction;
 - ``token_usage_record``: one model response's usage (``response_id``, ``usage`` with
   ``input_tokens`` including ``cached_input_tokens``, ``output_tokens`` including reasoning),
@@ -16,7 +20,8 @@ A rollout line is ``{"timestamp", "type", "payload"}`` (Codex CLI 0.169.0). What
   (``RolloutFollower``) and what the audit compares the ``usage`` events with.
 
 The other records (``session_meta``, ``turn_context``, ``event_msg``, ``world_state``) are not
-turns; ``turns`` counts them.
+turns; ``turns`` counts them (an ``McpToolCall``'s ``item_completed`` among them, though it flags
+its call).
 """
 
 from __future__ import annotations
@@ -80,8 +85,9 @@ def usage_records(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The model responses of a rollout's records, in order: each ``token_usage_record`` closes one
     response, whose ``function_call`` items are those since the previous record; as
-    ``{"id", "usage": Usage, "tool_uses": [{"id", "name": "mcp__<server>__<tool>", "input"}]}`` (the
-    form the audit compares a session's log with, whichever CLI wrote the transcript)."""
+    ``{"id", "usage": Usage, "tool_uses": [{"id", "name": "mcp__<server>__<tool>", "input"}], "t": the
+    record's time}`` (the form the audit compares a session's log with, whichever CLI wrote the
+    transcript)."""
     out: list[dict[str, Any]] = []
     uses: list[dict[str, Any]] = []
     for line in lines:
@@ -95,7 +101,8 @@ def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             uses.append({"id": payload.get("call_id"), "name": f"{namespace}__{name}" if namespace else str(name),
                          "input": args})
         elif line.get("type") == "token_usage_record":
-            out.append({"id": payload.get("response_id"), "usage": usage_of(payload.get("usage")), "tool_uses": uses})
+            out.append({"id": payload.get("response_id"), "usage": usage_of(payload.get("usage")), "tool_uses": uses,
+                        "t": line.get("timestamp")})
             uses = []
     return out
 
@@ -107,6 +114,13 @@ class RolloutFollower:
     def __init__(self, path: Path | None, home: Path | None = None, thread: str | None = None):
         self.path, self.home, self.thread = path, home, thread
         self.offset = 0
+        #: (call id, output text) of every function call's output read so far and not yet taken
+        self.outputs: list[tuple[str, str]] = []
+
+    def take_outputs(self) -> list[tuple[str, str]]:
+        """The function calls' outputs read since the last take (their call ids and texts)."""
+        taken, self.outputs = self.outputs, []
+        return taken
 
     @classmethod
     def for_thread(cls, codex_home: Path, thread: str) -> "RolloutFollower":
@@ -130,7 +144,31 @@ class RolloutFollower:
             return []
         end = data.rfind(b"\n") + 1
         self.offset += end
-        return usage_records(_lines(data[:end]))
+        lines = _lines(data[:end])
+        self.outputs.extend(function_outputs(lines))
+        return usage_records(lines)
+
+
+def function_outputs(lines: Any) -> list[tuple[str, str]]:
+    """(call id, output text) of each ``function_call_output`` response item of rollout lines."""
+    found = []
+    for record in lines:
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if isinstance(payload, dict) and payload.get("type") == "function_call_output" and payload.get("call_id"):
+            output = payload.get("output")
+            text = output if isinstance(output, str) else "\n".join(_texts(output)) if output is not None else ""
+            found.append((str(payload["call_id"]), text))
+    return found
+
+
+def _failed_mcp_call(payload: dict[str, Any]) -> str | None:
+    """The call id of an ``item_completed`` event of an MCP tool call that failed, else None."""
+    item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+    if payload.get("type") != "item_completed" or item.get("type") != "McpToolCall":
+        return None
+    result = item.get("result") if isinstance(item.get("result"), dict) else {}
+    failed = item.get("status") == "failed" or result.get("isError") is True
+    return str(item.get("id")) if failed and item.get("id") is not None else None
 
 
 def _texts(content: Any) -> list[str]:
@@ -146,11 +184,14 @@ def _tool(namespace: Any, name: Any) -> str:
 
 def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[str, Any]], int]:
     """The conversation of a rollout's lines (the turn dicts of ``study.transcripts.claude_code``,
-    a call's ``id`` being Codex's ``call_id``), and how many records are not turns; each text cut
-    to ``cap`` characters (None: whole, for the exports)."""
+    a call's ``id`` being Codex's ``call_id``; the model's turns get their ``response`` from the
+    ``token_usage_record`` that closes it), and how many records are not turns; each text cut to
+    ``cap`` characters (None: whole, for the exports)."""
     cut = partial(_cut_text, cap=cap)
     out: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
+    failures: set[str] = set()   # call ids whose MCP tool answered with an error (item_completed)
+    pending: list[dict[str, Any]] = []   # the model's turns since the last token_usage_record
     other = 0
     prompts_seen = False
     for n, raw in enumerate(lines):
@@ -167,12 +208,21 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
             continue
         if obj.get("type") != "response_item":
             other += 1
+            if obj.get("type") == "token_usage_record":   # closes a response: its turns since the last one
+                for turn in pending:
+                    turn["response"] = payload.get("response_id")
+                pending = []
+            if obj.get("type") == "event_msg" and (failed := _failed_mcp_call(payload)) is not None:
+                failures.add(failed)
+                if failed in calls and calls[failed].get("result") is not None:   # its output came first
+                    calls[failed]["error"] = True
             continue
         kind = payload.get("type")
         if kind == "message":
             role, text = payload.get("role"), "\n".join(_texts(payload.get("content"))).strip()
             if role == "assistant":
                 out.append({"n": n, "role": "assistant", "t": t, **cut(text)})
+                pending.append(out[-1])
             elif role == "user" and (stop := _STOP_PROMPT.search(text)):
                 out.append({"n": n, "role": "stop-block", "t": t, **cut(stop.group(1).strip())})
             elif role == "user" and text and not text.startswith("<environment_context>"):
@@ -186,6 +236,7 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
             summary = "\n".join(_texts(payload.get("summary")))
             if summary:
                 out.append({"n": n, "role": "thinking", "t": t, **cut(summary)})
+                pending.append(out[-1])
             else:
                 other += 1
         elif kind == "function_call":
@@ -194,6 +245,7 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
                     "args": cut(str(payload.get("arguments") or "")), "result": None}
             calls[str(payload.get("call_id"))] = call
             out.append(call)
+            pending.append(call)
         elif kind == "function_call_output":
             texts = _texts(payload.get("output"))
             ran = bool(texts) and texts[0].startswith(WALL_TIME)
@@ -204,7 +256,7 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
                 call = {"n": n, "role": "call", "t": t, "id": payload.get("call_id"), "tool": "?", "args": cut(""),
                         "result": None}
                 out.append(call)
-            error = not ran or body.startswith("Error: ")
+            error = not ran or body.startswith("Error: ") or str(payload.get("call_id")) in failures
             call.update(result=cut(body[len(BLOCKED):] if denied else body), result_n=n, error=error, denied=denied)
         else:
             other += 1

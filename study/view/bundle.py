@@ -2,7 +2,8 @@
 
 The folder holds ``index.html``, ``static/`` (the same page and assets the server serves) and
 ``data/``: one script per document, split per session (``data/<session>/session.js``,
-``account-<id>.js``, ``events-<page>.js``, ``transcript-<page>.js``, ``conversation-<page>.js``). Each script calls
+``account-<id>.js``, ``events-<page>.js``, ``transcript-<page>.js``, ``conversation-<page>.js``,
+``work-<page>.js``). Each script calls
 ``VIEW.put(<its path>, <document>)``: browsers refuse ``fetch()`` of ``file://`` URLs but run
 scripts from them. The documents are those the server answers with (``documents``), so both show
 the same content. Only sessions inside the sessions folder are read (``paths``), each once, and
@@ -18,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from . import documents
+from . import documents, family_docs
 from study.transcripts.claude_code import TURNS_PAGE, conversation_doc
 from study.session_io.jsonout import dumps
 from .load import Session, Store
@@ -83,15 +84,23 @@ def _write_session(put: Callable[[str, Any], None], store: Store, session: Sessi
             put(folder + f"account-{file_key(account)}.js", doc)
     for page in range(documents.pages(len(session.events), documents.EVENTS_PAGE)):
         put(folder + f"events-{page}.js", documents.events_doc(session, page))
-    lines, refused = store.transcript_lines(session) if transcripts else ([], None)
-    for page in range(documents.pages(len(lines), documents.TRANSCRIPT_PAGE)):
-        doc = documents.transcript_doc(session, lines, page, refused)
-        put(folder + f"transcript-{page}.js", doc if transcripts else {**doc, "omitted": True})
-    if transcripts:
-        conversation, refused = store.conversation(session)
+    page = 0
+    while (work := family_docs.work_doc(session, page)) is not None:    # a family session's conversation or contexts
+        put(folder + f"work-{page}.js", work)
+        page += 1
+    # the session's transcript, then each ended context's of a run of fresh contexts
+    for context in [None, *family_docs.kept_contexts(session)]:
+        tail = "" if context is None else f"c{context}-"
+        if not transcripts:
+            omitted = documents.transcript_doc(session, [], 0)
+            put(folder + f"transcript-{tail}0.js", {**omitted, "omitted": True})
+            put(folder + f"conversation-{tail}0.js", {**conversation_doc(session.name, session.simulated, ([], 0), 0),
+                                                        "omitted": True})
+            continue
+        lines, refused = store.transcript_lines(session, context)
+        for page in range(documents.pages(len(lines), documents.TRANSCRIPT_PAGE)):
+            put(folder + f"transcript-{tail}{page}.js", documents.transcript_doc(session, lines, page, refused))
+        conversation, refused = store.conversation(session, context)
         for page in range(documents.pages(len(conversation[0]), TURNS_PAGE)):
-            put(folder + f"conversation-{page}.js",
+            put(folder + f"conversation-{tail}{page}.js",
                 conversation_doc(session.name, session.simulated, conversation, page, refused))
-    else:
-        put(folder + "conversation-0.js", {**conversation_doc(session.name, session.simulated, ([], 0), 0),
-                                             "omitted": True})

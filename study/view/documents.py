@@ -26,6 +26,7 @@ from study.protocol.runtimes import model_on_runtime, runtime_label
 from study.session_io.typed_events import from_dict
 from study.session_io.vocabulary import EventKind
 
+from . import family_docs
 from .load import Session, Store
 from study.session_io.jsonout import dumps
 from .matrix import groups, ordered, tasks_of
@@ -77,14 +78,16 @@ def matrix_row(session: Session) -> dict[str, Any]:
         "task": record.task, "model": model_on_runtime(record.model, record.runtime),
         "runtime": record.runtime, "runtime_label": runtime_label(record.runtime),
         "condition": record.condition, "seed": record.seed,
-        "status": (s.status if s else None) or (record.status if record.has_meta else None) or "no session_end",
+        "status": (s.status if s else None) or (record.status if record.has_meta else record.ended) or "no session_end",
         "voided": record.voided, "error": session.error,
         "accounts": len(session.order), "cost_usd": usd, "cost": cost,
         "decided": s.decided if s else None, "fc": s.fc if s else None,
         "compliance": s.compliance if s else None,
         "sliver": [c for _a, c, _seq in account_classes(session)],
-        "attempts": session.attempts,
+        "attempts": session.attempts, "family": "sopbench",
     }
+    if family_docs.is_family(session):
+        row.update(family_docs.row_fields(session))
     return row
 
 
@@ -134,6 +137,14 @@ def _markers(session: Session) -> list[dict[str, Any]]:
             label = f"proposed workflow change {e.get('id')} ({verdict}): {(e.get('reason') or '')[:200]}"
         elif kind == EventKind.API_RETRY:
             label = f"API retry: HTTP {e.get('status')} {e.get('error') or ''}".rstrip()
+        elif kind == EventKind.CONTEXT_START:
+            kind, label = "context", f"context {e.get('n')} begins" + (f": {str(e.get('unit'))[:200]}" if e.get("unit") else "")
+        elif kind == EventKind.COMMIT:
+            label = f"commit {str(e.get('sha'))[:10]}: {str(e.get('subject'))[:200]}"
+        elif kind == EventKind.CUSTOMER_MESSAGE:
+            kind, label = "customer", f"the customer: {str(e.get('text'))[:200]}"
+        elif kind == EventKind.CONVERSATION_END:
+            kind, label = "conversation_end", f"the conversation ended: {str(e.get('reason'))[:200]}"
         elif kind == EventKind.ASSISTANT_TEXT and not remarked and _takes(remark, e):
             remarked, kind = True, "token-remark"
             label = f"first remark on tokens: {(e.get('text') or '')[:200]}"
@@ -205,6 +216,9 @@ def session_doc(session: Session) -> dict[str, Any]:
         doc["metrics"] = {k: v for k, v in session.score.metrics().items() if k not in ("path", "routes", "warnings")}
         doc["curves"] = _curves(session)
         doc["routes"] = _routes(session)
+    elif family_docs.is_family(session) and session.error is None:
+        doc.update(family_docs.session_fields(session))
+        doc["curves"] = _curves(session)
     return doc
 
 
@@ -218,8 +232,9 @@ def events_doc(session: Session, page: int) -> dict[str, Any] | None:
 
 
 def account_doc(session: Session, account: str) -> dict[str, Any] | None:
-    """The account page; None for an account not in the session's batch."""
-    if account not in session.order:
+    """The account page; None for an account not in the session's batch, and for a session of
+    another task family (its units are no accounts: its work pages show them)."""
+    if account not in session.order or family_docs.is_family(session):
         return None
     events = session.events
     evidence = next((ev for ev in (session.score.evidence if session.score else ()) if ev.score.account == account), None)

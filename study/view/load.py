@@ -33,7 +33,8 @@ TEXT_SHOWN = 4000
 @dataclass
 class Session:
     """One session as the viewer shows it; ``score`` is None when its records break a rule
-    (``error`` says which), and the page then shows the error instead of metrics."""
+    (``error`` says which), and the page then shows the error instead of metrics, and for a
+    session of another task family than SOP-Bench's, which its family's outcome judges."""
 
     name: str
     path: Path
@@ -46,6 +47,8 @@ class Session:
     problems: list[str] = field(default_factory=list)
     #: What the session is (identity, status, voided): ``study.session_io.record``.
     record: SessionRecord | None = None
+    #: What the pages built from it once (a family session's conversation or contexts).
+    cache: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.record is None:
@@ -101,6 +104,8 @@ def read(root: Path, name: str) -> Session:
         return Session(name, path, loose.meta, loose.log, None, str(exc), record.exploratory,
                        [issue.describe(path) for issue in loose.errors], record)
     record = SessionRecord.of(read_, root)
+    if record.family != "sopbench":    # its family's outcome is its verdict (family_docs), not SOP-Bench's scores
+        return Session(name, path, read_.meta, read_.log, None, None, record.exploratory, record=record)
     try:
         score = score_log(read_.log, read_.meta, evidence=True)
     except (KeyError, TypeError, ValueError, IndexError) as exc:   # a record the rules let through
@@ -160,23 +165,24 @@ class Store:
         return self._keep(self._rows, name, _stamp(self.root / name),
                           lambda: build(read(self.root, name)), None)
 
-    def transcript_lines(self, session: Session) -> tuple[list[bytes], str | None]:
+    def transcript_lines(self, session: Session, context: int | None = None) -> tuple[list[bytes], str | None]:
         """The lines of the session's transcript (the CLI's own: read on first use, kept while
         unchanged), and why it is not shown if it is refused (not a regular file inside the
-        session folder, or over a cap: ``safe_files``); no lines when the session has none."""
-        path = session.path / TRANSCRIPT_NAME
+        session folder, or over a cap: ``safe_files``); no lines when the session has none.
+        ``context``: an ended context's of a run of fresh contexts (``contexts/``)."""
+        path = transcript_path(session, context)
         try:
             st = path.stat()
         except OSError:
             return [], None
-        return self._keep(self._transcripts, path, (st.st_mtime, st.st_size), lambda: _transcript(path), 2)
+        return self._keep(self._transcripts, path, (st.st_mtime, st.st_size),
+                          lambda: _transcript(path, session.path), 2)
 
-
-    def conversation(self, session: Session) -> tuple[tuple[list[dict[str, Any]], int], str | None]:
+    def conversation(self, session: Session, context: int | None = None) -> tuple[tuple[list[dict[str, Any]], int], str | None]:
         """The transcript as a conversation (``conversation.turns``, kept while the transcript
         is unchanged), and why the transcript is not shown if it is refused."""
-        lines, refused = self.transcript_lines(session)
-        path = session.path / TRANSCRIPT_NAME
+        lines, refused = self.transcript_lines(session, context)
+        path = transcript_path(session, context)
         try:
             st = path.stat()
         except OSError:
@@ -184,9 +190,20 @@ class Store:
         return self._keep(self._conversations, path, (st.st_mtime, st.st_size), lambda: turns(session.record.runtime, lines), 2), refused
 
 
-def _transcript(path: Path) -> tuple[list[bytes], str | None]:
+#: Where a run of fresh contexts keeps each ended context's transcript (docs/contracts.md).
+CONTEXTS_DIR = "contexts"
+
+
+def transcript_path(session: Session, context: int | None = None) -> Path:
+    """The session's transcript, or context ``context``'s of a run of fresh contexts."""
+    if context is None:
+        return session.path / TRANSCRIPT_NAME
+    return session.path / CONTEXTS_DIR / f"context-{int(context)}.transcript.jsonl"
+
+
+def _transcript(path: Path, session: Path) -> tuple[list[bytes], str | None]:
     try:
-        data = read_capped(path, within=path.parent, max_bytes=TRANSCRIPT_CAP)
+        data = read_capped(path, within=session, max_bytes=TRANSCRIPT_CAP)
     except OSError as exc:
         return [], f"{exc}; it is not shown" if isinstance(exc, UnsafeFile) else f"{path.name} cannot be read ({exc.strerror})"
     lines = [line for line in data.split(b"\n") if line.strip()]

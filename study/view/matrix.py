@@ -60,7 +60,8 @@ def ordered(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def groups(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per task × model × condition (in the rows' order): sessions, and the mean and 95% CI of FC
-    and of compliance over the scored, unvoided ones."""
+    and of compliance over the scored, unvoided ones; for a group of another task family's
+    sessions (its task is its study), their verdicts in words instead (``family_docs``)."""
     # imported only where a command needs it: the matrix's statistics are computed when the page
     # asks for them, not when `study view` starts
     import numpy as np
@@ -76,10 +77,16 @@ def groups(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         fc = np.array([r["fc"] for r in scored], dtype=float)
         compliance = np.array([r["compliance"] for r in scored if r["compliance"] is not None], dtype=float)
         samples += [fc, compliance]
-        out.append({"task": task, "model": model, "condition": condition, "sessions": len(members), "scored": len(scored),
-                    "simulated": any(r["simulated"] for r in members),
-                    "fc_mean": float(fc.mean()) if fc.size else None,
-                    "compliance_mean": float(compliance.mean()) if compliance.size else None})
+        group = {"task": task, "model": model, "condition": condition, "sessions": len(members), "scored": len(scored),
+                 "simulated": any(r["simulated"] for r in members),
+                 "fc_mean": float(fc.mean()) if fc.size else None,
+                 "compliance_mean": float(compliance.mean()) if compliance.size else None}
+        if members[0].get("family", "sopbench") != "sopbench":   # another family's sessions: its verdicts
+            from .family_docs import group_verdicts
+
+            group.update(family=members[0]["family"], verdicts=group_verdicts(members),
+                         scored=sum(r.get("verdict_class") != "none" for r in members if not r["voided"] and not r["error"]))
+        out.append(group)
     cis = bootstrap_cis(samples) if samples else []
     for i, g in enumerate(out):
         for j, key in enumerate(("fc_ci", "compliance_ci")):

@@ -5,7 +5,10 @@ Routes (all GET; every session is named by ``?session=<path relative to the sess
 - ``/`` the page (``static/index.html``), ``/static/...`` its vendored assets;
 - ``/api/matrix``; ``/api/session``; ``/api/account?account=ID``; ``/api/events?page=N``;
   ``/api/transcript?page=N`` (the raw records; the transcript is read only when a page of it is
-  asked for); ``/api/conversation?page=N`` (the transcript as turns: ``conversation``).
+  asked for); ``/api/conversation?page=N`` (the transcript as turns: ``conversation``); both
+  with ``&context=N`` for an ended context's transcript of a run of fresh contexts;
+  ``/api/work?page=N`` (a τ²-bench session's conversation, a workspace session's contexts, from
+  its log: ``family_docs``).
 
 A name outside the sessions folder, or not a session folder, is refused with 404 and nothing is
 read (``paths.session_dir``); a file of a session that is not a regular file inside its folder is
@@ -29,7 +32,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import documents
+from . import documents, family_docs
 from study.transcripts.claude_code import conversation_doc
 from study.session_io.jsonout import dumps
 from .load import Store
@@ -109,12 +112,23 @@ def make_app(root: Path, port: int | None = None) -> Starlette:
         """``build(session, page)`` for the ``page`` asked for; None (404) for no page number."""
         return lambda request, session: None if (page := _page_number(request)) is None else build(session, page)
 
-    def transcript(session, page: int):
-        lines, refused = store.transcript_lines(session)
+    def with_context(build):
+        """``build(session, page, context)``: ``context`` an ended context of a run of fresh
+        contexts (``?context=N``, N a number; none: the session's own transcript); None (404) for
+        one that is no number."""
+        def answer(request: Request, session):
+            page, text = _page_number(request), request.query_params.get("context")
+            if page is None or (text is not None and (not text.isascii() or not text.isdigit() or len(text) > _PAGE_DIGITS)):
+                return None
+            return build(session, page, None if text is None else int(text))
+        return answer
+
+    def transcript(session, page: int, context: int | None):
+        lines, refused = store.transcript_lines(session, context)
         return documents.transcript_doc(session, lines, page, refused)
 
-    def conversation(session, page: int):
-        turns, refused = store.conversation(session)
+    def conversation(session, page: int, context: int | None):
+        turns, refused = store.conversation(session, context)
         return conversation_doc(session.name, session.simulated, turns, page, refused)
 
     def matrix(_request: Request) -> Response:
@@ -126,8 +140,9 @@ def make_app(root: Path, port: int | None = None) -> Starlette:
         Route("/api/session", with_session(lambda _r, s: documents.session_doc(s))),
         Route("/api/account", with_session(lambda r, s: documents.account_doc(s, r.query_params.get("account", "")))),
         Route("/api/events", with_session(paged(documents.events_doc))),
-        Route("/api/transcript", with_session(paged(transcript))),
-        Route("/api/conversation", with_session(paged(conversation))),
+        Route("/api/transcript", with_session(with_context(transcript))),
+        Route("/api/conversation", with_session(with_context(conversation))),
+        Route("/api/work", with_session(paged(family_docs.work_doc))),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(LoopbackHostOnly, port_of=lambda: port)])

@@ -82,6 +82,27 @@ def test_a_sessions_folder_inside_the_preregistration(in_tmp, frozen, matrix_cal
     assert not inside.exists() and matrix_calls == []
 
 
+@pytest.mark.parametrize("folder", ["study", "analysis", "sopbench_tools"])
+@pytest.mark.parametrize("command", [["run", "--condition", "Plain", "--seed", "2", *SIM],
+                                     ["run-all", "--conditions", "Plain", "--seeds", "2", *SIM]])
+def test_a_sessions_folder_inside_the_packages_source_is_refused(in_tmp, frozen, matrix_calls, command, folder,
+                                                                monkeypatch):
+    """Sessions written into the package's own source folders would turn the checkout dirty."""
+    from study.paths import project_root
+
+    source = project_root() / folder
+    inside = source / "x"
+    result = invoke(*command, "--sessions", str(inside))
+    refused(result, f"--sessions {inside} lies inside the package's source folder {source.resolve()}; give a "
+                    "folder outside study/, analysis/, sopbench_tools/, preregistration/ with --sessions")
+    assert not inside.exists() and matrix_calls == []
+    # as a relative path from the checkout, as a user types it
+    monkeypatch.chdir(project_root())
+    result = invoke(*command, "--sessions", f"{folder}/x")
+    refused(result, "lies inside the package's source folder")
+    assert not inside.exists() and matrix_calls == []
+
+
 def test_too_many_seeds_are_refused_at_once(in_tmp, frozen, matrix_calls):
     result = invoke("run-all", "--conditions", "Plain", "--seeds", "2-40000", *SIM, "--sessions", str(in_tmp / "s"))
     assert result.exit_code == 2 and "at most 1000 seeds" in result.output, result.output

@@ -64,17 +64,33 @@ def test_doctor_fails_clearly_when_the_cli_cannot_start(tmp_path, frozen_root):
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
     assert f"FAIL  CLI              the Claude Code CLI {not_executable} is not executable" in done.stdout
     assert f"fix: unset {CLI_ENV} to use the bundled CLI" in done.stdout
-    assert "FAIL  CLI session      not tried: no CLI to start" in done.stdout
-    assert "check(s) failed" in done.stdout and "CLI, CLI session, hooks, MCP tools, resume)" in done.stdout
+    # the probe runs what sessions run, the bundled CLI, whatever the override says
+    assert "ok    CLI session      Claude Code " in done.stdout
+    assert "check(s) failed (CLI)" in done.stdout
+
+
+def test_a_cli_that_cannot_start_fails_the_probe_session_with_its_error(tmp_path, frozen_root, monkeypatch):
+    """The probe is a session of the runner: a bundled CLI that dies at once ends it as the runner
+    ends any session (an infrastructure failure, with the CLI's error), and the doctor says so."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+    from study.runtimes.claude_code import adapter
 
     broken = tmp_path / "broken-claude"  # executable, but dies at once
     broken.write_text("#!/bin/sh\necho 'claude: cannot load its runtime' >&2\nexit 3\n")
     broken.chmod(0o755)
-    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(broken), **_no_codex(tmp_path)})
-    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
-    assert f"FAIL  CLI session      the CLI at {broken} could not start" in done.stdout
-    assert "the CLI said: claude: cannot load its runtime" in done.stdout
-    assert "FAIL  hooks            not tried: the CLI did not start" in done.stdout
+    monkeypatch.setenv("STUDY_ROOT", str(frozen_root))
+    monkeypatch.setenv(codex_pin.DIR_ENV, str(tmp_path / "no-codex"))
+    monkeypatch.setattr(adapter, "bundled_cli_path", lambda: broken)
+    done = CliRunner().invoke(main, ["doctor"])
+    assert done.exit_code == 1 and done.exception is None or isinstance(done.exception, SystemExit), done.output
+    lines = {line[6:22].strip(): line for line in done.output.splitlines() if line[:5].strip() in ("ok", "FAIL")}
+    assert lines["CLI session"].startswith("FAIL  CLI session      Claude Code ")
+    assert "infrastructure_failure, 0 of 4 accounts decided; Claude Code process failed" in lines["CLI session"]
+    for name in ("hooks", "MCP tools", "resume"):
+        assert lines[name] == f"FAIL  {name:<16} not tried: the session made no tool call"
+    assert "fix: reinstall: pip install --force-reinstall" in done.output
 
 
 def test_a_lock_mismatch_names_the_packages_and_the_install(tmp_path, monkeypatch):
@@ -144,9 +160,7 @@ def test_ready_says_what_a_confirmatory_run_still_needs_without_an_api_key(tmp_p
     ok = doctor.Check("x", True, "fine")
     for name in ("check_lock", "check_frozen_runtime", "check_sessions_folder"):
         monkeypatch.setattr(doctor, name, lambda *a, **k: ok)
-    monkeypatch.setattr(doctor, "check_cli", lambda: (ok, None))
-    monkeypatch.setattr(doctor, "session_checks", lambda path: [])
-    monkeypatch.setattr(doctor, "codex_checks", lambda wanted: ([], None))
+    monkeypatch.setattr(doctor, "runtime_checks", lambda face, required: ([ok], None))
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     without = CliRunner().invoke(main, ["doctor"])
     assert without.exit_code == 0, without.output
@@ -165,8 +179,9 @@ def test_the_probe_session_plays_the_projects_own_task(tmp_path):
                           timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL)
     assert made.returncode == 0, made.stderr
     done = _doctor({"STUDY_ROOT": str(project), **_no_codex(tmp_path)})
-    assert "2 of 2 products decided" in done.stdout, done.stdout + done.stderr
-    assert "decided the last product" in done.stdout
+    assert "4 of 4 products decided" in done.stdout, done.stdout + done.stderr
+    assert "MCP tools        " in done.stdout and "calls of the dangerous_goods tools answered" in done.stdout
+    assert "ok    resume           call 2 resumed session " in done.stdout
 
 
 def test_the_runtime_lines_say_whether_the_tau2_extra_is_installed_and_which_version(monkeypatch):

@@ -3,8 +3,10 @@
 The round trip runs on real Claude Code sessions against the simulator, made once for the module
 (``study run-all`` and ``study run`` in a frozen copy of the project, so they carry a real
 manifest hash, plus one session with a forced compaction and a resume through the runner
-itself), and on the golden archive's simulator sessions (logs and meta.json, no transcripts).
-Every number is compared with ``study score --json`` of the same session folder.
+itself), one Codex CLI session where the pinned Codex CLI is installed, and on the golden
+archive's simulator sessions (logs and meta.json, no transcripts). Every number is compared with
+``study score --json`` of the same session folder; tokens and costs with the session's own
+records (its transcript's usage, its log's priced usage), read here without the package.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ import pytest
 from click.testing import CliRunner
 
 from study.cli import main
+from study.runtimes.codex import pin as codex_pin
 
+#: The pinned Codex CLI runs here: the fixture adds a Codex session (else the tests cover Claude Code only).
+CODEX = codex_pin.problem() is None
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +78,8 @@ def real_sessions(tmp_path_factory) -> Path:
     (`study run`), both in a frozen copy of the project; and, through the runner itself (options
     the command does not have), sim:early-stop under Remind-loop with a compaction forced after
     two decisions (it stops, is resumed, compacts) and sim:oracle under FSM ended by a limit of 8
-    turns before its first decision."""
+    turns before its first decision; where Codex CLI is installed, sim:adversarial under FSM, seed
+    2, on Codex CLI (`study run --runtime codex`: its refused FSM calls, its denials)."""
     pytest.importorskip("inspect_ai", reason="the inspect extra: pip install --no-deps --require-hashes "
                                              "-r requirements-inspect.lock")
     from study.runner.session import SessionSpec, run_session
@@ -85,7 +91,8 @@ def real_sessions(tmp_path_factory) -> Path:
 
     base = tmp_path_factory.mktemp("export")
     project, sessions = frozen_copy(base / "project"), base / "sessions"
-    env = {**os.environ, "STUDY_ROOT": str(project),
+    codex_dir = {codex_pin.DIR_ENV: str(codex_pin.install_dir())} if CODEX else {}   # the install this checkout has
+    env = {**os.environ, **codex_dir, "STUDY_ROOT": str(project),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(project), os.environ.get("PYTHONPATH")]))}
     study = [sys.executable, "-m", "study.cli"]
     runs = [subprocess.Popen([*study, "run-all", "--models", "sim:drifting,sim:adversarial", "--conditions", "FSM",
@@ -94,6 +101,10 @@ def real_sessions(tmp_path_factory) -> Path:
             subprocess.Popen([*study, "run", "--model", "sim:drifting", "--condition", "Plain", "--seed", "2",
                               "--accounts", "3", "--sessions", str(sessions)],
                              env=env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)]
+    if CODEX:
+        runs.append(subprocess.Popen([*study, "run", "--model", "sim:adversarial", "--condition", "FSM", "--seed", "2",
+                                      "--accounts", "3", "--runtime", "codex", "--sessions", str(sessions)],
+                                     env=env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     run_session(SessionSpec(model="sim:early-stop", condition="Remind-loop", seed=2, accounts=4, out_root=sessions,
                             sim_options={"compact_after": 2}))
     run_session(SessionSpec(model="sim:oracle", condition="FSM", seed=2, accounts=3, out_root=sessions,
@@ -116,16 +127,24 @@ def _sessions_of(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.rglob("events.jsonl"))
 
 
+#: logs and samples of the module's sessions: one more of each with the Codex session
+LOGS, SAMPLES = 5 + CODEX, 7 + CODEX
+
+
+def _runtime(start: dict) -> str:
+    return start.get("runtime") or "claude-code"
+
+
 @pytest.mark.e2e
 def test_one_eval_per_model_and_condition_one_sample_per_seed(real_sessions, exported):
     _out, logs = exported
-    expected: dict[tuple[str, str], set[int]] = {}
+    expected: dict[tuple[str, str, str], set[int]] = {}
     for folder in _sessions_of(real_sessions):
         start = _read_events(folder)[0]
-        expected.setdefault((start["model"], start["condition"]), set()).add(start["seed"])
-    found = {(log.eval.metadata["model"], log.eval.metadata["condition"]): [(s.id, s.epoch) for s in log.samples]
-             for log in logs}
-    assert len(logs) == len(expected) == 5
+        expected.setdefault((start["model"], _runtime(start), start["condition"]), set()).add(start["seed"])
+    found = {(log.eval.metadata["model"], log.eval.metadata["runtime"]["name"], log.eval.metadata["condition"]):
+             [(s.id, s.epoch) for s in log.samples] for log in logs}
+    assert len(logs) == len(expected) == LOGS
     assert {k: sorted(i for i, _ in v) for k, v in found.items()} == {k: sorted(v) for k, v in expected.items()}
     assert all(epoch == 1 for v in found.values() for _, epoch in v)
     assert all(log.status == "success" and log.eval.dataset.samples == len(log.samples) for log in logs)
@@ -135,7 +154,7 @@ def test_one_eval_per_model_and_condition_one_sample_per_seed(real_sessions, exp
 def test_every_score_is_study_scores(exported):
     _out, logs = exported
     samples = [s for log in logs for s in log.samples]
-    assert len(samples) == 7
+    assert len(samples) == SAMPLES
     for sample in samples:
         _assert_scores_are_study_score(sample)
     for log in logs:       # the eval's results: the mean over its (ended, unvoided) sessions
@@ -153,14 +172,112 @@ def test_samples_df_and_evals_df_read_them(exported):
 
     out, logs = exported
     frame = samples_df(str(out))
-    assert len(frame) == 7
+    assert len(frame) == SAMPLES
     by_sample = {(log.eval.eval_id, str(s.id)): s for log in logs for s in log.samples}     # samples_df: ids as text
     for row in frame.itertuples():
         sample = by_sample[(row.eval_id, str(row.id))]
         assert (row.score_fc, row.score_decided, row.metadata_seed) == (
             sample.scores["fc"].value, sample.scores["decided"].value, sample.id)
     evals = evals_df(str(out))
-    assert len(evals) == 5 and all(name.startswith("SIMULATED ") for name in evals["task_name"])
+    assert len(evals) == LOGS and all(name.startswith("SIMULATED ") for name in evals["task_name"])
+
+
+def _transcript_usage(session_dir: Path, runtime: str) -> tuple[int, int]:
+    """(model responses, their tokens: input, cache writes and reads, output) as the CLI's own
+    transcript records them, read here without the package: Claude Code's main-thread assistant
+    lines, one response per message id (each line repeats its usage); Codex CLI's
+    token_usage_record lines (``input_tokens`` includes the cached ones)."""
+    records = [json.loads(line) for line in (session_dir / "transcript.jsonl").read_text().splitlines() if line.strip()]
+    if runtime == "codex":
+        usages = [r["payload"]["usage"] for r in records if r.get("type") == "token_usage_record"]
+        return len(usages), sum(u.get("input_tokens", 0) + u.get("output_tokens", 0)
+                                + u.get("cache_write_input_tokens", 0) for u in usages)
+    by_id: dict[str, dict] = {}
+    for r in records:
+        message = r.get("message") or {}
+        if r.get("type") == "assistant" and not r.get("isSidechain") and message.get("model") != "<synthetic>":
+            by_id[message["id"]] = message["usage"]
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+    return len(by_id), sum(u.get(k) or 0 for u in by_id.values() for k in keys)
+
+
+@pytest.mark.e2e
+def test_inspects_four_dataframes_read_every_log_with_the_sessions_tokens(exported):
+    """evals_df, samples_df, messages_df and events_df load every exported log; each model
+    response is a model event with the transcript's usage, so a sample's tokens are its session's
+    and its cost the log's priced usage; messages_df holds every response's message."""
+    pytest.importorskip("pyarrow")
+    from inspect_ai.analysis import evals_df, events_df, messages_df, samples_df
+
+    out, logs = exported
+    evals, samples, messages, events = (frame(str(out), quiet=True)
+                                        for frame in (evals_df, samples_df, messages_df, events_df))
+    by_uuid = {s.uuid: s for log in logs for s in log.samples}
+    assert len(evals) == LOGS and len(samples) == SAMPLES == len(by_uuid) and set(samples["sample_id"]) == set(by_uuid)
+    assert set(messages["sample_id"]) == set(events["sample_id"]) == set(by_uuid)
+    for uuid, sample in by_uuid.items():
+        folder = Path(sample.metadata["session_dir"])
+        log_events = _read_events(folder)
+        responses, tokens = _transcript_usage(folder, sample.metadata["runtime"])
+        row = samples[samples["sample_id"] == uuid].iloc[0]
+        assert responses > 0 and row["total_tokens"] == tokens, sample.metadata["session"]
+        [(model, usage)] = sample.model_usage.items()
+        priced = sum(e["priced_usd"] for e in log_events if e["kind"] == "call_end")
+        assert usage.total_tokens == tokens and usage.total_cost == pytest.approx(priced, abs=1e-5)
+        model_events = events[(events["sample_id"] == uuid) & (events["event"] == "model")]
+        assert len(model_events) == responses == sample.turn_count
+        # every response's message, in order: the conversation as the model events saw it
+        rows = messages[messages["sample_id"] == uuid].sort_values("order")
+        assistant = [m.id for m in sample.messages if m.role == "assistant"]
+        assert [i for i in rows["message_id"] if i in set(assistant)] == assistant
+        assert set(rows["message_id"]) <= {m.id for m in sample.messages}
+        # a failed call's error, as the log says it failed
+        failed = {e["call_id"] for e in log_events if e["kind"] == "tool_call" and not e["ok"]}
+        tools = rows[rows["role"] == "tool"]
+        assert {c for c, error in zip(tools["tool_call_id"], tools["tool_call_error"]) if isinstance(error, str)} == failed & set(
+            tools["tool_call_id"])
+    totals = {log.eval.eval_id: sum(s.model_usage[log.eval.model].total_tokens for s in log.samples) for log in logs}
+    assert all(log.stats.model_usage[log.eval.model].total_tokens == totals[log.eval.eval_id] for log in logs)
+
+
+@pytest.mark.e2e
+def test_each_runtime_is_named_in_the_log_list_and_the_samples_grid(exported):
+    """Inspect's log list and samples grid show the model: sessions of one policy on two runtimes
+    are two models there, named as the package's tables name them."""
+    pytest.importorskip("pyarrow")
+    from inspect_ai.analysis import evals_df, samples_df
+
+    out, logs = exported
+    evals = evals_df(str(out), quiet=True)
+    models = dict(zip(evals["eval_id"], evals["model"]))
+    for log in logs:
+        runtime = log.eval.metadata["runtime"]
+        assert models[log.eval.eval_id].endswith(" on Codex CLI") == (runtime["name"] == "codex")
+        assert runtime["label"] in log.eval.tags
+    grid = samples_df(str(out), quiet=True)   # each sample of the grid is its log's model's, usage included
+    assert all(set(json.loads(usage)) == {models[eval_id]} for eval_id, usage in zip(grid["eval_id"], grid["model_usage"]))
+    if CODEX:
+        assert {"sim/adversarial", "sim/adversarial on Codex CLI"} <= set(models.values())
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not CODEX, reason="the pinned Codex CLI is not installed")
+def test_a_refused_fsm_call_is_an_error_on_codex_as_on_claude_code(exported):
+    """The same facts, the same flags: an FSM tool that refuses (fsm.exit before S_done,
+    fsm.transition without a passing guard) is a failed call on both runtimes."""
+    _out, logs = exported
+    refused = {}
+    for log in logs:
+        if log.eval.metadata["model"] != "sim:adversarial":
+            continue
+        for sample in log.samples:
+            errors = {m.tool_call_id: m.error for m in sample.messages if m.role == "tool"}
+            calls = [e for e in _read_events(Path(sample.metadata["session_dir"]))
+                     if e["kind"] == "tool_call" and e.get("server") == "fsm" and e["allowed"] and not e["ok"]]
+            assert calls and all(errors[c["call_id"]] is not None and errors[c["call_id"]].type == "unknown"
+                                 for c in calls)
+            refused.setdefault(log.eval.metadata["runtime"]["name"], set()).update(c["tool"] for c in calls)
+    assert set(refused) == {"claude-code", "codex"} and all({"exit", "transition"} & tools for tools in refused.values())
 
 
 @pytest.mark.e2e
@@ -228,7 +345,7 @@ def test_events_are_the_log_events_with_seq_and_time(exported):
     for log in logs:
         for sample in log.samples:
             logged = [e for e in _read_events(Path(sample.metadata["session_dir"])) if e["kind"] != "usage"]
-            found = sample.events
+            found = [e for e in sample.events if e.event != "model"]   # the model events: the test above
             by_seq = {e.metadata["seq"]: e for e in found if e.event != "approval"}
             assert [e.metadata["seq"] for e in found if e.event != "approval"] == [e["seq"] for e in logged]
             for e in logged:
@@ -254,10 +371,13 @@ def test_simulated_sessions_are_marked_and_the_metadata_says_what_ran(exported, 
         spec, meta = log.eval, log.eval.metadata
         assert spec.task.startswith("SIMULATED ") and spec.task_display_name.startswith("SIMULATED ")
         assert "SIMULATED" in log.tags and meta["simulated"] is True
-        assert spec.model == "sim/" + meta["model"].split(":", 1)[1]
         first = _read_events(Path(log.samples[0].metadata["session_dir"]))[0]
+        label = {"claude-code": "Claude Code", "codex": "Codex CLI"}[_runtime(first)]
+        # the model on its runtime, as the tables name it: the runtime shows in Inspect's list and grid
+        assert spec.model == "sim/" + meta["model"].split(":", 1)[1] + ("" if label == "Claude Code" else f" on {label}")
+        assert label in log.tags
         assert meta["manifest_sha256"] == first["manifest_sha256"] and meta["code_version"] == first["code_version"]
-        assert meta["runtime"] == {"name": "claude-code", "label": "Claude Code", "cli_version": first["cli_version"]}
+        assert meta["runtime"] == {"name": _runtime(first), "label": label, "cli_version": first["cli_version"]}
         assert (meta["task"], meta["model_id"], meta["condition"]) == (first["task"], first["model_id"], first["condition"])
         assert meta["accounts"] == len(first["order"]) and meta["exploratory"] is True
         for sample in log.samples:

@@ -1,7 +1,8 @@
 """Runtime-driven (automatic) transitions: committed once by the runtime right after the call that
 makes the guard hold, nothing otherwise, atomically on disk; the agent hears of it once, in that
-call's result; denials in such a state say the one next thing. And the preregistered FSM is
-untouched: its file is the frozen one and it has no automatic transition."""
+call's result, unless the transition is quiet (FSM-lean's moves between accounts); denials in such
+a state say the one next thing. And the preregistered FSM is untouched: its file is the frozen one
+and it has no automatic transition."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ from study.fsm.mermaid import to_mermaid
 LEAN = WORKFLOWS / "exploratory" / "fsm_lean.yaml"
 LEAN_BOUND = WORKFLOWS / "exploratory" / "fsm_lean_bound.yaml"
 BATCH = ["A1", "A2"]
+
+
+def told(text: str, name: str = "told.yaml") -> Workflow:
+    """A workflow's text with every transition told (no ``quiet``)."""
+    return Workflow.from_text(text.replace("  quiet: true\n", ""), name)
 
 NOTES = """\
 workflow: Notes
@@ -93,7 +99,8 @@ def test_the_last_decision_moves_through_s_investigate_to_s_done_in_one_commit(l
         _observe_all(lean, investigate(account) + [record(account)])
         moved = lean.observe("submit_decision", {"account_id": account, "action": "No Action"}, True)
     assert [(m.from_state, m.to_state) for m in moved] == [("S_decide", "S_investigate"), ("S_investigate", "S_done")]
-    assert lean.arrival_text(moved) == ("Account A2 is decided. All 2 accounts are decided. Now in workflow state S_done. "
+    # the quiet move back to S_investigate is not told; the move to S_done is
+    assert lean.arrival_text(moved) == ("All 2 accounts are decided. Now in workflow state S_done. "
                                         "The batch is complete: you may end your turn.")
     assert _on_disk(tmp_path)["state"] == "S_done" and lean.stop_gate().allowed   # S_done is a pause state
 
@@ -106,9 +113,13 @@ def test_a_restarted_runtime_carries_on_and_commits_when_the_guard_holds(lean, t
     assert FsmRuntime(tmp_path / "frames", {wf.name: wf}).state == "S_decide"   # and the next one starts there
 
 
-def test_the_hook_tells_the_agent_once_only_when_the_state_changes(lean):
+def test_the_hook_tells_the_agent_once_only_when_the_state_changes(tmp_path):
+    wf = told(LEAN.read_text())
+    rt = FsmRuntime(tmp_path / "frames", {wf.name: wf}, {"batch": BATCH})
+    rt.enter(wf.name)
+
     def post(tool: str, args: dict, event: str = "PostToolUse") -> dict:
-        return fsm_hooks.post_tool_use(lean, {"hook_event_name": event, "tool_name": f"mcp__sopbench__{tool}", "tool_input": args},
+        return fsm_hooks.post_tool_use(rt, {"hook_event_name": event, "tool_name": f"mcp__sopbench__{tool}", "tool_input": args},
                                        tool_prefix="mcp__sopbench__", on_transition=seen.append)
 
     seen: list = []
@@ -120,10 +131,31 @@ def test_the_hook_tells_the_agent_once_only_when_the_state_changes(lean):
     assert post("list_batch", {}) == {} and [(s.from_state, s.to_state) for s in seen] == [("S_investigate", "S_decide")]
 
 
+def test_fsm_leans_moves_between_accounts_are_quiet_and_only_the_move_to_s_done_is_told(lean):
+    """FSM-lean tells the agent nothing when it moves from one account to the next (its first
+    message says how it moves; its refusals say what to do otherwise), so no note comes on top of
+    the per-account reminder; the runner still logs every move (on_transition)."""
+    def post(tool: str, args: dict) -> dict:
+        return fsm_hooks.post_tool_use(lean, {"hook_event_name": "PostToolUse", "tool_name": f"mcp__sopbench__{tool}",
+                                              "tool_input": args}, tool_prefix="mcp__sopbench__", on_transition=seen.append)
+
+    seen: list = []
+    outputs = []
+    for account in BATCH:
+        outputs += [post(t, a) for t, a, _ in investigate(account) + [record(account)]]
+        outputs.append(post("submit_decision", {"account_id": account, "action": "No Action"}))
+    assert outputs[:-1] == [{}] * (len(outputs) - 1) and lean.state == "S_done"
+    assert outputs[-1]["hookSpecificOutput"]["additionalContext"] == (
+        "All 2 accounts are decided. Now in workflow state S_done. The batch is complete: you may end your turn.")
+    assert [(s.from_state, s.to_state) for s in seen] == [
+        ("S_investigate", "S_decide"), ("S_decide", "S_investigate"), ("S_investigate", "S_decide"),
+        ("S_decide", "S_investigate"), ("S_investigate", "S_done")]
+
+
 def test_the_hook_names_the_state_its_call_moved_to_even_if_another_process_moves_it_next(tmp_path):
     """The arrival text is made in the critical section of the call's move (issue 21): a second
     runtime on the same frames (another hook process) moving the state right after cannot change it."""
-    wf = Workflow.load(LEAN)
+    wf = told(LEAN.read_text())
     rt = FsmRuntime(tmp_path / "frames", {wf.name: wf}, {"batch": BATCH}, shared=True)
     rt.enter(wf.name)
     other = FsmRuntime(tmp_path / "frames", {wf.name: wf}, shared=True)
@@ -188,8 +220,10 @@ def test_fsm_lean_has_fsms_states_permissions_guards_and_only_automatic_transiti
         lean_t = lean_wf.transitions[key]
         assert [(c.name, dict(c.params)) for c in lean_t.hard] == [(c.name, dict(c.params)) for c in t.hard]
         assert lean_t.automatic and not t.automatic
+        assert lean_t.quiet == (key[1] != "S_done") and not t.quiet   # only the move to S_done is told
     assert lean_wf.pause == {"S_done"} and not lean_wf.needs_agent_moves
-    assert "    S_investigate --> S_decide : item_recorded_exclusively (automatic)" in to_mermaid(lean_wf).splitlines()
+    assert "    S_investigate --> S_decide : item_recorded_exclusively (automatic, quiet)" in to_mermaid(lean_wf).splitlines()
+    assert "    S_investigate --> S_done : batch_complete (automatic)" in to_mermaid(lean_wf).splitlines()
     assert "(automatic)" not in to_mermaid(main_wf)
 
 
@@ -206,6 +240,20 @@ def test_automatic_must_be_true_or_false(tmp_path):
     with pytest.raises(WorkflowError) as err:
         Workflow.from_text(NOTES.replace("automatic: true, guard: {hard: [{check", "automatic: sometimes, guard: {hard: [{check"), "notes.yaml")
     assert str(err.value) == "notes.yaml:16: transition S_read -> S_submit: 'automatic' must be true or false, not 'sometimes'"
+
+
+def test_quiet_must_be_true_or_false_and_only_on_an_automatic_transition(tmp_path):
+    with pytest.raises(WorkflowError) as err:
+        Workflow.from_text(NOTES.replace("automatic: true, guard: {hard: [{check", "automatic: true, quiet: 1, guard: {hard: [{check"), "notes.yaml")
+    assert str(err.value) == "notes.yaml:16: transition S_read -> S_submit: 'quiet' must be true or false, not 1"
+    with pytest.raises(WorkflowError) as err:
+        Workflow.from_text(NOTES.replace("automatic: true, guard: {hard: [{check", "quiet: true, guard: {hard: [{check"), "notes.yaml")
+    assert str(err.value).startswith("notes.yaml:16: transition S_read -> S_submit: 'quiet' applies to automatic "
+                                     "transitions only")
+    quiet = Workflow.from_text(NOTES.replace("automatic: true, guard: {hard: [{check", "automatic: true, quiet: true, guard: {hard: [{check"), "notes.yaml")
+    rt = FsmRuntime(tmp_path / "frames", {quiet.name: quiet})
+    rt.enter(quiet.name)
+    assert fsm_hooks.post_tool_use(rt, {"tool_name": "write_note", "tool_input": {}}) == {} and rt.state == "S_submit"
 
 
 CRASH = r"""

@@ -3,7 +3,8 @@ through the ``.claude/settings.json`` wiring of docs/fsm.md.
 
 - ``oracle``: FC equals the batch size, with exactly Plain's tool calls (the list, then five data
   tools, the record and the decision per account): no status, self_check or transition, and no
-  FSM tools offered; the runtime logs two automatic transitions per account and one into S_done.
+  FSM tools offered; the runtime logs two automatic transitions per account (quiet: the agent is
+  told nothing of them) and one into S_done (told).
 - ``adversarial``: it tries every route the workflow leaves it (deciding without looking, on
   partial data, interleaving, a data tool in S_decide, ending the turn) and none gets through:
   every decision is compliant, the scorer's routes equal the simulator's ground truth, and every
@@ -133,8 +134,9 @@ def test_the_settings_json_wiring_rebuilds_the_runtime_for_every_hook_and_still_
     hooks = [json.loads(line) for line in record.read_text().splitlines()]
     assert all(h["code"] == 0 for h in hooks)
     told = [h["output"]["hookSpecificOutput"]["additionalContext"] for h in hooks if h["output"]]
-    assert len(told) == 6 and told[-1].endswith("Now in workflow state S_done. The batch is complete: you may end your turn.")
-    # the model saw each note once, inside the result of the call that moved the state
+    # the moves between accounts are quiet: the one note is the move to S_done's
+    assert len(told) == 1 and told[-1].endswith("Now in workflow state S_done. The batch is complete: you may end your turn.")
+    # the model saw the note once, inside the result of the call that moved the state
     requests = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text().splitlines()]
     last = [r["body"] for r in requests if "claude-code" in r["beta"]][-1]
     seen = [c for e in read_conversation(last["messages"]) if isinstance(e, ToolOutcome) for c in e.hook_context]

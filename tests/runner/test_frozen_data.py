@@ -103,9 +103,26 @@ def test_a_gate_without_workflow_is_refused(tmp_path):
 
 
 def test_a_non_boolean_factor_is_refused(tmp_path):
-    path = _write_conditions(tmp_path, lambda raw: raw["conditions"]["Remind"].update(reminder="yes"))
-    with pytest.raises(ConditionError, match="reminder must be true or false"):
+    path = _write_conditions(tmp_path, lambda raw: raw["conditions"]["Remind"].update(resume="yes"))
+    with pytest.raises(ConditionError, match="resume must be true or false"):
         load_conditions(path)
+    # the reminder (as the FSM paragraph) may name a text of texts/ instead of true
+    path = _write_conditions(tmp_path, lambda raw: raw["conditions"]["Remind"].update(reminder="yes"))
+    with pytest.raises(ConditionError, match="reminder must be true, false or a .md file name under texts/, not 'yes'"):
+        load_conditions(path)
+
+
+def test_fsm_leans_reminder_is_the_reminder_without_its_unattended_paragraph():
+    """Under FSM-lean the workflow enforces what the reminder's last paragraph asks (one account at
+    a time, no stop before the batch is done), so its per-account reminder is the SOP's part alone."""
+    from study.runner.texts import reminder_text
+
+    for name in ("FSM-lean", "FSM-lean-bound"):
+        assert get_condition(name).reminder == "exploratory/fsm_lean_reminder.md"
+    full, lean = reminder_text(), reminder_text(None, "exploratory/fsm_lean_reminder.md")
+    sop_part, unattended = full.rsplit("\n\n", 1)
+    assert lean == sop_part and unattended.startswith("This run is unattended") and "5.7 Determine Risk" in lean
+    assert get_condition("FSM").reminder is True and get_condition("Remind-loop").reminder is True
 
 
 def test_first_message_carries_the_whole_sop_and_the_batch_size():

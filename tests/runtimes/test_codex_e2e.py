@@ -186,6 +186,12 @@ def test_the_viewer_reads_the_codex_transcript_as_a_conversation(sessions):
     assert {"user", "call", "stop-block"} <= roles and other > 0
     calls = [t for t in conversation if t["role"] == "call"]
     assert any(t.get("denied") for t in calls) and all(t["result"] is not None for t in calls)
+    # the same flags as the log's, as on Claude Code: a call the FSM's tool refused (its rollout
+    # says isError) is an error, a call the gate denied is denied
+    logged = {e["call_id"]: e for e in _events(sessions["adversarial-FSM"]) if e["kind"] == "tool_call"}
+    assert [(t["error"], t["denied"]) for t in calls] == [
+        (not logged[t["id"]]["ok"], logged[t["id"]]["allowed"] is False) for t in calls]
+    assert any(t["error"] and not t["denied"] and t["tool"] in ("fsm.exit", "fsm.transition") for t in calls)
 
 
 def test_the_audit_cross_checks_a_codex_session_against_its_rollout(sessions):

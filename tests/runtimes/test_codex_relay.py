@@ -52,17 +52,20 @@ def test_a_hook_is_answered_by_the_runners_coroutine_and_a_failure_fails_closed(
             failed = await _hook(server.path, "PostToolUse", b"{}")
             unknown = await _hook(server.path, "UserPromptSubmit", b"{}")
             garbage = await _hook(server.path, "Stop", b"not json")
+            # Codex stopped (the runner's turns limit) before it wrote a hook's input: fails closed,
+            # and is no failure of the runner's
+            empty = await _hook(server.path, "PreToolUse", b"")
         finally:
             await server.aclose()
         gone = await _hook(server.path, "PreToolUse", b"{}")   # the runner has gone
-        return denied, admitted, failed, unknown, garbage, gone
+        return denied, admitted, failed, unknown, garbage, gone, empty
 
-    denied, admitted, failed, unknown, garbage, gone = asyncio.run(main())
+    denied, admitted, failed, unknown, garbage, gone, empty = asyncio.run(main())
     assert denied.returncode == 0 and json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert seen[0]["tool_input"] == {"account_id": "A"}
     assert (admitted.returncode, admitted.stdout) == (0, b"")        # admitted: no output, as Codex expects
     # every failure exits 2, the one exit code Codex turns into a denial or a block (any other fails open)
-    for result in (failed, unknown, garbage, gone):
+    for result in (failed, unknown, garbage, gone, empty):
         assert result.returncode == 2 and result.stdout == b"" and result.stderr.startswith(b"study relay: ")
     assert b"frames file is unreadable" in failed.stderr and b"cannot be reached" in gone.stderr
     assert len(errors) == 3 and "frames file is unreadable" in errors[0]

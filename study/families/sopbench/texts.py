@@ -5,7 +5,8 @@
   may name another text instead: FSM-lean's ``exploratory/fsm_lean_paragraph.md``).
 - ``system_prompt_append``: the Sys copy of the SOP, appended to Claude Code's default prompt.
 - ``reminder_text``: SOP 5.7 and its critical rules verbatim plus the unattended paragraph
-  (``reminder.md``, generated from the SOP by the FSM build script).
+  (``reminder.md``, generated from the SOP by the FSM build script); FSM-lean names its own,
+  the same without that paragraph (``exploratory/fsm_lean_reminder.md``, generated too).
 - ``continuation_message``: the single function that writes both the resume message (-loop
   conditions, Gates-only) and the stop-gate message (FSM, Stop-only); with a state (FSM only)
   it ends with one sentence naming it.
@@ -21,6 +22,7 @@ and its reminder from the files generated with its workflows (``study.fsm.task_b
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sopbench_tools.dataset import load_task
@@ -28,15 +30,20 @@ from study.protocol.conditions import Condition
 from study.protocol.texts import TextError, fill, texts_dir
 
 
+#: The texts generated with a task's workflows from its SOP (``study.fsm.task_build``): the
+#: per-item reminders (the conditions' ``reminder``: true, or FSM-lean's file).
+GENERATED = ("reminder.md", "exploratory/fsm_lean_reminder.md")
+
+
 def read_text(name: str, task: Any = None) -> str:
     """One frozen text file, verbatim (another task's than the project's: its generated text)."""
     from study.procedure.texts import is_project_task, texts_for
 
     if not is_project_task(task):
-        if name == "reminder.md":   # generated with the task's workflows, from its SOP
-            from study.fsm.task_build import REMINDER_FILE, task_files
+        if name in GENERATED:   # generated with the task's workflows, from its SOP
+            from study.fsm.task_build import task_files
 
-            return task_files(task)[REMINDER_FILE]
+            return task_files(task)[Path("texts") / name]
         return texts_for(task)[name]
     path = texts_dir() / name
     try:
@@ -44,7 +51,7 @@ def read_text(name: str, task: Any = None) -> str:
     except FileNotFoundError:
         hint = (
             "it is generated from the SOP by the FSM build script (see docs/contracts.md, 'Conditions and texts')"
-            if name == "reminder.md"
+            if name in GENERATED
             else f"restore it from the repository (git checkout -- {path})"
         )
         raise TextError(f"frozen text {path} is missing; {hint}") from None
@@ -72,9 +79,10 @@ def system_prompt_append(sop: str | None = None, task: Any = None) -> str:
     return fill(read_text("system_append.md", task), "system_append.md", sop=_sop(sop, task))
 
 
-def reminder_text(task: Any = None) -> str:
-    """The per-account reminder (Remind, Remind-loop, FSM, Stop-only, Gates-only)."""
-    return read_text("reminder.md", task).strip()
+def reminder_text(task: Any = None, name: str = "reminder.md") -> str:
+    """The per-account reminder (Remind, Remind-loop, FSM, Stop-only, Gates-only: ``reminder.md``;
+    a condition whose ``reminder`` names another text of texts/, e.g. FSM-lean's, that one)."""
+    return read_text(name, task).strip()
 
 
 def continuation_message(accounts_left: int, next_account: str, state: str | None = None, task: Any = None) -> str:

@@ -6,3 +6,7 @@ The staged protocols of the paper's Analysis 3 (docs/staged.md), one subpackage 
 workspace template or generator, its written procedure, its check script (what the FSM's guards
 run; it never sees an answer), its scorer, its FSM workflow and the texts of both conditions.
 """
+
+from .family import FAMILY, WorkspaceFamily, WorkspaceWork  # noqa: E402  (the family the runner sees)
+
+__all__ = ["FAMILY", "WorkspaceFamily", "WorkspaceWork"]

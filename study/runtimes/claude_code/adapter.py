@@ -35,7 +35,7 @@ from claude_agent_sdk import (
 )
 
 from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
-from study.runtimes.launcher import write_launcher
+from study.runtimes.launcher import agent_path, write_launcher
 from study.transcripts.claude_code import usage_of
 
 from .options import cli_env, inherited, options, recorded_settings
@@ -93,6 +93,8 @@ class ClaudeCodeSession:
         self.cli_path: Path = write_launcher(setup.home / ".study", cli)
         sim_env = setup.sim.cli_env() if setup.sim is not None else {}
         self.env = {**sim_env, **cli_env(prepared, setup.home, setup.base_url)}
+        if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
+            self.env["PATH"] = agent_path()
         self.settings = recorded_settings(self.env)
         self.inherited_env = inherited(self.env)
         from .tool_server import make_sdk_server
@@ -124,8 +126,8 @@ class ClaudeCodeSession:
         asyncio.get_running_loop().set_exception_handler(_quiet_after_exit)
         setup = self.setup
         call_options = options(setup.prepared, work=setup.work, cli_path=self.cli_path, env=self.env,
-                                      bridge=setup.hooks, servers=self.servers, allowed=self.allowed, resume=resume_id,
-                                      system_append=setup.system_append)
+                               bridge=setup.hooks, servers=self.servers, allowed=self.allowed, resume=resume_id,
+                               system_append=setup.system_append, builtin_tools=setup.task_work.builtin_tools)
         self.transport = CLITransport(prompt=prompt, options=call_options)
         stream = _StreamUsage()
         async for message in query(prompt=prompt, options=call_options, transport=self.transport):

@@ -1,7 +1,8 @@
 """How a session starts Claude Code: its environment and its ``ClaudeAgentOptions``.
 
-The CLI runs with its own fresh HOME and working directory inside the session folder, no
-filesystem settings, built-in tools off, the SOP-Bench (and FSM) tools in process over MCP,
+The CLI runs with its own fresh HOME and working directory inside the session folder (a workspace
+session: the workspace, with Claude Code's own tools on, ``WORKSPACE_TOOLS``), no
+filesystem settings, built-in tools off otherwise, the SOP-Bench (and FSM) tools in process over MCP,
 Claude Code's default system prompt (plus the SOP copy for the Sys conditions), the hooks of
 the runner's ``SessionBridge``, and ``cli_path`` pointing at the runner's launcher
 (``study/runtimes/launcher.py``),
@@ -53,9 +54,14 @@ def inherited(env: dict[str, str]) -> list[str]:
     return sorted(k for k in os.environ if k.startswith(("CLAUDE", "ANTHROPIC")) and k not in env)
 
 
+#: Claude Code's own tools a workspace session offers (reading, editing, writing, the shell); every
+#: call reaches the PreToolUse hook, where the FSM's built-in vocabulary gates it (study.fsm.builtin_tools).
+WORKSPACE_TOOLS = ["Bash", "Read", "Edit", "Write", "MultiEdit", "Glob", "Grep"]
+
+
 def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, str], bridge: "SessionBridge",
             servers: dict[str, Any], allowed: list[str], resume: str | None,
-            system_append: str | None = None) -> ClaudeAgentOptions:
+            system_append: str | None = None, builtin_tools: bool = False) -> ClaudeAgentOptions:
     """The options of one ``query()`` call (the first, or a resume of ``resume``); ``system_append``
     is the SOP copy the Sys conditions append to Claude Code's system prompt."""
     system_prompt: dict[str, str] = {"type": "preset", "preset": "claude_code"}
@@ -66,8 +72,8 @@ def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, 
         return [HookMatcher(hooks=[fn], timeout=HOOK_TIMEOUT_S)]
 
     return ClaudeAgentOptions(
-        tools=[],
-        allowed_tools=allowed,
+        tools=list(WORKSPACE_TOOLS) if builtin_tools else [],
+        allowed_tools=allowed + (list(WORKSPACE_TOOLS) if builtin_tools else []),
         mcp_servers=servers,
         strict_mcp_config=True,
         permission_mode="default",

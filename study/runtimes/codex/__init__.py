@@ -29,6 +29,23 @@ class Codex:
     def problem(self) -> str | None:
         return pin.problem()
 
+    #: what to do when the doctor's probe session fails on this runtime
+    reinstall = "reinstall the pinned Codex CLI: study runtime install codex"
+
+    def describe(self) -> list[tuple[str, str]]:
+        """What ``study doctor`` shows of the install: the installed and the pinned version."""
+        return [("Codex CLI", f"{pin.installed_version() or 'not installed'} (pinned {pin.pinned_version()}) at "
+                              f"{pin.binary_path() or pin.install_dir()}")]
+
+    def check_install(self) -> tuple[bool, str, str]:
+        """``study doctor``'s check of the install (ok, what was found, what to do): installed as
+        the committed npm lock pins it."""
+        problem = pin.problem()
+        if problem is not None:
+            return False, problem, "study runtime install codex (needs Node.js and npm)"
+        return True, (f"{pin.installed_version()} installed from the committed npm lock "
+                      f"(sha256 {pin.lock_sha256()[:12]}…) at {pin.binary_path()}"), ""
+
     def open(self, setup: Any) -> Any:
         from .adapter import CodexSession   # the MCP server and asyncio process code load only to run
 

@@ -42,12 +42,12 @@ from typing import Any
 
 from study.fsm.mcp_server import build_fsm_server
 from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
-from study.runtimes.launcher import stop_process_group, write_launcher
+from study.runtimes.launcher import agent_path, stop_process_group, write_launcher
 from study.tooling import build_server
 from study.transcripts.codex import RolloutFollower, usage_of
 from study.transcripts.kept import link_one
 
-from .config import HOOK_EVENTS, hooks_json, recorded, session_config, write_home
+from .config import HOOK_EVENTS, hooks_json, recorded, session_config, workspace_config, write_home
 from .pin import binary_env, binary_path, installed_version, problem as pin_problem
 from .bridge_server import BridgeServer
 from .errors import CodexFailed, TurnsLimit, classify_error
@@ -106,15 +106,22 @@ class CodexSession:
             self.servers, on_error=self.hook_errors.append)
         sock = str(self.socket.path)
         context_window = setup.sim.context_window if setup.sim is not None else None
-        self.config = session_config(
-            model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
-            servers={name: (sys.executable, _relay_command("mcp", name, sock)[1:]) for name in self.servers},
-            developer_instructions=setup.system_append, context_window=context_window)
+        servers = {name: (sys.executable, _relay_command("mcp", name, sock)[1:]) for name in self.servers}
+        if setup.task_work.builtin_tools:   # a workspace: Codex's own tools in its workspace-write sandbox
+            self.config = workspace_config(
+                model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, workspace=setup.work,
+                servers=servers, developer_instructions=setup.system_append, context_window=context_window)
+        else:
+            self.config = session_config(
+                model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
+                servers=servers, developer_instructions=setup.system_append, context_window=context_window)
         hooks = hooks_json({event: _shell(_relay_command("hook", event, sock))
                                          for event in HOOK_EVENTS})
         write_home(self.codex_home, self.config, hooks)
         self.env = {"HOME": str(setup.home), "CODEX_HOME": str(self.codex_home), KEY_ENV: prepared.model.api_key,
                     "SHELL": "/bin/sh", **binary_env(), **prepared.spec.cli_env}
+        if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
+            self.env["PATH"] = agent_path()
         self.settings: dict[str, Any] = {"config": recorded(self.config),
                                          **{k: v for k, v in prepared.spec.cli_env.items()}}
         self.inherited_env = sorted(k for k in os.environ if k.startswith(("CODEX", "OPENAI", "RUST_LOG"))
@@ -155,6 +162,10 @@ class CodexSession:
         failure: str | None = None
         turns_limit = False
 
+        def outputs(found: list[tuple[str, str]]) -> None:
+            for call_id, text in found:   # a built-in call no PostToolUse reports (a heredoc patch)
+                self.setup.hooks.builtin_output(call_id, text)
+
         def usage(records: list[dict]) -> None:
             nonlocal responses, turns_limit
             for record in records:
@@ -168,6 +179,7 @@ class CodexSession:
             while True:
                 if follower is not None:
                     usage(follower.read_new())
+                    outputs(follower.take_outputs())
                 if turns_limit:     # stopped at once, not at Codex's next line on stdout (which may be
                     assert self.process is not None     # several responses later)
                     await stop_process_group(self.process.pid)
@@ -209,6 +221,7 @@ class CodexSession:
             await self._stop_relays()
         if follower is not None:
             usage(follower.read_new())
+            outputs(follower.take_outputs())
         sink.runtime_version(installed_version() or "")
         sink.call_result(subtype="success" if returncode == 0 else "error", is_error=returncode != 0, turns=responses,
                          reported_cost_usd=None)

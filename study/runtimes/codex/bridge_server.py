@@ -76,11 +76,19 @@ class BridgeServer:
             with contextlib.suppress(Exception):
                 await self._server.wait_closed()
             self._server = None
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(BaseException):
-                await task
+        # a connection accepted as the server closed starts its task a moment later: cancel and await
+        # until none is left, so no connection's callback outlives the event loop (asyncio would
+        # print "Exception in callback ... connection_made" when the runner's loop closes)
+        for _round in range(20):
+            pending = list(self._tasks)
+            for task in pending:
+                task.cancel()
+            for task in pending:
+                with contextlib.suppress(BaseException):
+                    await task
+            await asyncio.sleep(0)
+            if not self._tasks:
+                break
         shutil.rmtree(self.folder, ignore_errors=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -119,6 +127,13 @@ class BridgeServer:
         hook = self.hooks.get(event)
         if hook is None:
             raise ValueError(f"no hook for {event!r} (hooks: {', '.join(self.hooks)})")
+        if not data.strip():
+            # Codex started the hook command and was stopped before it wrote the hook's input (the
+            # runner ended the call: its turns limit, a signal): nothing to gate or record, and not
+            # the runner's failure; the relay still fails closed (exit 2), should Codex read it
+            writer.write(b"1" + f"an empty {event} hook input: Codex stopped before it wrote one".encode())
+            await writer.drain()
+            return
         hook_input = json.loads(data)
         output = await hook(hook_input, hook_input.get("tool_use_id"), None)
         writer.write(b"0" + (json.dumps(output).encode() if output else b""))

@@ -155,12 +155,17 @@ def workspace_config(*, model: str, base_url: str, env_key: str, workspace: Path
     """The config of a workspace session's Codex home: the session config (nothing of the user's,
     the endpoint the only host, hooks on, MCP ``servers`` required and approved) with Codex's own
     tools on in its ``workspace-write`` sandbox rooted at ``workspace`` (the agent's working
-    folder). ``commits``: the workspace's ``.git`` is writable too, so the agent can commit."""
+    folder). ``commits``: the workspace's ``.git`` is writable too, so the agent can commit. No login
+    shell (``allow_login_shell = false``): commands see the session's ``PATH``."""
     workspace = Path(workspace)
     roots = [workspace / ".git"] if commits else []
-    return session_config(model=model, base_url=base_url, env_key=env_key, work=workspace, servers=servers or {},
-                          developer_instructions=developer_instructions, context_window=context_window,
-                          provider=provider, builtin_tools=True, writable_roots=roots)
+    config = session_config(model=model, base_url=base_url, env_key=env_key, work=workspace, servers=servers or {},
+                            developer_instructions=developer_instructions, context_window=context_window,
+                            provider=provider, builtin_tools=True, writable_roots=roots)
+    # the agent's commands run in a plain shell with the session's PATH (the runner's Python first,
+    # whose packages a protocol's script imports); a login shell would reset PATH from /etc/profile
+    config["allow_login_shell"] = False
+    return config
 
 
 def write_workspace_home(home: Path, *, hook_commands: Mapping[str, str], **config: Any) -> dict[str, Any]:

@@ -25,7 +25,10 @@ from .desk import DESK_POLICIES
 #: The simulator's τ²-bench policies, by role (``study.sim.families``): the customer, the agents.
 POLICIES: dict[str, dict[str, str]] = {
     "agent": {name: cls.description for name, cls in AGENT_POLICIES.items()},   # Airline, Retail: oracle, adversarial
-    "customer": {"customer": Customer.__doc__.strip().splitlines()[0] if Customer.__doc__ else "the customer"},
+    "customer": {"customer": "τ²-bench's customer (its user simulator's model): follows the task's user scenario, "
+                             "performs the device actions the agent asks for with its user tools, answers from its "
+                             "known information and ends the call when the scenario's resolution holds; it may read "
+                             "the task's evaluation criteria, nothing the agent or the FSM sees."},
 }
 
 

@@ -211,16 +211,22 @@ class Reading:
             elif isinstance(event, ToolOutcome):
                 action = pending.pop(event.call.id, None)
                 if isinstance(action, str):            # the responder's own Read
-                    self.known.add(action)
+                    self.known.add(self._key(action))
                 elif action is not None:
                     if isinstance(action, (WriteFile, EditFile)) and event.ok:
-                        self.known.add(action.path)
+                        self.known.add(self._key(action.path))
                     view.steps.append((action, Outcome(event.ok, event.text, event.denied)))
                     self.ids.append(event.call.id)
 
+    def _key(self, path: str) -> str:
+        """One name per file: relative to the workspace inside it, absolute and normalised outside
+        (``../checks/x.py`` and the absolute path Claude Code shows for it are one file)."""
+        return relative(os.path.normpath(absolute(path, self.root)), self.root)
+
     def needs_read(self, action: Action) -> bool:
         """Claude Code must read a file before it edits or replaces it."""
-        return self.api == MESSAGES and isinstance(action, (WriteFile, EditFile)) and action.path not in self.known
+        return (self.api == MESSAGES and isinstance(action, (WriteFile, EditFile))
+                and self._key(action.path) not in self.known)
 
 
 def summary_text(reading: Reading) -> str:

@@ -17,53 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Generator, Union
 
 
-@dataclass(frozen=True)
-class Shell:
-    command: str
-
-
-@dataclass(frozen=True)
-class WriteFile:
-    path: str
-    content: str
-
-
-@dataclass(frozen=True)
-class EditFile:
-    path: str
-    old: str
-    new: str
-
-
-@dataclass(frozen=True)
-class McpCall:
-    server: str
-    tool: str
-    args: dict
-
-
-@dataclass(frozen=True)
-class Say:
-    text: str
-
-
-@dataclass(frozen=True)
-class EndTurn:
-    text: str
-
-
-Action = Union[Shell, WriteFile, EditFile, McpCall, Say, EndTurn]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What the agent sees of an action: ``ok``, the output ``text``, and ``denied``: the gate's
-    reason when the action was refused (None: it ran). A blocked :class:`EndTurn`'s outcome is the
-    stop block: ok False, its text the block's."""
-
-    ok: bool
-    text: str
-    denied: str | None = None
+# One vocabulary for every scripted workspace agent: the classes the simulator's request reading
+# builds (study.sim.workspace.actions), so a replayed context holds the very types a script yields.
+from study.sim.workspace.actions import (Action, EditFile, EndTurn, McpCall, Outcome, Say,  # noqa: E402,F401
+                                         Shell, WriteFile)
 
 
 @dataclass
@@ -100,3 +57,27 @@ class ScriptedPolicy:
         except StopIteration:
             return EndTurn("Done.")
         return action
+
+
+def from_reading(view) -> ContextView:
+    """A context as the simulator read it from a CLI's request (``study.sim.workspace.actions.
+    ContextView``) as these scripts replay it: a final answer the stop gate blocked is an
+    ``EndTurn`` whose outcome is the block (ok False, ``denied``: the block's text), as the
+    executor records it; the blocks and continuation messages are the ``messages``."""
+    steps = list(view.steps)
+    for count, text in zip(view.continued_after, view.continuations):
+        i = count - 1
+        if 0 <= i < len(steps) and isinstance(steps[i][0], EndTurn) and steps[i][1].ok:
+            steps[i] = (steps[i][0], Outcome(False, text, denied=text))
+    return ContextView(view.prompt, steps, list(view.continuations))
+
+
+class ForTheSimulator:
+    """A script of this package as a ``WorkspaceResponder``'s policy: its context is converted
+    (:func:`from_reading`) before the script replays it."""
+
+    def __init__(self, policy: ScriptedPolicy):
+        self.policy = policy
+
+    def next_action(self, context) -> Action:
+        return self.policy.next_action(from_reading(context))

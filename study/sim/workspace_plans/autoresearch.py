@@ -5,7 +5,8 @@ from ``ledger.tsv`` and ``train.py`` (``cat``), the state from the FSM's ``statu
 condition: the prompt names ``self_check``). Each context does the next stage, as the context's
 paragraph asks: per trial it edits train.py's CONFIG block, commits the candidate, runs
 ``python train.py``, reads the METRIC line, keeps (better than the best kept) or discards and
-reverts (``git reset --hard HEAD~1``), and appends the row with ``printf ... >> ledger.tsv``.
+reverts (``git reset --hard HEAD~1``), and writes the row into ``ledger.tsv`` (the file anew, as an
+edit: the workflow refuses a redirect, a compound command).
 Under the FSM it moves on with ``self_check``/``transition`` and, when a stage check refuses,
 fixes what the check names (rewriting the named rows, running missing trials) and moves again.
 
@@ -43,6 +44,8 @@ TRIALS: dict[str, list[tuple[str, dict]]] = {
     "confirmation": [("seed=1", {"seed": 1}), ("seed=2", {"seed": 2}), ("seed=3", {"seed": 3})],
 }
 DECISIONS = ("keep", "discard", "crash")
+#: the ledger's header line (study/families/workspace/autoresearch/protocol.py's LEDGER_FIELDS)
+LEDGER_HEADER = "trial\tstage\taxis\tchange\tmetric\tdecision\tcommit\n"
 _TABLE_ROW = re.compile(r"^\| \d+ \| `(\w+)` \| `(\w+)` \| (\d+) \|", re.M)
 _METRIC = re.compile(r"^METRIC test_accuracy=([0-9.]+)\s*$", re.M)
 _COMMIT = re.compile(r"^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\]", re.M)
@@ -182,8 +185,10 @@ class AutoResearchAgent(ScriptedPolicy):
         else:
             decision = "discard"
         row = [str(number), self.stage_label(stage), work.axis(stage), change, metric, self.decision_label(decision, number), commit]
-        yield Shell("printf '%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n' " + " ".join(shlex.quote(v) for v in row) + " >> ledger.tsv")
         work.rows.append(row)
+        # the row goes in as an edit of the ledger (the whole file: its header and every row), as the
+        # workflow admits it; a redirect (printf >> ledger.tsv) is a compound command the gate refuses
+        yield WriteFile("ledger.tsv", LEDGER_HEADER + "".join("\t".join(r) + "\n" for r in work.rows))
         if decision == "keep":
             work.source, work.best = candidate, float(metric)
         else:
@@ -209,8 +214,7 @@ class AutoResearchAgent(ScriptedPolicy):
                 if position <= len(rows):
                     rows[position - 1] = work.corrected(rows[position - 1])
             work.rows = rows
-            header = "trial\tstage\taxis\tchange\tmetric\tdecision\tcommit\n"
-            yield WriteFile("ledger.tsv", header + "".join("\t".join(r) + "\n" for r in rows))
+            yield WriteFile("ledger.tsv", LEDGER_HEADER + "".join("\t".join(r) + "\n" for r in rows))
         for missing, have, need in _MISSING.findall(refusal.text):
             if int(have) < int(need) and missing in self.trials:
                 yield Say(f"The check says stage {missing} lacks trials: running them.")

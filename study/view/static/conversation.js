@@ -35,36 +35,40 @@ function turnBox(t, toRaw) {
   return h("div", { class: "turn " + t.role, "data-n": t.n, "data-role": t.role }, head, ...body);
 }
 
-function transcriptSection(doc) {
-  const box = h("div", { id: "transcript" });
+// the session's transcript, or (context: a number) an ended context's of a run of fresh contexts
+function transcriptSection(doc, context = null) {
+  const suffix = context === null ? "" : "-c" + context;
+  const where = context === null ? {} : { context };
+  const box = h("div", { id: "transcript" + suffix, class: "transcript" });
   const problem = (tr) => {
     if (tr.omitted) return h("p", { class: "note" }, "This bundle was written without transcripts (--no-transcripts).");
     if (tr.refused) return h("p", { class: "error", id: "transcript-refused" }, tr.refused);
-    if (!tr.total) return h("p", { class: "note" }, "This session has no transcript.jsonl.");
+    if (!tr.total) return h("p", { class: "note" }, context === null ? "This session has no transcript.jsonl." : `This session keeps no transcript of context ${context}.`);
     return null;
   };
   const fail = (err) => box.replaceChildren(h("p", { class: "error" }, String(err)));
-  const raw = (page, target) => load("transcript", { session: doc.name, page }).then((tr) => {
+  const raw = (page, target) => load("transcript", { session: doc.name, page, ...where }).then((tr) => {
     const p = problem(tr);
     if (p) { box.replaceChildren(p); return; }
     const pages = Math.ceil(tr.total / tr.page_size);
-    box.replaceChildren(h("button", { id: "show-conversation", onclick: () => talk(0) }, "Show as a conversation"),
+    box.replaceChildren(h("button", { id: "show-conversation" + suffix, onclick: () => talk(0) }, "Show as a conversation"),
       pager(page, pages, `${tr.total} lines`, (q) => raw(q, null)),
-      ...tr.entries.map((e) => h("div", { class: "event" + (e.n === target ? " target" : ""), id: "raw-" + e.n },
+      ...tr.entries.map((e) => h("div", { class: "event" + (e.n === target ? " target" : ""), id: "raw" + suffix + "-" + e.n },
         h("div", { class: "head" }, `#${e.n} ${e.type || ""} ${e.role || ""} ${e.t || ""}`),
         ...e.blocks.map((b) => h("details", {}, h("summary", {}, b.type + (b.cut ? ` (${b.cut} characters, cut)` : "") + ": " + b.text.slice(0, 100)), h("pre", {}, b.text))))));
-    const t = document.getElementById("raw-" + target);
+    const t = document.getElementById("raw" + suffix + "-" + target);
     if (t) t.scrollIntoView({ block: "center" });
   }).catch(fail);
   const toRaw = (n) => raw(Math.floor(n / doc.transcript_page), n);
-  const talk = (page) => load("conversation", { session: doc.name, page }).then((cv) => {
+  const talk = (page) => load("conversation", { session: doc.name, page, ...where }).then((cv) => {
     const p = problem(cv);
     if (p) { box.replaceChildren(p); return; }
     const pages = Math.ceil(cv.total / cv.page_size);
-    box.replaceChildren(h("button", { id: "show-raw", onclick: () => raw(0, null) }, "Show the raw records"),
+    box.replaceChildren(h("button", { id: "show-raw" + suffix, onclick: () => raw(0, null) }, "Show the raw records"),
       pager(page, pages, `${cv.total} turns; ${cv.other_records} bookkeeping records of the CLI not shown`, talk),
       h("div", { class: "conversation" }, ...cv.turns.map((t) => turnBox(t, toRaw))));
   }).catch(fail);
-  box.append(h("button", { id: "show-transcript", onclick: () => talk(0) }, `Load the ${doc.runtime_label || "Claude Code"} transcript`));
+  box.append(h("button", { id: "show-transcript" + suffix, onclick: () => talk(0) },
+    `Load the ${doc.runtime_label || "Claude Code"} transcript` + (context === null ? "" : ` of context ${context}`)));
   return box;
 }

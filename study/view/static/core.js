@@ -1,6 +1,7 @@
 // study view: draws the documents of study/view/documents.py; computes no verdict of its own.
 // core.js: loading documents (server or bundle), building elements, the marks shared by pages;
-// matrix.js, session.js, conversation.js, account.js and compare.js draw the pages, app.js routes.
+// matrix.js, session.js, conversation.js, account.js, compare.js and family.js (another task
+// family's session) draw the pages, app.js routes.
 // Plain JavaScript without a framework or a build step (nothing to vendor, nothing fetched from
 // the network). Pages: #/ (matrix), #/s/<session> (session), #/s/<session>/a/<account>
 // (account), #/s/<session>/seq/<n> (session, its event list at seq n).
@@ -22,7 +23,8 @@ function bundleFile(kind, p) {
   const dir = "data/" + fileKey(p.session) + "/";
   if (kind === "session") return dir + "session.js";
   if (kind === "account") return dir + "account-" + fileKey(p.account) + ".js";
-  return dir + kind + "-" + (p.page || 0) + ".js";
+  // an ended context's transcript of a run of fresh contexts: <kind>-c<n>-<page>.js
+  return dir + kind + "-" + (p.context !== undefined ? "c" + p.context + "-" : "") + (p.page || 0) + ".js";
 }
 
 // Server: fetch api/<kind>. Bundle: browsers refuse fetch() of file:// URLs, so each document

@@ -7,8 +7,11 @@
 const REFRESH_MS = 5000;
 // column: [header, sort key of a row (null: not sortable)]
 const TASK_COLUMN = ["Task", (r) => r.order];
+// another task family's session (r.family other than "sopbench") shows its family's verdict in the
+// FC column and its units (the task, each ledger row, each period) in the strip's place
+const isFamily = (r) => r.family && r.family !== "sopbench";
 const COLUMNS = [["Model", (r) => r.order], ["Condition", (r) => r.order], ["Seed", (r) => r.seed], ["Status", (r) => r.status],
-  ["FC", (r) => r.fc], ["Compliance", (r) => r.compliance], ["Decided", (r) => r.decided], ["Cost", (r) => r.cost_usd],
+  ["FC", (r) => (isFamily(r) ? r.verdict : r.fc)], ["Compliance", (r) => r.compliance], ["Decided", (r) => r.decided], ["Cost", (r) => r.cost_usd],
   ["Marks", null], ["Figure 1: accounts in batch order", null]];
 
 function compareValues(a, b) {
@@ -26,11 +29,26 @@ const severalTasks = (doc) => (doc.tasks || []).length > 1;
 
 function groupsTable(doc) {
   const task = severalTasks(doc);
-  return h("table", { id: "groups" }, h("tr", {}, ...[...(task ? ["Task"] : []), "Model", "Condition", "Sessions", "Scored", "FC (mean [95% CI])", "Compliance (mean [95% CI])"].map((x) => h("th", {}, x))),
+  const family = doc.groups.some((g) => g.verdicts !== undefined);
+  return h("table", { id: "groups" }, h("tr", {}, ...[...(task ? ["Task"] : []), "Model", "Condition", "Sessions", "Scored",
+    "FC (mean [95% CI])" + (family ? " / the family's verdicts" : ""), "Compliance (mean [95% CI])"].map((x) => h("th", {}, x))),
     ...doc.groups.map((g) => h("tr", { "data-group": (task ? g.task + " " : "") + g.model + " " + g.condition }, ...(task ? [h("td", { class: "task" }, g.task)] : []),
       h("td", {}, g.model, g.simulated ? h("span", { class: "mark simulated" }, "SIMULATED") : ""),
       h("td", {}, g.condition), h("td", {}, g.sessions), h("td", {}, g.scored),
-      h("td", {}, num(g.fc_mean) + ci(g.fc_ci, num)), h("td", {}, pct(g.compliance_mean) + ci(g.compliance_ci, pct)))));
+      ...(g.verdicts !== undefined ? [h("td", { colspan: 2, class: "verdicts" }, g.verdicts)]
+        : [h("td", {}, num(g.fc_mean) + ci(g.fc_ci, num)), h("td", {}, pct(g.compliance_mean) + ci(g.compliance_ci, pct))]))));
+}
+
+// a family session's units (its task; each ledger row; each period), each cell titled with its verdict
+function cells(list, title) {
+  return h("div", { class: "sliver cells" + (list.length <= 60 ? " ruled" : ""), title },
+    ...list.map((c) => h("span", { class: "cell-" + c.class, title: c.title })));
+}
+
+function familyLegend() {
+  return h("div", { class: "legend", id: "family-legend" }, "Other task families: ",
+    ...[["pass", "passed (τ²-bench), a valid ledger row, a correct period"], ["fail", "failed, an invalid row, a wrong period"],
+      ["none", "not judged, a missing row, a period not started"]].map(([c, w]) => [h("span", { class: "sw cell-" + c }), w]));
 }
 
 function matrixRow(r, task) {
@@ -38,10 +56,11 @@ function matrixRow(r, task) {
     ...r.attempts.map((a) => [h("a", { href: sessionHref(a), onclick: (ev) => ev.stopPropagation() }, a.split("/").pop()), " "])) : "";
   const tr = h("tr", { "data-name": r.name, onclick: () => { location.hash = sessionHref(r.name); } },
     ...(task ? [h("td", { class: "task" }, r.task)] : []), h("td", {}, h("a", { href: sessionHref(r.name) }, r.model)), h("td", {}, r.condition), h("td", {}, r.seed),
-    h("td", {}, r.status, attempts), h("td", {}, r.fc ?? "–"), h("td", {}, pct(r.compliance)),
+    h("td", {}, r.status, attempts), h("td", { class: "fc-cell" }, isFamily(r) ? h("span", { class: "verdict " + r.verdict_class, title: r.study + ": the family's verdict" }, r.verdict) : r.fc ?? "–"),
+    h("td", {}, pct(r.compliance)),
     h("td", {}, r.decided === null ? "–" : `${r.decided}/${r.accounts}`), h("td", {}, r.cost),
-    h("td", {}, marks(r)), h("td", {}, sliver(r.sliver, r.name)));
-  tr.dataset.text = [r.name, r.task, r.model, r.condition, "seed " + r.seed, r.status, r.simulated ? "simulated" : "",
+    h("td", {}, marks(r)), h("td", {}, isFamily(r) ? cells(r.cells, r.name) : sliver(r.sliver, r.name)));
+  tr.dataset.text = [r.name, r.task, r.model, r.condition, "seed " + r.seed, r.status, r.verdict || "", r.simulated ? "simulated" : "",
     r.voided ? "voided" : "", r.exploratory ? "exploratory" : ""].join(" ").toLowerCase();
   tr.row = r;
   return tr;
@@ -67,8 +86,10 @@ function matrixPage(doc) {
     count.textContent = words.length ? `${shown} of ${rows.length} sessions` : `${rows.length} sessions`;
   };
   filter.addEventListener("input", apply);
+  const family = doc.sessions.some(isFamily);
+  const shown = (label) => (family && label === "FC" ? "FC / verdict" : family && label.startsWith("Figure 1") ? "Figure 1 / the family's units" : label);
   const heads = columns.map(([label, key], i) => h("th", key ? { class: "sortable", "data-column": label,
-    title: "sort by " + label.toLowerCase() + " (again: reverse)", onclick: () => sortBy(i) } : {}, label));
+    title: "sort by " + label.toLowerCase() + " (again: reverse)", onclick: () => sortBy(i) } : {}, shown(label)));
   function sortBy(i) {
     sort.down = sort.column === i ? !sort.down : false;
     sort.column = i;
@@ -78,7 +99,7 @@ function matrixPage(doc) {
     heads.forEach((th, j) => th.setAttribute("aria-sort", j === i ? (sort.down ? "descending" : "ascending") : "none"));
   }
   const out = [h("h2", {}, "Sessions"), simulatedBanner(doc.simulated), h("p", { class: "note" }, doc.root, task ? ` · ${doc.tasks.length} tasks; rows by task, then in the plan's order (model, condition, seed); click a column to sort` : " · rows in the plan's order (model, condition, seed); click a column to sort"),
-    filter, " ", count, legend(),
+    filter, " ", count, legend(), doc.sessions.some(isFamily) ? familyLegend() : "",
     h("table", { id: "matrix" }, h("thead", {}, h("tr", {}, ...heads)), body),
     h("h3", {}, (task ? "Per task and condition" : "Per condition") + ": mean with the tables' percentile bootstrap 95% CI (10,000 resamples) over the scored, unvoided sessions"), groupsTable(doc)];
   if (MODE === "server" && doc.running) {

@@ -8,19 +8,21 @@ const LANES = [["stop", "stops"], ["resume", "resumes"], ["compaction", "compact
   ["transition", "transitions"], ["proposal", "proposals"], ["api_retry", "API retries"], ["token-remark", "token remark"]];
 const MARK_COLOUR = { "stop-blocked": "#ef6c00", "stop-ended": "#c62828", resume: "#1565c0", compaction: "#6a1b9a",
   denial: "#c62828", transition: "#2e7d32", "transition-refused": "#c62828", "token-remark": "#f9a825",
-  proposal: "#00838f", api_retry: "#757575" };
+  proposal: "#00838f", api_retry: "#757575", context: "#37474f", commit: "#6a1b9a", customer: "#546e7a",
+  conversation_end: "#000" };
 
-function timeline(doc) {
-  const W = 1000, left = 110, lane = 18, H = LANES.length * lane + 24, span = Math.max(doc.duration_s || 1, 0.001);
+function timeline(doc, lanes = LANES) {
+  const W = 1000, left = 110, lane = 18, H = lanes.length * lane + 24, span = Math.max(doc.duration_s || 1, 0.001);
   const x = (t) => left + ((t || 0) / span) * (W - left - 10);
   const svg = s("svg", { width: W, height: H, id: "timeline" });
-  LANES.forEach(([key, label], i) => {
+  lanes.forEach(([key, label], i) => {
     svg.append(s("text", { x: 4, y: i * lane + 13, class: "lane-label" }, label));
     svg.append(s("line", { x1: left, x2: W - 10, y1: i * lane + 9, y2: i * lane + 9, stroke: "#eee" }));
   });
   for (const m of doc.markers) {
     const laneKey = m.kind.startsWith("stop") ? "stop" : m.kind.startsWith("transition") ? "transition" : m.kind;
-    const i = LANES.findIndex(([k]) => k === laneKey);
+    const i = lanes.findIndex(([k]) => k === laneKey);
+    if (i < 0) continue;
     const mark = s("rect", { x: x(m.s) - 1.5, y: i * lane + 2, width: 3, height: 14, fill: m.left === 0 ? "#90a4ae" : MARK_COLOUR[m.kind] || "#333",
       class: "marker " + m.kind, "data-seq": m.seq, style: "cursor:pointer", onclick: () => { location.hash = seqHref(doc.name, m.seq); } },
     s("title", {}, `seq ${m.seq}, ${m.s}s: ${m.label}`));
@@ -105,6 +107,7 @@ function sessionPage(doc, targetSeq) {
     if (doc.events_total) out.push(h("h3", {}, "Events that could be read"), eventsSection(doc, targetSeq));
     return out;
   }
+  if (doc.family && doc.family !== "sopbench") return out.concat(familySession(doc, targetSeq));   // family.js
   const m = doc.metrics;
   out.push(kv({ status: doc.status, decided: `${m.decided} of ${m.accounts}`, FC: m.fc, compliance: pct(m.compliance),
     correct: m.correct, cost: doc.cost, resumes: m.resumes, "void reason": m.void_reason }));

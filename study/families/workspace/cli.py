@@ -1,0 +1,56 @@
+"""``study staged``: the staged protocols' own commands (the paper's Analysis 3).
+
+``study staged build --protocol autoresearch`` writes a protocol's preregistered study into
+``preregistration/studies/<name>/`` (``scaffold.py``; ``--turns`` and ``--seeds`` for a variant
+such as the month-end close at 24 turns a period); ``--check`` says whether the files there are the
+builder's bytes (exit 1 naming each one that is not). Freezing is ``study prereg freeze``'s.
+"""
+
+from __future__ import annotations
+
+import click
+
+from study.cli.vocabulary import examples
+
+from .scaffold import PROTOCOLS
+
+
+@click.group(epilog=examples("study staged build --protocol autoresearch",
+                             "study staged build --protocol month-end-close --name month-end-close-24 --turns 24 --seeds 1",
+                             "study run-all --study month-end-close --model sim:oracle --seeds 1-2"))
+def staged() -> None:
+    """The staged protocols (the paper's Analysis 3): their preregistered studies. docs/staged.md."""
+
+
+@staged.command(epilog=examples("study staged build --protocol autoresearch",
+                                "study staged build --protocol month-end-close --check"))
+@click.option("--protocol", type=click.Choice(sorted(PROTOCOLS)), required=True, help="The staged protocol.")
+@click.option("--name", default=None, help="The study's name (its folder) [default: the protocol's].")
+@click.option("--turns", type=click.IntRange(min=1), default=None,
+              help="The turn cap of one context [default: 40 for the month-end close, 200 for AutoResearch].")
+@click.option("--seeds", default=None, metavar="S[,S]", help="The preregistered seeds [default: the paper's].")
+@click.option("--check", is_flag=True, help="Write nothing: exit 1 naming each file that differs from the builder's.")
+def build(protocol: str, name: str | None, turns: int | None, seeds: str | None, check: bool) -> None:
+    """Write a staged protocol's preregistered study into preregistration/studies/<name>/."""
+    from study.paths import prereg_dir
+    from study.protocol.studies import STUDIES_DIR
+
+    from .scaffold import differences, write_study
+
+    try:
+        seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
+    except ValueError:
+        raise click.BadParameter(f"{seeds!r} is not a list of seeds: give e.g. 1,2", param_hint="--seeds") from None
+    name = name or PROTOCOLS[protocol][1]
+    root = prereg_dir() / STUDIES_DIR / name
+    options = {"turns": turns, "seeds": seed_list}
+    if check:
+        found = differences(root, protocol, name, **options)
+        if found:
+            for line in found:
+                click.echo(line)
+            raise SystemExit(1)
+        click.echo(f"{root}: up to date")
+        return
+    written = write_study(root, protocol, name, **options)
+    click.echo(f"wrote {len(written)} files to {root}; freeze them with `study prereg freeze` (docs/staged.md)")

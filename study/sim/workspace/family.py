@@ -1,0 +1,57 @@
+"""The workspace family's simulated agents, by protocol (``study.sim.families``' registry).
+
+Every policy is a script of ``study.sim.workspace_plans`` (the staged protocols' oracle, drifter,
+careful oracle and the agent that runs out of turns) behind a ``WorkspaceResponder``: the same
+script drives a real CLI through the simulator as drives the executor in the protocols' fast tests.
+The scripts read only their context (the prompt, the outputs of their commands) and the
+workspace's files, as a model does; none reads a protocol's answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: role -> {policy: what it does} (``study sim policies``, docs/simulator.md)
+POLICIES: dict[str, dict[str, str]] = {
+    "agent": {
+        "oracle": "AutoResearch: every trial by the protocol (commit, run train.py, a valid ledger row, keep or "
+                  "discard by the metric), one stage per context; month-end close: each period's six steps, computed "
+                  "from the workspace's files, the report written.",
+        "drifter": "AutoResearch: ledger labels drift (revert, reject for discard), two stages merged, one skipped; "
+                   "under the FSM it fixes a row the stage check refuses.",
+        "careful-oracle": "Month-end close: the oracle, reading every input first (more turns per period).",
+        "out-of-turns": "Month-end close: closes the first three periods, then spends its turns on reading and "
+                        "re-checking until the cap, leaving the later periods without a report.",
+        "adversarial": "Month-end close: in each period first edits an input, writes the guards' check script beside "
+                       "the workspace, deletes the master data, reaches the network and ends its turn at once; then "
+                       "closes the period as the oracle (under the FSM none of it reaches the workspace).",
+    },
+}
+
+#: the policies each protocol has
+BY_PROTOCOL = {"autoresearch": ("oracle", "drifter"),
+               "month-end-close": ("oracle", "careful-oracle", "out-of-turns", "adversarial")}
+
+
+def make_policy(role: str, name: str, *, seed: int = 0, protocol: str, condition: str | None = None,
+                **_: Any) -> Any:
+    """The Responder of the workspace agent ``name`` for ``protocol``'s runs."""
+    from study.sim.workspace_plans.actions import ForTheSimulator
+
+    from .responder import WorkspaceResponder
+
+    if role != "agent":
+        raise ValueError(f"the workspace family's simulator plays the agent only, not a {role!r}")
+    if name not in BY_PROTOCOL.get(protocol, ()):
+        raise ValueError(f"no simulated agent {name!r} for protocol {protocol}: its agents are "
+                         f"{', '.join(BY_PROTOCOL.get(protocol, ()))}")
+    if protocol == "autoresearch":
+        from study.sim.workspace_plans.autoresearch import AutoResearchDrifter, AutoResearchOracle
+
+        script = AutoResearchOracle() if name == "oracle" else AutoResearchDrifter()
+    else:
+        from study.sim.workspace_plans.month_end import Adversary, CloseOracle, OutOfTurns
+
+        script = {"oracle": lambda: CloseOracle(), "careful-oracle": lambda: CloseOracle(careful=True),
+                  "out-of-turns": lambda: OutOfTurns(from_period=4), "adversarial": lambda: Adversary()}[name]()
+    return WorkspaceResponder(ForTheSimulator(script))
