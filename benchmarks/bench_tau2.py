@@ -113,7 +113,7 @@ def why_not(session: Path) -> str:
     if failed:
         reasons.append("failed " + ", ".join(failed))
     if any(c["tool"] == TRANSFER and c.get("ok") for c in calls):
-        reasons.append("transferred with the fault open")
+        reasons.append("transferred to a human agent")
     refused = [c["tool"] for c in calls if c.get("allowed") is False]
     if refused:
         reasons.append(f"{len(refused)} calls refused ({', '.join(sorted(set(refused)))})")
