@@ -143,6 +143,8 @@ class Tau2Work:
         self._lock = threading.RLock()
         self._opening: str | None = None
         self._scoped: tuple[str, dict[str, Any]] | None = None
+        #: the controller's scope step's calls (``controller.scope``), each {tool, args, ok, result}
+        self.scope_calls: list[dict[str, Any]] = []
         self._finished = False
         self.controller_turns = 0
         self.outcome: dict[str, Any] | None = None
@@ -382,17 +384,22 @@ class Tau2Work:
 
     def counts(self, messages: list[Any]) -> dict[str, int]:
         """Agent turns in tau2's trajectory (every assistant message, tau2's greeting and the
-        closing stop included), those the controller emitted, and those scripted at all
-        (the greeting and the controller's), plus the customer's device actions."""
+        closing stop included), those the controller emitted (``controller_lookups`` of them its
+        scope step's, before the agent's first call; the rest its fresh tests), and those scripted
+        at all (the greeting and the controller's), plus the customer's device actions."""
         agent_turns = sum(1 for m in messages if getattr(m, "role", None) == "assistant")
         device = sum(len(m.tool_calls or []) for m in messages if getattr(m, "role", None) == "user")
         return {"agent_turns": agent_turns, "controller_turns": self.controller_turns,
-                "scripted_turns": self.controller_turns + 1, "customer_device_actions": device}
+                "controller_lookups": len(self.scope_calls), "scripted_turns": self.controller_turns + 1,
+                "customer_device_actions": device}
 
     def session_fields(self) -> dict[str, Any]:
-        """What ``session_start`` records of the family (no task id: it is logged at the end)."""
+        """What ``session_start`` records of the family (no task id: it is logged at the end);
+        under Telecom's FSM, ``controller_scope``: the scope step's calls (tool, args, ok, result),
+        made before session_start is written, in the first message the agent gets."""
         record = data_record(self.domain)
-        return {"domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
+        scope = {"controller_scope": list(self.scope_calls)} if self.scope_calls else {}
+        return {**scope, "domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
                 "data_files": record["files"], "customer_model": self.customer.describe(),
                 "judge_model": self.judge.describe() if self.judge else None}
 
