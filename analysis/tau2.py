@@ -13,7 +13,7 @@ conditions are paired by task:
   customer's fault still open), Control / FSM;
 - Controller turns: the share of the agent's turns in τ²-bench's trajectory that the harness
   wrote rather than the model (τ²-bench's opening greeting, and under FSM the controller's
-  fresh tests), Control / FSM.
+  scope lookups and fresh tests), Control / FSM.
 
 A task whose reward needs a judge that did not run is not judged: it is never counted as passed
 or failed (a note counts them), and a task run under one condition only is unpaired (noted).
@@ -54,7 +54,8 @@ DEFINITIONS = {
     "Transfers, faults open": "tasks that ended in a transfer to a human agent and failed (the customer's fault "
                               "still open), Control / FSM",
     "Controller turns": "share of the agent's turns in τ²-bench's trajectory written by the harness, not the model "
-                        "(the benchmark's greeting; under FSM also the controller's messages), Control / FSM",
+                        "(the benchmark's greeting; under FSM also the controller's turns: its scope lookups and "
+                        "fresh tests), Control / FSM",
 }
 
 

@@ -182,3 +182,24 @@ def test_the_probe_session_plays_the_projects_own_task(tmp_path):
     assert "4 of 4 products decided" in done.stdout, done.stdout + done.stderr
     assert "MCP tools        " in done.stdout and "calls of the dangerous_goods tools answered" in done.stdout
     assert "ok    resume           call 2 resumed session " in done.stdout
+
+
+def test_the_runtime_lines_say_whether_the_tau2_extra_is_installed_and_which_version(monkeypatch):
+    from importlib import metadata, util
+
+    from study.families.tau2.availability import DISTRIBUTION, INSTALL_LINE, tau2_problem
+
+    line = dict(doctor._runtime_lines())["τ²-bench"]
+    if tau2_problem() is None:
+        assert line.startswith(f"{DISTRIBUTION} {metadata.version(DISTRIBUTION)} installed")
+    real_version, real_spec = metadata.version, util.find_spec
+
+    def version(name):
+        if name == DISTRIBUTION:
+            raise metadata.PackageNotFoundError(name)
+        return real_version(name)
+
+    monkeypatch.setattr(metadata, "version", version)
+    monkeypatch.setattr(util, "find_spec", lambda name, *a: None if name == "tau2" else real_spec(name, *a))
+    line = dict(doctor._runtime_lines())["τ²-bench"]
+    assert "not installed" in line and INSTALL_LINE in line and "optional" in line

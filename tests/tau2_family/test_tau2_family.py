@@ -21,7 +21,7 @@ WORKFLOWS = ROOT / "study/families/tau2/workflows_template"
 
 def _play(task_id: str, policy: str, fsm: bool, tmp: Path):
     from study.families.tau2 import data
-    from study.families.tau2.controller import TelecomController, fsm_variables
+    from study.families.tau2.controller import TelecomController
     from study.families.tau2.conversation import ModelEndpoint
     from study.families.tau2.work import Tau2Work
     from study.fsm import FsmRuntime, Workflow
@@ -37,7 +37,7 @@ def _play(task_id: str, policy: str, fsm: bool, tmp: Path):
         runtime = None
         if fsm:
             wf = Workflow.load(WORKFLOWS / "telecom.yaml")
-            runtime = FsmRuntime(tmp / "fsm", {wf.name: wf}, variables=fsm_variables(work.opening()))
+            runtime = FsmRuntime(tmp / "fsm", {wf.name: wf}, variables=work.fsm_variables())
             runtime.enter(wf.name)
         return work, play(work, make_agent(policy, task), fsm=runtime)
 
@@ -97,7 +97,8 @@ def test_a_task_that_needs_a_judge_is_not_scored_without_one(tmp_path):
     from study.sim.server import SimServer
     from study.sim.tau2.customer import Customer
 
-    task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis])
+    task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis]
+                and t.evaluation_criteria.nl_assertions)
     with SimServer(Customer(task.model_dump(mode="json"))) as sim:
         work = Tau2Work("retail", task.id, ModelEndpoint("sim-customer", base_url=sim.base_url), texts=TEXTS,
                         session_dir=tmp_path)
@@ -108,6 +109,27 @@ def test_a_task_that_needs_a_judge_is_not_scored_without_one(tmp_path):
     assert outcome["termination_reason"] == "agent_stop"
     assert outcome["judged"] is False and outcome["reward"] is None
     assert "NL_ASSERTION" in outcome["reward_basis"] and "judge" in outcome["note"]
+
+
+def test_a_task_whose_basis_names_nl_assertions_but_lists_none_is_scored_without_a_judge(tmp_path):
+    from study.families.tau2 import data
+    from study.families.tau2.conversation import ModelEndpoint
+    from study.families.tau2.work import Tau2Work
+
+    from study.sim.server import SimServer
+    from study.sim.tau2.customer import Customer
+
+    # retail task 5: basis [DB, NL_ASSERTION], no assertion; its expected return changes the DB
+    task = data.load_task("retail", "5")
+    assert "NL_ASSERTION" in [b.value for b in task.evaluation_criteria.reward_basis] and not task.evaluation_criteria.nl_assertions
+    with SimServer(Customer(task.model_dump(mode="json"))) as sim:
+        work = Tau2Work("retail", task.id, ModelEndpoint("sim-customer", base_url=sim.base_url), texts=TEXTS,
+                        session_dir=tmp_path)
+        assert work.opening()
+        outcome = work.finish(None)
+    # the agent did nothing, so the DB check fails: scored 0 by tau2, the empty NL part 1.0, no judge asked
+    assert outcome["judged"] is True and outcome["reward"] == 0.0
+    assert outcome["parts"]["DB"] == 0.0 and outcome["parts"]["NL_ASSERTION"] == 1.0
 
 
 def test_retail_and_airline_tasks_load_from_the_vendored_v101_files():

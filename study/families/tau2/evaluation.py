@@ -5,6 +5,9 @@
 and natural-language assertions, which need a judge model. Without a judge, tau2 refuses to score
 a task whose basis has ``NL_ASSERTION`` (it raises): such a task is recorded ``judged: false``
 with its reward ``None`` (neither passed nor failed) and the deterministic parts still computed.
+A task whose basis names ``NL_ASSERTION`` but that lists no assertion (29 of retail's 40 test
+tasks) needs no judge: tau2's NL evaluator scores an empty list 1.0 without calling a model, so
+it is scored with ``ALL_WITH_NL_ASSERTIONS`` offline too, exactly as tau2 scores it with a judge.
 With a judge (a :class:`~study.families.tau2.conversation.ModelEndpoint`), tau2's NL-assertion
 evaluator is pointed at it (tau2 reads its judge model from a module constant; it is set for the
 call and restored) and the task is scored with ``ALL_WITH_NL_ASSERTIONS``.
@@ -43,7 +46,9 @@ def evaluate(simulation: Any, task: Any, domain: str, judge: ModelEndpoint | Non
 
     criteria = task.evaluation_criteria
     basis = [str(getattr(b, "value", b)) for b in (criteria.reward_basis if criteria is not None else [])]
-    needs_judge = RewardType.NL_ASSERTION.value in basis
+    needs_judge = RewardType.NL_ASSERTION.value in basis and bool(criteria.nl_assertions)
+    # NL_ASSERTION named with no assertion listed: tau2's NL evaluator answers 1.0 without a model
+    nl_without_judge = RewardType.NL_ASSERTION.value in basis and not needs_judge
     reason = str(getattr(simulation.termination_reason, "value", simulation.termination_reason))
     parts: dict[str, float] = {}
     if criteria is not None and reason in SCORED:
@@ -59,7 +64,8 @@ def evaluate(simulation: Any, task: Any, domain: str, judge: ModelEndpoint | Non
                     "note": "NL_ASSERTION is in the task's reward basis and no judge model was configured: not scored",
                     "reward_info": None}
         # tau2 scores a premature end 0 before it looks at any check: that needs no judge
-    kind = tau2_evaluator.EvaluationType.ALL_WITH_NL_ASSERTIONS if judge is not None else tau2_evaluator.EvaluationType.ALL
+    with_nl = judge is not None or nl_without_judge
+    kind = tau2_evaluator.EvaluationType.ALL_WITH_NL_ASSERTIONS if with_nl else tau2_evaluator.EvaluationType.ALL
     with _judged_by(judge):
         info = tau2_evaluator.evaluate_simulation(simulation=simulation, task=task, evaluation_type=kind,
                                                   solo_mode=False, domain=domain)

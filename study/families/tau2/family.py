@@ -11,7 +11,8 @@ study is the ``k``-th task of that order (its folder ``task-<k>``): the task id 
 ``open_work`` builds the session's :class:`Tau2Work` from the runner's set-up: the study's frozen
 texts (``texts/``), the customer's and the judge's endpoints (``WorkSetup.options``: the runner
 resolves the models, or starts the simulator's customer for a simulated session), the Telecom
-controller under an FSM condition.
+controller under an FSM condition, and the seed ``tau2 run`` gives trial 0 under the study's
+``tau2_seed`` (300, tau2's default: ``conversation.trial_seed``), as the paper's one run per task.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ class Tau2Family:
 
     def open_work(self, setup: Any) -> Any:
         from .controller import TelecomController
+        from .conversation import TAU2_SEED, trial_seed
         from .work import Tau2Work
 
         prepared = setup.prepared
@@ -102,7 +104,15 @@ class Tau2Family:
         return Tau2Work(domain, self.task_id(study, unit), customer, texts=Path(study.root) / "texts",
                         judge=_endpoint(options.get("judge"), study.params.get("judge_args")), controller=controller,
                         emit=setup.emit, session_dir=setup.session_dir, max_steps=study.params.get("max_steps"),
-                        seed=study.params.get("tau2_seed"))
+                        seed=trial_seed(_int(study.params.get("tau2_seed"), TAU2_SEED)))
+
+
+def _int(value: Any, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Tau2StudyError(f"params.tau2_seed must be a whole number (tau2 run's --seed, 300 by default), not {value!r}")
+    return value
 
 
 def _endpoint(option: dict[str, Any] | None, args: Any) -> Any:

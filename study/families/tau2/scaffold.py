@@ -5,9 +5,10 @@ project's preregistration): ``study.yaml`` (family ``tau2``, numbered by task; t
 frozen order file, the customer's and the judge's models), ``conditions.yaml`` (Control: the
 official policy and the static checklist; FSM: the same checklist through the FSM runtime, its
 domain's workflow gating each call and the end of the turn), ``limits.yaml``, ``texts/`` (the
-domain's policy verbatim, the checklists, the first message, the continuation message, the FSM
-paragraph), ``workflows/<domain>.yaml``, ``orders/<domain>-<split>.txt`` (the split's task ids in
-the order of the sha256 of each id: segments extend it, never reorder it), ``plan.md`` and a
+domain's policy verbatim, its checklist, the first message, the continuation message and, with
+an FSM, the domain's FSM paragraph, ``texts_template/fsm_paragraph_<domain>.md``, as
+``fsm_paragraph.md``), ``workflows/<domain>.yaml``, ``orders/<domain>-<split>.txt`` (the split's
+task ids in the order of the sha256 of each id: segments extend it, never reorder it), ``plan.md`` and a
 ``README.md``. ``study tau2 build`` writes them; ``--check`` says whether the files on disk are
 these bytes. Freezing them is ``study prereg freeze``'s, as for every preregistered file.
 """
@@ -35,7 +36,7 @@ def workflow_of(domain: str) -> Path | None:
 
 def _study_yaml(domain: str, name: str, split: str, order_file: str) -> str:
     judge = "null    # Telecom's reward is deterministic: no judge" if domain in NO_JUDGE else \
-        f"{PAPER_MODEL}    # the NL assertions' judge (the paper's; offline no judge runs: such tasks are not judged)"
+        f"{PAPER_MODEL}    # the NL assertions' judge (the paper's); offline none runs: a task listing NL assertions is not judged"
     return f"""# A preregistered τ²-bench study (the paper's Analysis 2, section 5.2 and appendix D.2), written by
 # `study tau2 build --domain {domain}`. Frozen by `study prereg freeze` with the rest of preregistration/.
 study: {name}
@@ -50,7 +51,7 @@ params:
   customer_args: {{reasoning_effort: medium}}
   judge_model: {judge}
   judge_args: {{reasoning_effort: medium}}
-  tau2_seed: 300     # the user simulator's seed (tau2's default)
+  tau2_seed: 300     # tau2 run's --seed (its default); the conversation runs with trial 0's seed under it
 """
 
 
@@ -160,7 +161,11 @@ def study_files(domain: str, name: str | None = None, split: str = "test") -> di
                       f"{name} --seeds 1-{len(order)}` (docs/tau2.md).\n"),
     }
     for path in sorted(TEXTS.glob("*.md")):
-        if path.name.startswith(("policy_", "checklist_")) and not path.stem.endswith(f"_{domain}"):
+        if path.name.startswith(("policy_", "checklist_", "fsm_paragraph_")) and not path.stem.endswith(f"_{domain}"):
+            continue
+        if path.name.startswith("fsm_paragraph_"):   # the domain's paragraph is the study's fsm_paragraph.md
+            if workflow is not None:
+                files["texts/fsm_paragraph.md"] = path.read_text(encoding="utf-8")
             continue
         files[f"texts/{path.name}"] = path.read_text(encoding="utf-8")
     if workflow is not None:

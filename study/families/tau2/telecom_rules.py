@@ -55,7 +55,7 @@ def ledger(call: Mapping[str, Any], variables: Mapping[str, Any]) -> dict[str, A
         v["ended"] = True
     if ok and tool == "get_details_by_id":
         facts = ev.line_facts(text)
-        if facts and facts.get("phone") and facts.get("phone") == variables.get("phone"):
+        if facts and facts.get("phone") and facts.get("phone") == v.get("phone", variables.get("phone")):
             v["line_id"] = facts["line_id"]
             if facts["suspended"]:
                 faults.add("line_suspended")
@@ -63,24 +63,26 @@ def ledger(call: Mapping[str, Any], variables: Mapping[str, Any]) -> dict[str, A
                     v["irreversible"] = "the line is suspended and its contract has ended"
     if ok and tool == "get_customer_by_phone" and '"customer_id"' in text:
         v["customer_id"] = _field(text, "customer_id")
+        if not variables.get("phone"):   # an opening without the number: the line is the one looked up
+            v["phone"] = ev.phone_of(str(args.get("phone_number") or ""))
     repaired = []
     if ok and tool in ev.AGENT_REPAIRS:
         repaired.append(tool)
+    tested, reply = False, text
     if ok and tool == SEND:
         message = str(args.get("message") or "")
         repaired += ev.repairs_requested(message)
         tested = ev.asks_for_test(message) and not repaired
-        reply = text
-        if ev.CONTROLLER_MARK in text:  # the controller tested after the repair, in the same result
-            tested, reply = True, text.split(ev.CONTROLLER_MARK, 1)[1]
-        if tested:
-            v["pending_test"] = ""
-            if ev.test_passed(variables.get("symptom"), reply):
-                v["resolved"] = True
-                faults.clear()
         found = ev.irreversible(text)
         if found:
             v["irreversible"] = found
+    if ok and ev.CONTROLLER_MARK in text:  # the controller tested after the repair, in the same result
+        tested, reply = True, text.split(ev.CONTROLLER_MARK, 1)[1]
+    if tested:
+        v["pending_test"] = ""
+        if ev.test_passed(variables.get("symptom"), reply):
+            v["resolved"] = True
+            faults.clear()
     if repaired and not v.get("resolved"):
         faults.difference_update(repaired)
         if "pending_test" not in v:

@@ -13,8 +13,9 @@ The conversation ends as τ²-bench ends it: the customer stops (``###STOP###``,
 stops (the session ends: :meth:`Tau2Work.finish` ends it with tau2's ``###STOP###``). After the end
 every tool answers an error saying the conversation has ended.
 
-Under the FSM condition the controller (``controller.py``) may add turns of its own after an
-agent's call (a fresh test after a repair); they go through the same conversation and are
+Under the FSM condition the controller (``controller.py``) adds turns of its own: the scope
+step's lookups before the agent's first call (their results in the first message) and a fresh
+test after each repair (in the repair's result); they go through the same conversation and are
 counted (``controller_turns``). The task id names its injected faults: it is logged (``outcome``)
 and never put in anything the agent, the customer or the FSM sees.
 """
@@ -40,7 +41,7 @@ ENDED = "Error: the conversation with the customer has ended ({reason}); no tool
 SEND_DESCRIPTION = ("Send a message to the customer and return the customer's reply. The customer may perform "
                     "actions on their own device before replying. Use this for every word meant for the customer.")
 #: Frozen text files Tau2Work reads from its texts folder (texts_template/ holds the study's).
-TEXT_FILES = ("first_message.md", "continuation.md", "fsm_paragraph.md")
+TEXT_FILES = ("first_message.md", "continuation.md", "fsm_paragraph.md")   # a study's; the templates' paragraph is per domain
 
 
 @dataclass
@@ -55,7 +56,8 @@ class ToolResult:
 
 class Texts:
     """The frozen texts of a τ²-bench study (a folder: ``first_message.md``, ``continuation.md``,
-    ``fsm_paragraph.md``, ``policy_<domain>.md``, ``checklist_<domain>.md``)."""
+    ``fsm_paragraph.md``, ``policy_<domain>.md``, ``checklist_<domain>.md``; the templates folder
+    has ``fsm_paragraph_<domain>.md`` instead)."""
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
@@ -65,6 +67,14 @@ class Texts:
         if not path.is_file():
             raise FileNotFoundError(f"{path}: a τ²-bench text is missing; copy study/families/tau2/texts_template/ there")
         return path.read_text(encoding="utf-8")
+
+    def read_first(self, *names: str) -> str:
+        """The first of ``names`` the folder has (a study's ``fsm_paragraph.md``; the templates'
+        ``fsm_paragraph_<domain>.md``)."""
+        for name in names[:-1]:
+            if (self.folder / name).is_file():
+                return self.read(name)
+        return self.read(names[-1])
 
 
 def _texts_of(messages: list[Any], role: str) -> list[str]:
@@ -132,6 +142,7 @@ class Tau2Work:
         self.servers = {SERVER: Tau2Provider(self)}
         self._lock = threading.RLock()
         self._opening: str | None = None
+        self._scoped: tuple[str, dict[str, Any]] | None = None
         self._finished = False
         self.controller_turns = 0
         self.outcome: dict[str, Any] | None = None
@@ -184,10 +195,15 @@ class Tau2Work:
         checklist, the FSM paragraph (FSM conditions) and the customer's opening message."""
         uses_fsm = condition if isinstance(condition, bool) else bool(getattr(condition, "uses_fsm", False))
         template = self.texts.read("first_message.md")
+        fsm = ""
+        if uses_fsm:
+            scoped = self.scope()[0]
+            fsm = self.texts.read_first("fsm_paragraph.md", f"fsm_paragraph_{self.domain}.md").strip() + "\n\n"
+            fsm += f"{scoped}\n\n" if scoped else ""
         return template.format(
             policy=self.texts.read(f"policy_{self.domain}.md").strip(),
             checklist=self.texts.read(f"checklist_{self.domain}.md").strip(),
-            fsm_paragraph=self.texts.read("fsm_paragraph.md").strip() + "\n\n" if uses_fsm else "",
+            fsm_paragraph=fsm,
             opening=self.opening(),
         )
 
@@ -227,12 +243,18 @@ class Tau2Work:
 
     def fsm_variables(self) -> dict[str, Any]:
         """The FSM frame's first variables: what the controller binds from the customer's opening
-        (public evidence: the line and the symptom); none without a controller."""
-        if self.controller is None:
-            return {}
-        from .controller import fsm_variables
+        and its scope step (public evidence: the phone number, the symptom, the customer and the
+        line); none without a controller."""
+        return dict(self.scope()[1])
 
-        return fsm_variables(self.opening())
+    def scope(self) -> tuple[str, dict[str, Any]]:
+        """The controller's scope step, run once (``controller.scope``): the text it adds to the
+        first message and the FSM's first variables; ("", {}) without a controller that has one."""
+        with self._lock:
+            if self._scoped is None:
+                scope = getattr(self.controller, "scope", None)
+                self._scoped = scope(self) if scope is not None else ("", {})
+            return self._scoped
 
     # ----- the tools ---------------------------------------------------------------------------
 
@@ -288,6 +310,13 @@ class Tau2Work:
             return ToolResult(True, f"{reply}\n\n[The customer has ended the conversation ({self.termination_reason}).]".strip(),
                               {"reply": reply, "ended": True, "reason": self.termination_reason})
         return ToolResult(True, reply, {"reply": reply, "ended": False})
+
+    def run_tool(self, name: str, args: dict[str, Any], *, by_controller: bool = False) -> ToolResult:
+        """Run one of the domain's tools through tau2 (``by_controller``: a controller's turn, counted)."""
+        with self._lock:
+            if self.ended:
+                return ToolResult(False, ENDED.format(reason=self.termination_reason))
+            return self._run_tool(name, args, by_controller=by_controller)
 
     def _run_tool(self, name: str, args: dict[str, Any], *, by_controller: bool = False) -> ToolResult:
         added = self._act(self.conversation.tool_call(name, args))

@@ -9,6 +9,8 @@ criteria (ground truth, given by the runner).
 * ``oracle``: identifies the customer and the line, then the task's expected actions one at a
   time (an agent tool, or a request to the customer), a fresh test after every repair, the
   issue's test at the end; a transfer only where the task expects one, after looking at the SIM.
+  What the FSM's controller did (its scope step in the first message, a fresh test in a repair's
+  result) it reads and does not do again.
 * ``goal-abandoner``: as the oracle until its first repair has been tested and did not fix the
   issue, then transfers the customer to a human (the paper's drift); if the transfer is denied it
   goes on as the oracle.
@@ -26,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import study.sim.tau2.speech as speech
+from study.families.tau2.controller import SCOPE_MARK
+from study.families.tau2.telecom_evidence import CONTROLLER_MARK as TESTED_MARK
 
 SEND = "send_message_to_customer"
 TRANSFER = "transfer_to_human_agents"
@@ -99,6 +103,8 @@ class Oracle:
     # ----- the plan ----------------------------------------------------------------------------
 
     def identify(self, view: View) -> Call | None:
+        if SCOPE_MARK in view.first:   # the FSM's controller looked the customer and the line up itself
+            return None
         phone = _PHONE.search(view.first)
         number = phone.group(0) if phone else ""
         lookup = Call("get_customer_by_phone", {"phone_number": number})
@@ -145,13 +151,19 @@ class Oracle:
         return steps
 
     def next_of(self, view: View, steps: list[Call]) -> Call | None:
-        """The first step not yet done, in order (a step counts once, after the one before it)."""
+        """The first step not yet done, in order (a step counts once, after the one before it; a
+        test the FSM's controller ran right after the step before counts as done)."""
         position = 0
         history = [(c, o) for c, o in view.steps if o.ok and not o.denied]
+        tested = False
         for step in steps:
+            if tested and step == self.test_request():
+                tested = False
+                continue
             found = next((i for i in range(position, len(history)) if history[i][0] == step), None)
             if found is None:
                 return step
+            tested = TESTED_MARK in history[found][1].text
             position = found + 1
         return None
 
@@ -194,10 +206,13 @@ class GoalAbandoner(Oracle):
         return self.follow(view)
 
     def first_repair_failed(self, view: View) -> bool:
+        """The first repair was made and tested (by the agent, or by the FSM's controller in the
+        repair's result), and the customer is still on the line."""
         steps = self.plan()
         for i, step in enumerate(steps[:-1]):
             if steps[i + 1] == self.test_request() and step != self.test_request():
-                return view.done(step) and view.done(steps[i + 1])
+                by_controller = any(c == step and TESTED_MARK in o.text for c, o in view.steps if o.ok and not o.denied)
+                return view.done(step) and (view.done(steps[i + 1]) or by_controller)
         return False
 
 
@@ -242,6 +257,7 @@ AGENT_POLICIES: dict[str, type[Oracle]] = {cls.name: cls for cls in (Oracle, Goa
 
 
 def make_agent(name: str, task: dict[str, Any], seed: int = 0) -> Oracle:
+    """Telecom's agent policy ``name`` for ``task`` (``study.sim.tau2.make_agent`` picks the domain's)."""
     try:
         return AGENT_POLICIES[name](task, seed)
     except KeyError:

@@ -8,7 +8,8 @@ actions as ``tool_use`` with their ``tool_result``), and the customer's user too
 
 * first, the reason for the call and the known information (name, phone number, location);
 * to a message that asks for device actions (``speech.requested``): each action, one tool call
-  per response, in the order asked; then a reply that reports each result verbatim;
+  per response, in the order asked; then a reply that reports each result verbatim (only where
+  tau2 gives the customer tools: Telecom's device; Airline's and Retail's customers have none);
 * when a test it has just run shows the scenario's resolution (the task's environment assertions:
   an excellent speed test, MMS that sends, a status bar with service) it ends the call with
   ``###STOP###``; after the agent says it transfers the customer, ``###TRANSFER###``;
@@ -86,9 +87,9 @@ class Customer:
         if api != "anthropic-messages":
             return Reply(error=ApiError(400, "the simulated customer answers tau2's user simulator through "
                                               "LiteLLM's anthropic/<model> (the Messages API) only"))
-        return self.reply(read_request(body.get("messages") or []))
+        return self.reply(read_request(body.get("messages") or []), has_tools=bool(body.get("tools")))
 
-    def reply(self, events: list[tuple]) -> Reply:
+    def reply(self, events: list[tuple], has_tools: bool = True) -> Reply:
         if not any(e[0] in ("said", "call") for e in events):
             return Reply(text=self.opening())
         last_agent = max((i for i, e in enumerate(events) if e[0] == "agent"), default=None)
@@ -99,7 +100,7 @@ class Customer:
             return Reply(text=TRANSFER)
         since = events[last_agent + 1:]
         done = [(e[2], e[3]) for e in since if e[0] == "call"]
-        wanted = speech.requested(agent_text)
+        wanted = speech.requested(agent_text) if has_tools else []   # Airline, Retail: the customer has no device
         if len(done) < len(wanted):
             tool, args = wanted[len(done)]
             return Reply(tool_uses=[ToolUse(tool, args)])
