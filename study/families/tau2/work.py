@@ -16,7 +16,8 @@ every tool answers an error saying the conversation has ended.
 Under the FSM condition the controller (``controller.py``) adds turns of its own: the scope
 step's lookups before the agent's first call (their results in the first message) and a fresh
 test after each repair (in the repair's result); they go through the same conversation and are
-counted (``controller_turns``). The task id names its injected faults: it is logged (``outcome``)
+counted (``controller_turns``). The lookups are logged as ``controller_call`` events, the test in
+the result of the call it follows. The task id names its injected faults: it is logged (``outcome``)
 and never put in anything the agent, the customer or the FSM sees.
 """
 
@@ -329,6 +330,8 @@ class Tau2Work:
             return ToolResult(False, f"Error: τ²-bench returned no result for {name}.")
         message = tool_messages[0]
         text = message.content or ""
+        if by_controller:   # not the agent's call: logged here, or it would be in no log
+            self.emit("controller_call", tool=name, args=dict(args), ok=not message.error, result=text)
         if self.conversation.done:
             self._emit_end()
         if message.error:
