@@ -162,6 +162,9 @@ class LogProgress:
             self.customer_messages += 1
         elif kind == EventKind.CONVERSATION_END:
             self.conversation_end = event.get("reason") if isinstance(event.get("reason"), str) else "ended"
+            self.decided.add("conversation")     # a τ²-bench session's one unit is done
+        elif kind == EventKind.CONTEXT_END:
+            self.decided.add(f"context {event.get('n')}")     # a staged run's unit (a context) is done
         elif kind == EventKind.OUTCOME:
             self.outcome = event
         elif kind == EventKind.SESSION_END:

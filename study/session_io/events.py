@@ -180,6 +180,17 @@ class CustomerMessage(TypedDict):
     text: str
 
 
+class ControllerCall(TypedDict):
+    """tau2-bench: a call of the domain's tools the workflow's controller made itself, not the
+    agent (the Telecom FSM's scope step): a turn of the benchmark's trajectory, counted in the
+    outcome's ``controller_turns``. ``result`` is the tool's answer (its error when not ``ok``)."""
+
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    result: str
+
+
 class ConversationEnd(TypedDict):
     """tau2-bench: the conversation ended as the benchmark ends it (the customer stopped, a
     transfer to a human, its step limit, the agent stopped)."""
@@ -234,6 +245,7 @@ EVENT_TYPES: dict[EventKind, type] = {
     EventKind.CONTEXT_END: ContextEnd,
     EventKind.CUSTOMER_MESSAGE: CustomerMessage,
     EventKind.CONVERSATION_END: ConversationEnd,
+    EventKind.CONTROLLER_CALL: ControllerCall,
     EventKind.OUTCOME: Outcome,
     EventKind.COMMIT: Commit,
     EventKind.SESSION_END: SessionEnd,

@@ -122,6 +122,7 @@ class EventKind(StrEnum):
     CONTEXT_END = "context_end"            # ... and ends (how)
     CUSTOMER_MESSAGE = "customer_message"  # tau2-bench: what the simulated customer said
     CONVERSATION_END = "conversation_end"  # tau2-bench: the conversation ended, as the benchmark ends it
+    CONTROLLER_CALL = "controller_call"    # tau2-bench: a tool call the workflow's controller made itself
     OUTCOME = "outcome"                    # a family's scored result of the work (tau2-bench's reward)
     COMMIT = "commit"                      # a workspace session: a commit the agent made
     SESSION_END = "session_end"

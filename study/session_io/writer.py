@@ -132,6 +132,10 @@ class EventLog:
              **more: Any) -> dict[str, Any]: ...
 
     @overload
+    def emit(self, kind: Literal[EventKind.CONTROLLER_CALL, "controller_call"], *, tool: str,
+             args: dict[str, Any], ok: bool, result: str, **more: Any) -> dict[str, Any]: ...
+
+    @overload
     def emit(self, kind: Literal[EventKind.OUTCOME, "outcome"], *, family: str, **more: Any) -> dict[str, Any]: ...
 
     @overload

@@ -15,7 +15,9 @@ is the harness's, not the agent's, and the call's result says so after ``CONTROL
 - ``agent``: ``text`` the agent's message to the customer, ``seq`` of its call, ``state`` (the FSM
   state), ``ok``; a message the tool-call gate refused (``denied``, ``error``) or that failed
   (``error``) never reached the customer;
-- ``controller``: ``text``, the fresh test the controller asked for after call ``seq``;
+- ``controller``: ``text``, the fresh test the controller asked for after call ``seq``; or a call
+  of the domain's tools the controller made itself (``controller_call``, the scope step's lookups):
+  ``tool``, ``args``, ``ok``, ``result`` or ``error``;
 - ``call``: any other tool call: ``server`` (``tau2``, ``fsm``), ``tool``, ``args``, ``ok``,
   ``denied``, ``result`` or ``error``, ``state``;
 - ``end``: ``reason`` (``conversation_end``); ``note``: ``text``, the agent's own text outside the
@@ -143,10 +145,20 @@ class _Builder:
             self.out.append({"role": "controller", "seq": event.get("seq"), **_text(request, self.cap)})
             self.flush(later)
 
+    def controller_call(self, event: dict[str, Any]) -> None:
+        ok = event.get("ok") is True
+        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        result = _text(event.get("result"), self.cap)
+        self.flush()
+        self.out.append({"role": "controller", "seq": event.get("seq"), "tool": event.get("tool"), "args": args, "ok": ok,
+                         **({"result": result} if ok else {"error": result["text"]})})
+
     def add(self, event: dict[str, Any]) -> None:
         kind = event.get("kind")
         if kind in ("customer_message", "conversation_end"):
             self.pending.append(event)
+        elif kind == "controller_call":
+            self.controller_call(event)
         elif kind == "tool_call":
             self.call(event)
         elif kind == "assistant_text":
@@ -187,7 +199,7 @@ def by_call(events: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
             current = {"reply": [], "controller": None, "answer": [], "ended": None, "seq": entry.get("seq"),
                        "role": role}
             found[entry.get("seq")] = current
-        elif role == "controller" and current is not None:
+        elif role == "controller" and current is not None and "tool" not in entry:
             current["controller"] = entry["text"]
         elif role == "customer" and current is not None:
             current["answer" if current["controller"] is not None else "reply"].append(entry["text"])

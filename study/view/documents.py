@@ -143,6 +143,8 @@ def _markers(session: Session) -> list[dict[str, Any]]:
             label = f"commit {str(e.get('sha'))[:10]}: {str(e.get('subject'))[:200]}"
         elif kind == EventKind.CUSTOMER_MESSAGE:
             kind, label = "customer", f"the customer: {str(e.get('text'))[:200]}"
+        elif kind == EventKind.CONTROLLER_CALL:
+            kind, label = "controller", f"the workflow's controller called {str(e.get('tool'))[:200]}"
         elif kind == EventKind.CONVERSATION_END:
             kind, label = "conversation_end", f"the conversation ended: {str(e.get('reason'))[:200]}"
         elif kind == EventKind.ASSISTANT_TEXT and not remarked and _takes(remark, e):

@@ -1,5 +1,6 @@
-"""The licences travel with the package (PEP 639): the root LICENSE (MIT, the code) and the
-vendored SOP-Bench data's LICENSE (CC BY-NC 4.0) are declared in pyproject.toml and carried by
+"""The licences travel with the package (PEP 639): the root LICENSE (MIT, the code), the
+vendored SOP-Bench data's LICENSE (CC BY-NC 4.0) and the vendored τ²-bench task data's (MIT,
+Sierra Research) are declared in pyproject.toml and carried by
 the built wheel and sdist, whose metadata states the licence expression.
 
 The build uses the backend pyproject.toml requires (setuptools >= 77, the first to read PEP 639
@@ -24,21 +25,24 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parents[2]
 EXPRESSION = "MIT AND CC-BY-NC-4.0"
 #: the root LICENSE, the SOP-Bench repository's LICENSE over the data, and the LICENSE.md
-#: (distribution conditions) that eight vendored SOP-Bench task folders carry
+#: (distribution conditions) that eight vendored SOP-Bench task folders carry, then τ²-bench's
+#: (in the order pyproject.toml's license-files names them, as the metadata lists them)
 LICENCES = ["LICENSE", "sopbench_tools/data/LICENSE", *sorted(
-    str(p.relative_to(ROOT)) for p in (ROOT / "sopbench_tools" / "data" / "sopbench").glob("*/LICENSE.md"))]
+    str(p.relative_to(ROOT)) for p in (ROOT / "sopbench_tools" / "data" / "sopbench").glob("*/LICENSE.md")),
+    "study/families/tau2/data/LICENSE"]
 
 
 def test_pyproject_declares_the_licences_the_pep_639_way():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["license"] == EXPRESSION
     globs = project["project"]["license-files"]
-    assert sorted(str(p.relative_to(ROOT)) for g in globs for p in ROOT.glob(g)) == LICENCES
+    assert sorted(str(p.relative_to(ROOT)) for g in globs for p in ROOT.glob(g)) == sorted(LICENCES)
     assert not any(c.startswith("License ::") for c in project["project"].get("classifiers", []))
     assert any(Version(r.split(">=")[1]) >= Version("77") for r in project["build-system"]["requires"]
                if r.startswith("setuptools>="))
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
     assert "Attribution-NonCommercial 4.0 International" in (ROOT / LICENCES[1]).read_text(encoding="utf-8")
+    assert (ROOT / LICENCES[-1]).read_text(encoding="utf-8").startswith("MIT License\n\nCopyright (c) 2025 Sierra Research")
 
 
 def _builder(tmp: Path) -> str:

@@ -100,12 +100,14 @@ def test_the_oracle_passes_by_taus_own_evaluator(runs, runtime, condition):
     assert json.loads((run.path / "tau2_run.json").read_text())["reward_info"]["reward"] == 1.0
     if condition == "FSM":   # the controller's own turns: the scope step's lookups, a fresh test after each repair
         assert outcome["controller_turns"] >= 4 and outcome["scripted_turns"] == outcome["controller_turns"] + 1
-        scope = run.of("session_start")[0]["controller_scope"]
+        scope = run.of("controller_call")
         assert [c["tool"] for c in scope][0] == "get_customer_by_phone" and outcome["controller_lookups"] == len(scope)
+        # the lookups come before anything the agent did
+        assert scope[-1]["seq"] < min(e["seq"] for e in run.of("tool_call"))
         assert not [e for e in run.of("tool_call") if e.get("allowed") is False]
     else:
         assert outcome["controller_turns"] == outcome["controller_lookups"] == 0
-        assert "controller_scope" not in run.of("session_start")[0]
+        assert run.of("controller_call") == []
 
 
 def test_the_goal_abandoner_transfers_with_the_fault_open_under_control(runs):

@@ -73,6 +73,28 @@ def test_each_calls_customer_words_by_call_id():
     assert said["c1"]["reply"] == []
 
 
+def test_the_controllers_own_calls_are_its_turns_where_the_log_has_them_and_bring_no_reply():
+    events = _seq([
+        {"kind": "session_start"},
+        {"kind": "customer_message", "text": "No service. My number is 555-0100."},       # 1: the opening
+        {"kind": "controller_call", "tool": "get_customer_by_phone", "args": {"phone_number": "555-0100"},
+         "ok": True, "result": '{"customer_id": "C1"}'},                                  # 2
+        {"kind": "controller_call", "tool": "get_details_by_id", "args": {"id": "L9"}, "ok": False,
+         "result": "Error: line L9 not found"},                                           # 3
+        {"kind": "customer_message", "text": "It shows: No SIM card."},                  # 4: the reply to 5
+        _call("send_message_to_customer", {"message": "Please check your SIM."}, "It shows: No SIM card.", call_id="c1"),
+    ])
+    talk = tau2_log.conversation(events)
+    assert [(e["role"], e["seq"]) for e in talk] == [("customer", 1), ("controller", 2), ("controller", 3),
+                                                     ("agent", 5), ("customer", 4)]
+    assert talk[1] == {"role": "controller", "seq": 2, "tool": "get_customer_by_phone",
+                       "args": {"phone_number": "555-0100"}, "ok": True, "result": {"text": '{"customer_id": "C1"}'}}
+    assert (talk[2]["ok"], talk[2]["error"]) == (False, "Error: line L9 not found") and "result" not in talk[2]
+    said = tau2_log.by_call(events)
+    assert said == {"c1": {"reply": ["It shows: No SIM card."], "controller": None, "answer": [], "ended": None,
+                           "seq": 5, "role": "agent"}}
+
+
 def test_customer_words_that_are_no_calls_reply_keep_the_logs_order():
     events = _seq([{"kind": "session_start"}, {"kind": "customer_message", "text": "Hello?"},
                    _call("send_message_to_customer", {"message": "Hi"}, "something else entirely")])

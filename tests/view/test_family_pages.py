@@ -70,19 +70,25 @@ def test_a_tau2_session_is_its_conversation_with_the_reward_and_its_parts(family
     assert [p["name"] for p in doc["outcome"]["parts"] if p["in_basis"]] == sorted(outcome["reward_basis"])
     assert dict(doc["outcome"]["facts"])["transferred to a human agent"] == "yes"
     said = [e for e in _log(root, name) if e["kind"] == "customer_message"]
-    # the controller's turns: its scope step's lookups (in session_start, before the first message) and
-    # its fresh tests, which the conversation shows
-    assert doc["turns"]["customer"] == len(said)
-    assert doc["turns"]["controller"] == outcome["controller_turns"] - outcome["controller_lookups"] == 1
-    assert outcome["controller_lookups"] == len(_log(root, name)[0]["controller_scope"]) >= 2
+    lookups = [e for e in _log(root, name) if e["kind"] == "controller_call"]
+    # the controller's turns: the scope step's lookups (the customer by the opening's phone number,
+    # then their lines until the one with that number) and one fresh test after the repair
+    assert [e["tool"] for e in lookups] == ["get_customer_by_phone", "get_details_by_id", "get_details_by_id"]
+    assert lookups[0]["args"] == {"phone_number": "555-123-2002"} and all(e["ok"] for e in lookups)
+    assert doc["turns"]["customer"] == len(said) and doc["turns"]["controller"] == outcome["controller_turns"] == 4
+    assert outcome["controller_lookups"] == len(lookups) == 3
     entries = family_docs.work_doc(session, 0)["entries"]
     roles = [e["role"] for e in entries]
+    # the scope step comes after the customer's opening and before anything the agent did
+    assert roles[:4] == ["customer", "controller", "controller", "controller"]
+    assert [e["tool"] for e in entries[1:4]] == [e["tool"] for e in lookups]
+    assert "555-123-2002" in entries[1]["result"]["text"] and entries[1]["args"]["text"] == '{"phone_number":"555-123-2002"}'
     denied = next(e for e in entries if e.get("denied"))
     assert (denied["tool"], denied["ok"]) == ("transfer_to_human_agents", False) and "denied" in denied["error"]
     blocked = next(e for e in entries if e["role"] == "stop" and e["outcome"] == "blocked")
     assert roles.index("stop") > roles.index("call")
     # the controller's fresh test follows the agent's repair request, and the customer answers it
-    k = roles.index("controller")
+    k = next(i for i, e in enumerate(entries) if e["role"] == "controller" and "tool" not in e)
     assert roles[k - 2:k + 2] == ["agent", "customer", "controller", "customer"]
     assert entries[-1]["role"] == "stop" and next(e for e in entries if e["role"] == "end")["reason"] == "user_stop"
     assert blocked["reason"] and documents.account_doc(session, session.order[0]) is None

@@ -8,8 +8,8 @@ emits two kinds of turns, each a turn of tau2's trajectory the agent did not wri
 * the scope step (:meth:`TelecomController.scope`), before the agent's first call: the customer
   looked up by the phone number of their opening message (``get_customer_by_phone``), then the
   customer's lines (``get_details_by_id``) until the one with that number; the results go into
-  the agent's first message (after :data:`SCOPE_MARK`) and the session log (``session_start``'s
-  ``controller_scope``, the outcome's ``controller_lookups``) and, through the FSM's own ledger
+  the agent's first message (after :data:`SCOPE_MARK`) and the session log (a ``controller_call``
+  event each, the outcome's ``controller_lookups`` counts them) and, through the FSM's own ledger
   (``telecom_rules.ledger``), into the frame's first variables (the customer, the line, a
   suspended line's fault), so the workflow starts where a bound line puts it;
 * after every call that repairs something (a device repair the agent asked the customer for, or

@@ -16,7 +16,8 @@ every tool answers an error saying the conversation has ended.
 Under the FSM condition the controller (``controller.py``) adds turns of its own: the scope
 step's lookups before the agent's first call (their results in the first message) and a fresh
 test after each repair (in the repair's result); they go through the same conversation and are
-counted (``controller_turns``). The task id names its injected faults: it is logged (``outcome``)
+counted (``controller_turns``). The lookups are logged as ``controller_call`` events, the test in
+the result of the call it follows. The task id names its injected faults: it is logged (``outcome``)
 and never put in anything the agent, the customer or the FSM sees.
 """
 
@@ -331,6 +332,8 @@ class Tau2Work:
             return ToolResult(False, f"Error: τ²-bench returned no result for {name}.")
         message = tool_messages[0]
         text = message.content or ""
+        if by_controller:   # not the agent's call: logged here, or it would be in no log
+            self.emit("controller_call", tool=name, args=dict(args), ok=not message.error, result=text)
         if self.conversation.done:
             self._emit_end()
         if message.error:
@@ -394,12 +397,9 @@ class Tau2Work:
                 "customer_device_actions": device}
 
     def session_fields(self) -> dict[str, Any]:
-        """What ``session_start`` records of the family (no task id: it is logged at the end);
-        under Telecom's FSM, ``controller_scope``: the scope step's calls (tool, args, ok, result),
-        made before session_start is written, in the first message the agent gets."""
+        """What ``session_start`` records of the family (no task id: it is logged at the end)."""
         record = data_record(self.domain)
-        scope = {"controller_scope": list(self.scope_calls)} if self.scope_calls else {}
-        return {**scope, "domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
+        return {"domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
                 "data_files": record["files"], "customer_model": self.customer.describe(),
                 "judge_model": self.judge.describe() if self.judge else None}
 

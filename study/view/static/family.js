@@ -53,6 +53,13 @@ const WHO = { customer: "Customer", agent: "Agent → customer (send_message_to_
 
 function chatEntry(doc, e) {
   const link = seqLink(doc, e);
+  if (e.role === "controller" && e.tool !== undefined) {   // a call the controller made itself (the scope step)
+    return h("div", { class: "chat-call controller", "data-seq": e.seq, "data-role": "controller" },
+      h("div", { class: "who" }, "The workflow's controller called ", h("code", {}, String(e.tool)), " (the harness, not the agent)",
+        !e.ok ? h("span", { class: "tag bad" }, "error") : "", " ", link),
+      folded("arguments", e.args, "args"),
+      e.ok ? folded("result", e.result, "result") : reasonBox("Error: ", { text: e.error || "" }));
+  }
   if (e.role === "customer" || e.role === "agent" || e.role === "controller") {
     const cls = ["msg", e.role];
     const tags = [];
@@ -90,7 +97,7 @@ function conversationSection(doc) {
   }).catch((err) => box.replaceChildren(h("p", { class: "error" }, String(err))));
   show(0);
   const t = doc.turns;
-  return [h("h3", {}, "The conversation"), h("p", { class: "note" }, `${t.customer} messages of the customer, ${t.agent} of the agent, ${t.controller} of the workflow's controller, ${t.call} other tool calls; from the log (events.jsonl).`), box];
+  return [h("h3", {}, "The conversation"), h("p", { class: "note" }, `${t.customer} messages of the customer, ${t.agent} of the agent, ${t.controller} turns of the workflow's controller, ${t.call} other tool calls; from the log (events.jsonl).`), box];
 }
 
 // ----- a workspace session's contexts -----------------------------------------------------------
