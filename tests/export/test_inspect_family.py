@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from study.cli import main
 
 from ..runner.test_family_status import TAU2 as NOT_JUDGED, write_tau2
-from ..view.family_sessions import CLOSE, GROUP, RESEARCH, TAU2, copy_into, write_research_run
+from ..view.family_sessions import CLOSE, GROUP, RESEARCH, TAU2, copy_into, needs_tau2, write_research_run
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP),
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP), needs_tau2,
               pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None,
                                  reason="the inspect extra is not installed (requirements-inspect.lock)")]
 

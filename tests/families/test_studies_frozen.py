@@ -83,6 +83,7 @@ _sys.meta_path.insert(0, _NoTau2())
 
 def test_without_the_tau2_extra_its_commands_say_how_to_install_it_and_nothing_else_changes(shared_frozen_project,
                                                                                            tmp_path):
+    had = tau2_problem()
     hide = tmp_path / "hide"
     hide.mkdir()
     (hide / "sitecustomize.py").write_text(HIDE_TAU2, encoding="utf-8")
@@ -101,7 +102,7 @@ def test_without_the_tau2_extra_its_commands_say_how_to_install_it_and_nothing_e
     assert dry.returncode == 0 and "1 session(s) to run" in dry.stdout, dry.stderr
     staged = study(root, "staged", "build", "--protocol", "month-end-close", "--check", env=env)
     assert staged.returncode == 0 and "up to date" in staged.stdout, staged.stdout + staged.stderr
-    assert tau2_problem() is None     # this process has the extra: only the subprocess did not
+    assert tau2_problem() == had      # only the subprocess was without the extra, this process is as it was
 
 
 def test_the_studies_in_the_repository_are_their_builders_bytes():

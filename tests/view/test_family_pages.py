@@ -22,7 +22,7 @@ from study.view import documents, family_docs
 from study.view.load import Store
 
 from .conftest import screenshot, serving
-from .family_sessions import CLOSE, GROUP, RESEARCH, TAU2, copy_into, write_research_run
+from .family_sessions import CLOSE, GROUP, RESEARCH, TAU2, TAU2_PROBLEM, copy_into, needs_tau2, write_research_run
 from .test_browser import _wait
 from .test_untrusted_files import api
 
@@ -33,8 +33,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP)]
 def family_root(shared_sim_session, tmp_path_factory) -> dict[str, object]:
     root = tmp_path_factory.mktemp("family-view") / "sessions"
     root.mkdir()
-    names = {"tau2": copy_into(root, shared_sim_session, TAU2), "close": copy_into(root, shared_sim_session, CLOSE),
-             "research": RESEARCH}
+    names = {"tau2": copy_into(root, shared_sim_session, TAU2) if TAU2_PROBLEM is None else None,
+             "close": copy_into(root, shared_sim_session, CLOSE), "research": RESEARCH}
     write_research_run(root)
     return {"root": root, **names}
 
@@ -43,6 +43,7 @@ def _log(root: Path, name: str) -> list[dict]:
     return [json.loads(line) for line in (root / name / "events.jsonl").read_text().splitlines()]
 
 
+@needs_tau2
 def test_the_matrix_shows_each_familys_verdict_where_sop_bench_shows_fc(family_root):
     root = family_root["root"]
     doc = documents.matrix_doc(Store(root))
@@ -59,6 +60,7 @@ def test_the_matrix_shows_each_familys_verdict_where_sop_bench_shows_fc(family_r
     assert doc["tasks"] == ["autoresearch", "month-end-close", "tau2-telecom"]
 
 
+@needs_tau2
 def test_a_tau2_session_is_its_conversation_with_the_reward_and_its_parts(family_root):
     root, name = family_root["root"], family_root["tau2"]
     store = Store(root)
@@ -136,6 +138,7 @@ def test_a_forged_huge_value_in_a_family_log_makes_no_huge_page(family_root, tmp
     assert (len(write["content"]["text"]), write["content"]["cut"]) == (4000, 2_000_000)
 
 
+@needs_tau2
 def test_the_server_answers_family_pages_and_refuses_what_is_no_page(family_root, tmp_path):
     root = family_root["root"]
     with serving(root, tmp_path) as (base, _proc):
@@ -152,6 +155,7 @@ def _open(browser, url: str, css: str):
     return _wait(browser, css)
 
 
+@needs_tau2
 def test_the_family_pages_in_a_browser_served_and_as_a_bundle(family_root, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
