@@ -34,7 +34,10 @@ pytestmark = [
     pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}"),
 ]
 
-NINE = ["Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop", "FSM", "Stop-only", "Gates-only"]
+#: The conditions run on Codex under the drifting policy: each part a condition adds once (the SOP
+#: in the instructions, the reminder, the resume loop, the stop gate, the gates, both); Plain-loop
+#: and Sys-loop only combine parts these cover (all nine run on Claude Code: tests/sim/test_acceptance_e2e.py).
+CONDITIONS = ["Plain", "Sys", "Remind", "Remind-loop", "FSM", "Stop-only", "Gates-only"]
 GATED = ["FSM", "Gates-only", "FSM-lean"]
 ROUTE_ACCOUNTS = 4
 #: The policies that take escape routes (the oracle and drifting sessions above check the others).
@@ -43,7 +46,7 @@ ROUTE_POLICIES = [p for p in POLICIES if p not in ("oracle", "drifting", "propos
 
 def _jobs() -> dict[str, dict]:
     jobs: dict[str, dict] = {"oracle-FSM-10": dict(model="sim:oracle", condition="FSM", accounts=10, seed=2)}
-    for condition in NINE:
+    for condition in CONDITIONS:
         jobs[f"drifting-{condition}"] = dict(model="sim:drifting", condition=condition, accounts=3, seed=3)
     for condition in GATED:
         jobs[f"adversarial-{condition}"] = dict(model="sim:adversarial", condition=condition, accounts=ROUTE_ACCOUNTS, seed=1)
@@ -105,7 +108,7 @@ def test_the_oracle_decides_a_ten_account_fsm_batch_with_fc_ten(sessions):
         assert db.execute("SELECT count(*) FROM threads").fetchone()[0] >= 1
 
 
-@pytest.mark.parametrize("condition", NINE)
+@pytest.mark.parametrize("condition", CONDITIONS)
 def test_every_condition_runs_on_codex_under_the_drifting_policy(sessions, condition):
     folder = sessions[f"drifting-{condition}"]
     meta = _meta(folder)
