@@ -13,6 +13,14 @@ the same working folder, which is what they resolve against, and costs no interp
 
 Each form's sessions are made once, when a test of that form first asks for them
 (``Forms.made``), and the tests of one form share an ``xdist_group``, so they run on one worker.
+
+``run`` and ``run-all`` (whose sessions' CLIs run in another folder, where the bug was) run in
+every form. Every other command resolves its paths in this process with the one click type of
+``study.cli.vocabulary`` (``FolderPath``), so the cheap reading commands check that type in every
+form; ``demo`` (a session plus tables and figures) and ``new`` run in the two forms where writing
+through the OS differs from the plain case (``FULL``: through a linked folder; with spaces and
+non-ASCII characters), and the reading commands that cost seconds (``figures``, ``power``:
+matplotlib's files) in the second of them.
 """
 
 from __future__ import annotations
@@ -45,6 +53,8 @@ FORMS = {
     "spaces-unicode": (f"{ODD}/sub", f"cwd/{ODD}/sub"),
 }
 CODEX = pin.problem() is None
+#: the forms in which every command runs (the others: run, run-all and the cheap reading commands)
+FULL = ("linked", "spaces-unicode")
 
 
 @dataclass
@@ -96,8 +106,8 @@ class Forms:
 
     def made(self, name: str) -> tuple[Form, dict[str, subprocess.CompletedProcess]]:
         """Run the writing commands with this form once: run (with --task FILE), run-all (on Codex
-        CLI where it is installed), demo, new (with --task FILE); and lay out the input files the
-        reading commands take (a plan, an effect model)."""
+        CLI where it is installed), and in the ``FULL`` forms demo and new (with --task FILE); and
+        lay out the input files the reading commands take (a plan, an effect model)."""
         form = self.form(name)
         if name not in self.runs:
             form.real.mkdir(parents=True, exist_ok=True)
@@ -117,11 +127,15 @@ class Forms:
                                   "--task", form.arg("task files", "referral_abuse_detection_v2.yaml"), "--sessions", form.arg("sessions")),
                 "run-all": self.study("run-all", "--models", "sim:oracle", "--runtime", runtime, "--conditions", "FSM",
                                       "--seeds", "2", "--accounts", "2", "--jobs", "1", "--sessions", form.arg("sessions")),
-                "demo": self.study("demo", "--conditions", "Plain", "--seeds", "2", "--accounts", "1", "--jobs", "1",
-                                   "--runtime", "claude-code", "--sessions", form.arg("demo"),
-                                   "--out", form.arg("demo out")),
-                "new": self.study("new", "--task", form.arg("task files", "tiny_parcels.yaml"), form.arg("new project")),
             }
+            if name in FULL:
+                self.runs[name] |= {
+                    "demo": self.study("demo", "--conditions", "Plain", "--seeds", "2", "--accounts", "1", "--jobs", "1",
+                                       "--runtime", "claude-code", "--sessions", form.arg("demo"),
+                                       "--out", form.arg("demo out")),
+                    "new": self.study("new", "--task", form.arg("task files", "tiny_parcels.yaml"),
+                                      form.arg("new project")),
+                }
         return form, self.runs[name]
 
 
@@ -157,7 +171,7 @@ def test_run_and_run_all_write_completed_sessions_into_the_folder_named(forms, n
     assert {m["condition"] for m in metas} == {"Plain", "FSM"}
 
 
-@pytest.mark.parametrize("name", _grouped(FORMS))
+@pytest.mark.parametrize("name", _grouped(FULL))
 def test_demo_and_new_write_into_the_folders_named(forms, name):
     form, runs = forms.made(name)
     _ok(runs["demo"])
@@ -196,8 +210,14 @@ else:
                                             f.arg("inspect logs")], "inspect logs")
 
 
-@pytest.mark.parametrize("command", READERS)
-@pytest.mark.parametrize("name", _grouped(FORMS))
+#: the reading commands that cost seconds each (matplotlib's PNG and PDF files), run in one form only: with
+#: spaces and non-ASCII characters (their paths are resolved by the type the others check in every form)
+COSTLY, COSTLY_FORM = {"figures", "power-sessions", "power-effects"}, "spaces-unicode"
+
+
+@pytest.mark.parametrize("name,command", [
+    pytest.param(name, command, marks=pytest.mark.xdist_group(f"path-form-{name}"), id=f"{name}-{command}")
+    for name in FORMS for command in READERS if name == COSTLY_FORM or command not in COSTLY])
 def test_each_reading_command_reads_the_folder_named_and_writes_where_told(forms, name, command, monkeypatch):
     form, runs = forms.made(name)
     _ok(runs["run"])
