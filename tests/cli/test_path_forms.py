@@ -7,9 +7,11 @@ nothing. Each command now resolves its paths once, at its edge (``study.cli.voca
 command with each form of a path — absolute, ``x``, ``../x``, through a linked folder, and with
 spaces and non-ASCII characters — and each reading command on what it wrote, and checks
 that everything lands where the path names (small batches on the simulator: ``--accounts 2``).
-The writing commands run as processes (a session's CLI is a process in another folder: where the
-bug was); the reading commands run in this process (``CliRunner``, the same ``study`` group) from
-the same working folder, which is what they resolve against, and costs no interpreter start each.
+Every command runs in this process (``CliRunner`` on the ``study`` group) from the working folder,
+which is what it resolves its paths against, with the environment a ``study`` process of the
+frozen copy would have; what the bug was about still happens between processes: each session's
+CLI (and run-all's worker) is a process of its own, the CLI in the session's folder, where a path
+left relative names nothing. In-process, a command costs no interpreter start and no imports.
 
 Each form's sessions are made once, when a test of that form first asks for them
 (``Forms.made``), and the tests of one form share an ``xdist_group``, so they run on one worker.
@@ -91,8 +93,24 @@ class Forms:
         return Form(name, typed.format(base=self.base), self.base / real)
 
     def study(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["study", *args], cwd=self.cwd, env=self.env, capture_output=True, text=True,
-                              timeout=600)
+        """A writing command, in this process, from the working folder, in the environment above
+        (restored after); an exception that escapes the command is its failure, with its traceback."""
+        import traceback
+
+        from click.testing import CliRunner
+
+        from study.cli import main
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(self.cwd)
+            for name in ("STUDY_ROOT", "STUDY_CACHE_DIR", "PYTHONPATH", "PATH", pin.DIR_ENV):
+                patch.setenv(name, self.env[name])
+            patch.delenv("STUDY_SESSIONS", raising=False)
+            done = CliRunner().invoke(main, list(args), prog_name="study")
+        stderr = done.stderr
+        if done.exception is not None and not isinstance(done.exception, SystemExit):
+            stderr += "".join(traceback.format_exception(*done.exc_info))
+        return subprocess.CompletedProcess(args, done.exit_code, done.stdout, stderr)
 
     def read(self, monkeypatch, *args: str) -> subprocess.CompletedProcess:
         """A reading command, in this process, from the working folder."""
