@@ -125,11 +125,8 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
     terminal tables, each runtime's sessions as rows of their own, write every table (md, csv,
     tex) and figure (all titled SIMULATED) and point at `study view`. Needs no API key and no
     network; finished sessions are skipped on a rerun."""
-    from analysis import exclusions
-    from analysis.figures import write_figures
-    from analysis.render import render
-    from analysis.tables import build_tables
-    from analysis.terminal_tables import print_tables
+    # the analysis (scipy, pandas, matplotlib) is imported once the sessions have run, so that a bad
+    # input is refused without waiting for it
     from study.runner.cli import checked_manifest, parse_names, parse_seeds, preflight
     from study.runner.matrix import run_matrix
     from study.runner.summary import format_summary
@@ -156,6 +153,12 @@ def demo(sessions: Path | None, out: Path | None, policy: str, conditions: str, 
                f"(policy {policy}, {accounts} accounts each) -> {shown(root)}/")
     result = run_matrix(specs, jobs=jobs, root=root, title="study demo (SIMULATED)")
     click.echo(format_summary(result, root))
+
+    from analysis import exclusions
+    from analysis.figures import write_figures
+    from analysis.render import render
+    from analysis.tables import build_tables
+    from analysis.terminal_tables import print_tables
 
     analysis = demo_analysis(root, [prepare(spec).session_dir for spec in specs])
     if analysis is None or not analysis.corpus.scores:

@@ -77,20 +77,12 @@ def test_notebook_after_the_demo_says_there_is_nothing_to_show_and_how_to_includ
     assert "**Table" not in text and not (tmp_path / "figures").exists()
 
 
-def test_notebook_includes_the_demos_real_simulator_sessions_when_asked(demo_sessions, tmp_path):
-    text = run_notebook(NOTEBOOK, SESSIONS=str(demo_sessions), INCLUDE_EXPLORATORY=True,
-                        FIGURES_OUT=str(tmp_path / "figures"))
-    assert "10 sessions, " in text and "(SIMULATED)" in text and "Excluded" not in text
-    for n in (1, 2, 6, 7, 8):
-        assert f"**Table {n}: SIMULATED" in text
-    assert "sim:drifting" in text and "| FSM |" in text
-    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == FIGURES
-
-
-def test_by_default_the_demos_simulated_figures_go_beside_its_sessions_not_into_figures(demo_sessions, tmp_path,
-                                                                                       monkeypatch):
-    """The README's papermill command (SESSIONS=demo, no FIGURES_OUT): nothing lands in the
-    project's tracked figures/; the figures go to demo/figures/, where `study demo` puts its own."""
+def test_notebook_includes_the_demos_real_simulator_sessions_when_asked_and_its_figures_go_beside_them(
+        demo_sessions, tmp_path, monkeypatch):
+    """With INCLUDE_EXPLORATORY the demo's sessions are analysed; and as the README's papermill
+    command runs it (SESSIONS=demo, no FIGURES_OUT), nothing lands in the project's tracked
+    figures/: the figures go to demo/figures/, where `study demo` puts its own. (FIGURES_OUT, when
+    given, is where they go: test_notebook_runs_on_a_generated_corpus.)"""
     project = tmp_path / "project"
     (project / "figures").mkdir(parents=True)
     (project / "preregistration").symlink_to(Path(__file__).resolve().parents[2] / "preregistration")
@@ -98,6 +90,10 @@ def test_by_default_the_demos_simulated_figures_go_beside_its_sessions_not_into_
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("STUDY_ROOT", str(project))
     text = run_notebook(NOTEBOOK, SESSIONS=str(demo_sessions), INCLUDE_EXPLORATORY=True)
+    assert "10 sessions, " in text and "(SIMULATED)" in text and "Excluded" not in text
+    for n in (1, 2, 6, 7, 8):
+        assert f"**Table {n}: SIMULATED" in text
+    assert "sim:drifting" in text and "| FSM |" in text
     assert list((project / "figures").iterdir()) == []
     assert sorted(p.name for p in (demo_sessions / "figures").iterdir()) == FIGURES
     assert f"figures written to {demo_sessions.resolve() / 'figures'}" in text

@@ -13,11 +13,7 @@ fails here:
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import click
 import pytest
@@ -159,29 +155,30 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("args,expected", [
     pytest.param(args, expected, marks=pytest.mark.xdist_group("cli-bad-inputs"), id=" ".join(args))
     for args, expected in BAD_INPUTS])
-def test_bad_inputs_are_usage_errors_with_one_line_and_nothing_created(tmp_path, shared_frozen_project, args,
-                                                                       expected):
+def test_bad_inputs_are_usage_errors_with_one_line_and_nothing_created(tmp_path, shared_frozen_project, monkeypatch,
+                                                                       args, expected):
     """Each bad input of the table: exit code 2, an ``Error:`` line naming the problem, no traceback,
     and nothing created (the sessions folder given by --sessions stays absent). Run against a frozen
     copy of the project (made once per worker: the cases share an xdist_group), so the
-    preregistration check before a run passes and only the input is judged. Every problem of a
-    case is listed at once."""
+    preregistration check before a run passes and only the input is judged, from its folder, in
+    this process (``CliRunner``: the exit code and the output are the command's; an exception that
+    escapes it is a traceback to a user). Every problem of a case is listed at once."""
     if args[0] not in COMMANDS:
         pytest.skip(f"study {args[0]} is not a command of this tree")
     root = shared_frozen_project
-    env = {**os.environ, "STUDY_ROOT": str(root)}
+    monkeypatch.setenv("STUDY_ROOT", str(root))
+    monkeypatch.chdir(root)
     missing = tmp_path / "missing"
     argv = [a.replace("{missing}", str(missing)) for a in args]
     if args[0] in ("run", "run-all", "demo"):
         argv += ["--sessions", str(missing)]
-    done = subprocess.run([sys.executable, "-m", "study.cli", *argv], env=env, cwd=root, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
-    text = done.stdout + done.stderr
+    done = CliRunner().invoke(main, argv, prog_name="study")
+    text = done.output
     problems = []
-    if done.returncode != 2:
-        problems.append(f"exit {done.returncode}")
-    if "Traceback" in text:
-        problems.append("a traceback")
+    if done.exit_code != 2:
+        problems.append(f"exit {done.exit_code}")
+    if "Traceback" in text or not (done.exception is None or isinstance(done.exception, SystemExit)):
+        problems.append(f"a traceback ({done.exception!r})")
     if "Error:" not in text or expected.replace("{missing}", str(missing)) not in text:
         problems.append(f"no error naming {expected!r}")
     if missing.exists():

@@ -56,19 +56,6 @@ def test_doctor_passes_on_this_install(frozen_root):
     assert "claude-agent-sdk" in done.stdout and "API key" in done.stdout and "_bundled/claude" in done.stdout
 
 
-@pytest.mark.e2e
-def test_doctor_fails_clearly_when_the_cli_cannot_start(tmp_path, frozen_root):
-    not_executable = tmp_path / "claude"
-    not_executable.write_text("#!/bin/sh\nexit 0\n")
-    done = _doctor({"STUDY_ROOT": str(frozen_root), CLI_ENV: str(not_executable), **_no_codex(tmp_path)})
-    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
-    assert f"FAIL  CLI              the Claude Code CLI {not_executable} is not executable" in done.stdout
-    assert f"fix: unset {CLI_ENV} to use the bundled CLI" in done.stdout
-    # the probe runs what sessions run, the bundled CLI, whatever the override says
-    assert "ok    CLI session      Claude Code " in done.stdout
-    assert "check(s) failed (CLI)" in done.stdout
-
-
 def test_a_cli_that_cannot_start_fails_the_probe_session_with_its_error(tmp_path, frozen_root, monkeypatch):
     """The probe is a session of the runner: a bundled CLI that dies at once ends it as the runner
     ends any session (an infrastructure failure, with the CLI's error), and the doctor says so."""
@@ -173,15 +160,31 @@ def test_ready_says_what_a_confirmatory_run_still_needs_without_an_api_key(tmp_p
 
 
 @pytest.mark.e2e
-def test_the_probe_session_plays_the_projects_own_task(tmp_path):
+def test_the_probe_plays_the_projects_own_task_on_the_bundled_cli_and_an_unstartable_cli_fails_clearly(
+        tmp_path, freeze_tree):
+    """One doctor run (one probe session) for two behaviours: in a project made by `study new`
+    (another task, frozen), the probe session plays that project's task; and with a CLI override
+    that cannot start, the CLI check fails saying what to fix while the probe runs what sessions
+    run, the bundled CLI, whatever the override says."""
     project = tmp_path / "dg"
     made = subprocess.run([*STUDY, "new", "--task", "dangerous_goods", str(project)], capture_output=True, text=True,
                           timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL)
     assert made.returncode == 0, made.stderr
-    done = _doctor({"STUDY_ROOT": str(project), **_no_codex(tmp_path)})
+    freeze_tree(project)   # so that the CLI check is the only one failing
+    not_executable = tmp_path / "claude"
+    not_executable.write_text("#!/bin/sh\nexit 0\n")
+    done = _doctor({"STUDY_ROOT": str(project), CLI_ENV: str(not_executable), **_no_codex(tmp_path)})
+    # the project's task
     assert "4 of 4 products decided" in done.stdout, done.stdout + done.stderr
     assert "MCP tools        " in done.stdout and "calls of the dangerous_goods tools answered" in done.stdout
     assert "ok    resume           call 2 resumed session " in done.stdout
+    # the CLI that cannot start
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert f"FAIL  CLI              the Claude Code CLI {not_executable} is not executable" in done.stdout
+    assert f"fix: unset {CLI_ENV} to use the bundled CLI" in done.stdout
+    # the probe runs what sessions run, the bundled CLI, whatever the override says
+    assert "ok    CLI session      Claude Code " in done.stdout
+    assert "check(s) failed (CLI)" in done.stdout
 
 
 def test_the_runtime_lines_say_whether_the_tau2_extra_is_installed_and_which_version(monkeypatch):

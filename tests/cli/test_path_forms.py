@@ -4,15 +4,25 @@ A relative ``--sessions`` folder used to void every session before its first mod
 agent CLI runs in the session's ``work/`` folder, where the relative path of its launcher named
 nothing. Each command now resolves its paths once, at its edge (``study.cli.vocabulary``,
 ``study.paths.given_path``). This matrix runs each writing command through the real ``study``
-command with each form of a path — absolute, ``x``, ``./x``, ``../x``, through a linked folder,
-and with spaces and non-ASCII characters — and each reading command on what it wrote, and checks
+command with each form of a path — absolute, ``x``, ``../x``, through a linked folder, and with
+spaces and non-ASCII characters — and each reading command on what it wrote, and checks
 that everything lands where the path names (small batches on the simulator: ``--accounts 2``).
-The writing commands run as processes (a session's CLI is a process in another folder: where the
-bug was); the reading commands run in this process (``CliRunner``, the same ``study`` group) from
-the same working folder, which is what they resolve against, and costs no interpreter start each.
+Every command runs in this process (``CliRunner`` on the ``study`` group) from the working folder,
+which is what it resolves its paths against, with the environment a ``study`` process of the
+frozen copy would have; what the bug was about still happens between processes: each session's
+CLI (and run-all's worker) is a process of its own, the CLI in the session's folder, where a path
+left relative names nothing. In-process, a command costs no interpreter start and no imports.
 
 Each form's sessions are made once, when a test of that form first asks for them
 (``Forms.made``), and the tests of one form share an ``xdist_group``, so they run on one worker.
+
+``run`` and ``run-all`` (whose sessions' CLIs run in another folder, where the bug was) run in
+every form. Every other command resolves its paths in this process with the one click type of
+``study.cli.vocabulary`` (``FolderPath``), so the cheap reading commands check that type in every
+form; ``demo`` (a session plus tables and figures) and ``new`` run in the two forms where writing
+through the OS differs from the plain case (``FULL``: through a linked folder; with spaces and
+non-ASCII characters), and the reading commands that cost seconds (``figures``, ``power``:
+matplotlib's files) in the second of them.
 """
 
 from __future__ import annotations
@@ -36,15 +46,18 @@ REPO = Path(__file__).resolve().parents[2]
 ODD = "mit Leerzeichen und Ümläuten ✓"
 #: form -> how it is typed from the working folder (``{base}``: an absolute folder), and where
 #: it really is below ``base``
+#: (``./x`` is not among them: every command reads a path as a ``pathlib.Path``, for which ``./x`` is
+#: ``x``: ``Path("./x") == Path("x")``.)
 FORMS = {
     "absolute": ("{base}/abs", "abs"),
     "relative": ("rel", "cwd/rel"),
-    "dot": ("./dot", "cwd/dot"),
     "parent": ("../up", "up"),
     "linked": ("linked/inside", "target/inside"),
     "spaces-unicode": (f"{ODD}/sub", f"cwd/{ODD}/sub"),
 }
 CODEX = pin.problem() is None
+#: the forms in which every command runs (the others: run, run-all and the cheap reading commands)
+FULL = ("linked", "spaces-unicode")
 
 
 @dataclass
@@ -80,8 +93,24 @@ class Forms:
         return Form(name, typed.format(base=self.base), self.base / real)
 
     def study(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["study", *args], cwd=self.cwd, env=self.env, capture_output=True, text=True,
-                              timeout=600)
+        """A writing command, in this process, from the working folder, in the environment above
+        (restored after); an exception that escapes the command is its failure, with its traceback."""
+        import traceback
+
+        from click.testing import CliRunner
+
+        from study.cli import main
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(self.cwd)
+            for name in ("STUDY_ROOT", "STUDY_CACHE_DIR", "PYTHONPATH", "PATH", pin.DIR_ENV):
+                patch.setenv(name, self.env[name])
+            patch.delenv("STUDY_SESSIONS", raising=False)
+            done = CliRunner().invoke(main, list(args), prog_name="study")
+        stderr = done.stderr
+        if done.exception is not None and not isinstance(done.exception, SystemExit):
+            stderr += "".join(traceback.format_exception(*done.exc_info))
+        return subprocess.CompletedProcess(args, done.exit_code, done.stdout, stderr)
 
     def read(self, monkeypatch, *args: str) -> subprocess.CompletedProcess:
         """A reading command, in this process, from the working folder."""
@@ -96,8 +125,8 @@ class Forms:
 
     def made(self, name: str) -> tuple[Form, dict[str, subprocess.CompletedProcess]]:
         """Run the writing commands with this form once: run (with --task FILE), run-all (on Codex
-        CLI where it is installed), demo, new (with --task FILE); and lay out the input files the
-        reading commands take (a plan, an effect model)."""
+        CLI where it is installed), and in the ``FULL`` forms demo and new (with --task FILE); and
+        lay out the input files the reading commands take (a plan, an effect model)."""
         form = self.form(name)
         if name not in self.runs:
             form.real.mkdir(parents=True, exist_ok=True)
@@ -117,11 +146,15 @@ class Forms:
                                   "--task", form.arg("task files", "referral_abuse_detection_v2.yaml"), "--sessions", form.arg("sessions")),
                 "run-all": self.study("run-all", "--models", "sim:oracle", "--runtime", runtime, "--conditions", "FSM",
                                       "--seeds", "2", "--accounts", "2", "--jobs", "1", "--sessions", form.arg("sessions")),
-                "demo": self.study("demo", "--conditions", "Plain", "--seeds", "2", "--accounts", "1", "--jobs", "1",
-                                   "--runtime", "claude-code", "--sessions", form.arg("demo"),
-                                   "--out", form.arg("demo out")),
-                "new": self.study("new", "--task", form.arg("task files", "tiny_parcels.yaml"), form.arg("new project")),
             }
+            if name in FULL:
+                self.runs[name] |= {
+                    "demo": self.study("demo", "--conditions", "Plain", "--seeds", "2", "--accounts", "1", "--jobs", "1",
+                                       "--runtime", "claude-code", "--sessions", form.arg("demo"),
+                                       "--out", form.arg("demo out")),
+                    "new": self.study("new", "--task", form.arg("task files", "tiny_parcels.yaml"),
+                                      form.arg("new project")),
+                }
         return form, self.runs[name]
 
 
@@ -157,7 +190,7 @@ def test_run_and_run_all_write_completed_sessions_into_the_folder_named(forms, n
     assert {m["condition"] for m in metas} == {"Plain", "FSM"}
 
 
-@pytest.mark.parametrize("name", _grouped(FORMS))
+@pytest.mark.parametrize("name", _grouped(FULL))
 def test_demo_and_new_write_into_the_folders_named(forms, name):
     form, runs = forms.made(name)
     _ok(runs["demo"])
@@ -196,8 +229,14 @@ else:
                                             f.arg("inspect logs")], "inspect logs")
 
 
-@pytest.mark.parametrize("command", READERS)
-@pytest.mark.parametrize("name", _grouped(FORMS))
+#: the reading commands that cost seconds each (matplotlib's PNG and PDF files), run in one form only: with
+#: spaces and non-ASCII characters (their paths are resolved by the type the others check in every form)
+COSTLY, COSTLY_FORM = {"figures", "power-sessions", "power-effects"}, "spaces-unicode"
+
+
+@pytest.mark.parametrize("name,command", [
+    pytest.param(name, command, marks=pytest.mark.xdist_group(f"path-form-{name}"), id=f"{name}-{command}")
+    for name in FORMS for command in READERS if name == COSTLY_FORM or command not in COSTLY])
 def test_each_reading_command_reads_the_folder_named_and_writes_where_told(forms, name, command, monkeypatch):
     form, runs = forms.made(name)
     _ok(runs["run"])

@@ -7,7 +7,10 @@ output.
 
 The first run (``first_demo``) and the run with another batch size after it (``bigger_demo``) are
 made once per module and only read by the tests; a test that runs the demo again does it in a
-copy. The tests share an xdist_group, so that they run on one worker and the runs are made once."""
+copy. The tests share an xdist_group, so that they run on one worker and the runs are made once.
+The first run is the ``study`` command as a user types it (a process); the later commands run in
+this process (``CliRunner`` on the same ``study`` group, from the project's folder), which spares
+each an interpreter start and the analysis' imports."""
 
 from __future__ import annotations
 
@@ -32,9 +35,29 @@ def study(root: Path, *args: str) -> subprocess.CompletedProcess:
                           stdin=subprocess.DEVNULL)
 
 
+def study_in_process(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``study ARGS`` in this process, from ``root`` with ``STUDY_ROOT=root`` (restored after), as
+    ``study`` above runs it: the copy's checkout is where Codex CLI would be installed (it is not)."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+    from study.runtimes.codex import pin
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        patch.setenv("STUDY_ROOT", str(root))
+        patch.setenv(pin.DIR_ENV, str(root / ".runtimes" / "codex"))
+        done = CliRunner().invoke(main, list(args), prog_name="study")
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.output
+    return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
+
+
+def demo_args(accounts: int = 2, conditions: str = "Plain,FSM") -> list[str]:
+    return ["demo", "--conditions", conditions, "--seeds", "2", "--accounts", str(accounts), "--jobs", "2"]
+
+
 def study_demo(root: Path, accounts: int = 2, conditions: str = "Plain,FSM") -> subprocess.CompletedProcess:
-    return study(root, "demo", "--conditions", conditions, "--seeds", "2", "--accounts", str(accounts),
-                 "--jobs", "2")
+    return study(root, *demo_args(accounts, conditions))
 
 
 def run_notebook(**parameters) -> str:
@@ -65,7 +88,7 @@ def bigger_demo(first_demo, tmp_path_factory) -> tuple[Path, subprocess.Complete
     """A copy of ``first_demo``'s project after a second batch size (`study demo --accounts 3` on
     Plain): the project root and what that run printed. Read only."""
     root = copy_project(first_demo[0], tmp_path_factory.mktemp("demo-bigger") / "project")
-    return root, study_demo(root, accounts=3, conditions="Plain")
+    return root, study_in_process(root, *demo_args(accounts=3, conditions="Plain"))
 
 
 def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(first_demo):
@@ -100,7 +123,7 @@ def test_demo_runs_offline_apart_from_the_study_and_titles_everything_simulated(
 def test_a_second_demo_run_skips_the_finished_sessions(first_demo, tmp_path):
     root = copy_project(first_demo[0], tmp_path / "project")
     table1 = (root / "demo" / "tables" / "table1.md").read_text(encoding="utf-8")
-    again = study_demo(root)
+    again = study_in_process(root, *demo_args())
     assert again.returncode == 0, again.stdout + again.stderr
     assert "skipped 2 session(s)" in again.stdout
     assert (root / "demo" / "tables" / "table1.md").read_text(encoding="utf-8") == table1
@@ -118,14 +141,14 @@ def test_another_batch_size_adds_its_own_session_beside_the_others_and_tabulates
 def test_the_studys_analysis_and_audit_never_see_the_demo(bigger_demo):
     root, bigger = bigger_demo
     assert bigger.returncode == 0, bigger.stdout + bigger.stderr
-    audit = study(root, "audit")
+    audit = study_in_process(root, "audit")
     assert audit.returncode == 4 and "nothing to audit: no sessions under" in audit.stderr, audit.stdout + audit.stderr
-    tables = study(root, "tables", "--include-exploratory")
+    tables = study_in_process(root, "tables", "--include-exploratory")
     assert "sim:drifting" not in tables.stdout + tables.stderr
     # Pointed at the demo, the audit has nothing to check; the analysis takes both batch sizes.
-    audit = study(root, "audit", "--sessions", "demo")
+    audit = study_in_process(root, "audit", "--sessions", "demo")
     assert audit.returncode == 4 and "none of the 3 sessions under demo is analysed (3 exploratory)" in audit.stderr
-    tables = study(root, "tables", "--sessions", "demo", "--include-exploratory")
+    tables = study_in_process(root, "tables", "--sessions", "demo", "--include-exploratory")
     assert tables.returncode == 0, tables.stdout + tables.stderr
 
 

@@ -1,11 +1,14 @@
 """End to end: `study run` on a frozen copy of the real preregistration, through the real
 Claude Code CLI against the simulator. A change refuses the run; an amendment recorded before
-the run lets it proceed, and the session records the manifest hash then in effect."""
+the run lets it proceed, and the session records the manifest hash then in effect.
+
+The commands run in this process (``CliRunner`` on the ``study`` group, from the copy's folder
+with ``STUDY_ROOT`` naming it), which spares each an interpreter start; the code they import is
+the code the copy froze (``frozen_project`` copied it from this tree)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -14,13 +17,23 @@ import pytest
 from study.prereg import amend
 
 
+def study(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``study ARGS`` in this process, from ``root`` with ``STUDY_ROOT=root`` (restored after)."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        patch.setenv("STUDY_ROOT", str(root))
+        done = CliRunner().invoke(main, list(args), prog_name="study")
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.output
+    return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
+
+
 def study_run(root: Path, out: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "STUDY_ROOT": str(root)}
-    return subprocess.run(
-        ["study", "run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle", "--accounts", "2",
-         "--out", str(out)],
-        env=env, cwd=root, capture_output=True, text=True, timeout=300,
-    )
+    return study(root, "run", "--condition", "FSM", "--seed", "2", "--model", "sim:oracle", "--accounts", "2",
+                 "--out", str(out))
 
 
 @pytest.mark.e2e
@@ -75,9 +88,6 @@ def test_run_refuses_another_runtime_and_proceeds_once_an_amendment_records_it(t
     meta = json.loads((session / "meta.json").read_text(encoding="utf-8"))
     assert meta["manifest_sha256"] == entry["sha256"] and meta["cli_version"] == installed
 
-    tables = subprocess.run(
-        ["study", "tables", "--sessions", str(out), "--allow-simulated", "--include-exploratory"],
-        env={**os.environ, "STUDY_ROOT": str(root)}, cwd=root, capture_output=True, text=True, timeout=300,
-    )
+    tables = study(root, "tables", "--sessions", str(out), "--allow-simulated", "--include-exploratory")
     assert tables.returncode == 0, tables.stdout + tables.stderr
     assert f"Amendment 1 ({entry['time']}): Claude Code CLI {installed} [preregistration/runtime.json]" in tables.stdout
