@@ -48,9 +48,10 @@ def shared(policy: str, condition: str):
 
 
 ROUTE_CONDITIONS = ["Remind-loop", "FSM", "Stop-only", "Gates-only", "FSM-lean"]
-#: The sessions other tests read too (the oracle's FC in every condition, FSM's and FSM-lean's
-#: adversarial, FSM-lean's wrong-account).
-SHARED = {("oracle", c) for c in ("Remind-loop", "FSM", "Stop-only", "Gates-only")} | {
+#: The sessions other tests read too (the oracle in every condition: its FC here, its log's form in
+#: tests/runner/test_matrix_e2e.py; FSM's and FSM-lean's adversarial, FSM-lean's wrong-account).
+SHARED = {("oracle", c) for c in ("Plain", "Sys", "Remind", "Plain-loop", "Sys-loop", "Remind-loop", "FSM",
+                                  "Stop-only", "Gates-only")} | {
     ("adversarial", "FSM"), ("adversarial", "FSM-lean"), ("wrong-account", "FSM-lean")}
 
 
