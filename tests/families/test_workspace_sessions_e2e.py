@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,11 +137,38 @@ def test_nothing_the_gate_denies_reaches_the_workspace_and_every_denial_is_logge
 
 
 @SKLEARN
-def test_no_invalid_ledger_row_stands_at_a_stage_check_under_the_fsm(sessions):
+def test_no_invalid_ledger_row_stands_at_a_stage_check_under_the_fsm(sessions, tmp_path):
+    from study.families.workspace.autoresearch.protocol import Plan
+    from study.families.workspace.autoresearch.scorer import score
+
     folder = sessions["research-drifter-fsm"]
     log = events(folder)
     refused = [e for e in log if e["kind"] == "tool_call" and e["tool"] == "transition" and not e["ok"]]
     assert refused and all("stage_check.py" in e["error"] for e in refused)
+    # the merged stage's labels, refused leaving regularization and features; the skipped stage,
+    # refused leaving throughput; the drifted decision labels wherever a trial was discarded
+    targets = {e["args"]["target"] for e in refused}
+    assert {"S_features", "S_throughput", "S_combination"} <= targets
+    assert any("stage 'regularization+features' is not one of" in e["error"] for e in refused
+               if e["args"]["target"] == "S_features")
+    assert any("stage throughput has 0 rows" in e["error"] for e in refused if e["args"]["target"] == "S_combination")
+    # the ledger as it stood at each stage check the FSM let through: the agent writes ledger.tsv
+    # whole (its Write calls, logged with their content), the scorer reads it beside the final git
+    # history and results/ (both ignored by git, never removed: a row's verdict does not change)
+    workspace = tmp_path / "workspace"
+    shutil.copytree(folder / "workspace", workspace, symlinks=True)
+    ledger, at_passed_checks = None, []
+    for e in log:
+        if e["kind"] == "tool_call" and e["ok"] and e["tool"] == "Write" and e["args"]["file_path"].endswith("/ledger.tsv"):
+            ledger = e["args"]["content"]
+        elif e["kind"] == "tool_call" and e["ok"] and e["tool"] == "transition" and ledger is not None:
+            (workspace / "ledger.tsv").write_text(ledger, encoding="utf-8")
+            at_passed_checks.append((e["args"]["target"], score(workspace, Plan.uniform(1))))
+    assert ledger == (folder / "workspace" / "ledger.tsv").read_text(encoding="utf-8")   # no other writer
+    assert [target for target, _ in at_passed_checks] == ["S_scheduler", "S_optimizer", "S_regularization", "S_features",
+                                                          "S_throughput", "S_combination", "S_confirmation", "S_done"]
+    for target, at_check in at_passed_checks:
+        assert at_check.invalid_rows == 0, (target, [(r.position, r.rule) for r in at_check.rows if not r.valid])
     result = outcome(folder)
     assert (result["valid_rows"], result["invalid_rows"], result["complete"]) == (8, 0, True)
     # every trial's candidate commit is in the log and in the workspace's git (a discarded one reset,
