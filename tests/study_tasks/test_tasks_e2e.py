@@ -1,7 +1,9 @@
 """End to end through the real CLI and the simulator: a few items of four tasks other than the
 project's (`study run --task T`; content_flagging's calls by userid are attributed to their
 post), and the scorer against the simulator's ground truth. The tests only read the frozen
-checkout they run in, so they share one (``shared_frozen_project``, one per pytest worker)."""
+checkout they run in, so they share one (``shared_frozen_project``, one per pytest worker).
+Sessions run through the ``study`` command; ``study score`` (a reading command) and the runs
+refused before anything is made run in this process (``CliRunner``)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from study.cli import main
 from study.procedure.escape_routes import ROUTE_KEYS
 from study.sim.truth import route_counts
 
@@ -29,9 +33,8 @@ def run(root: Path, sessions: Path, *args: str, seed: str = "2") -> tuple[subpro
 
 
 def score(root: Path, folder: Path) -> dict:
-    env = {**os.environ, "STUDY_ROOT": str(root)}
-    done = subprocess.run([STUDY, "score", "--json", str(folder)], env=env, cwd=root, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    done = CliRunner(env={"STUDY_ROOT": str(root)}).invoke(main, ["score", "--json", str(folder)])
+    assert done.exit_code == 0, done.output
     return json.loads(done.stdout)
 
 
@@ -85,6 +88,8 @@ def test_an_unknown_or_unrunnable_task_is_refused_before_anything_is_made(tmp_pa
     root = shared_frozen_project
     for task, words in (("no_such_task", "unknown task"), ("email_intent", "cannot run here"),
                         ("order_fulfillment", "check_inventory takes product_id, shared by several orders")):
-        done, _ = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle")
-        assert done.returncode == 2 and words in done.stderr, done.stderr
+        done = CliRunner(env={"STUDY_ROOT": str(root)}).invoke(main, [
+            "run", "--seed", "2", "--sessions", str(tmp_path / "sessions"), "--task", task, "--condition", "FSM",
+            "--model", "sim:oracle"])
+        assert done.exit_code == 2 and words in done.stderr, done.output
     assert not (tmp_path / "sessions").exists()
