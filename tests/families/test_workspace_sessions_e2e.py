@@ -4,7 +4,9 @@ CLI's own tools gated by the protocol's workflow, every built-in call, denial an
 log, the protocol's own scorer's outcome at the end.
 
 Each session runs once, when a test first asks for it, and is kept for the module (small runs:
-one or two month-end periods, one AutoResearch trial per stage)."""
+one or two month-end periods, one AutoResearch trial per stage); the adversarial agent's month-end
+session on Claude Code is the viewer's and the export's (tests/view/family_sessions.py, CLOSE: one
+session per worker for the three files, which share its xdist_group), copied before it is read."""
 
 from __future__ import annotations
 
@@ -25,7 +27,9 @@ import pytest
 from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("workspace-sessions")]
+from ..view.family_sessions import CLOSE, GROUP
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP)]
 CODEX = pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}")
 SKLEARN = pytest.mark.skipif(find_spec("sklearn") is None,
                              reason="AutoResearch needs scikit-learn: pip install --require-hashes -r requirements-staged.lock")
@@ -33,8 +37,6 @@ SKLEARN = pytest.mark.skipif(find_spec("sklearn") is None,
 JOBS = {
     "close-plain": dict(study="month-end-close", condition="Plain", model="sim:oracle", accounts=2, runtime="claude-code"),
     "close-fsm-codex": dict(study="month-end-close", condition="FSM", model="sim:oracle", accounts=2, runtime="codex"),
-    "adversary-claude": dict(study="month-end-close", condition="FSM", model="sim:adversarial", accounts=1,
-                             runtime="claude-code"),
     "adversary-codex": dict(study="month-end-close", condition="FSM", model="sim:adversarial", accounts=1,
                             runtime="codex"),
     "research-drifter-fsm": dict(study="autoresearch", condition="FSM", model="sim:drifter", accounts=1,
@@ -42,9 +44,14 @@ JOBS = {
 }
 
 
+#: Made by tests/conftest.py's shared_sim_session (the same session as JOBS' entries, seed 1).
+SHARED = {"adversary-claude": CLOSE}
+
+
 class Sessions:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, shared):
         self.root = root
+        self.shared = shared
         self.done: dict[str, Path] = {}
 
     def requests(self, name: str) -> Path:
@@ -52,6 +59,11 @@ class Sessions:
         return self.root / f"{name}.requests.jsonl"
 
     def __getitem__(self, name: str) -> Path:
+        if name not in self.done and name in SHARED:
+            spec = SHARED[name]
+            folder = self.shared(spec["policy"], spec["condition"], spec["accounts"], spec["seed"], study=spec["study"])
+            self.done[name] = self.root / name / folder.name
+            shutil.copytree(folder, self.done[name], symlinks=True)     # git status may refresh its index
         if name not in self.done:
             job = dict(JOBS[name])
             options = {"request_log": str(self.requests(name))}
@@ -60,8 +72,8 @@ class Sessions:
 
 
 @pytest.fixture(scope="module")
-def sessions(tmp_path_factory):
-    return Sessions(tmp_path_factory.mktemp("workspace-sessions"))
+def sessions(tmp_path_factory, shared_sim_session):
+    return Sessions(tmp_path_factory.mktemp("workspace-sessions"), shared_sim_session)
 
 
 def events(folder: Path) -> list[dict]:
