@@ -1,4 +1,4 @@
-"""End to end through the real CLI and the simulator: a few items of four tasks other than the
+"""End to end through the real CLI and the simulator: a few items of tasks other than the
 project's (`study run --task T`; content_flagging's calls by userid are attributed to their
 post), and the scorer against the simulator's ground truth. The tests only read the frozen
 checkout they run in, so they share one (``shared_frozen_project``, one per pytest worker).
@@ -38,8 +38,9 @@ def score(root: Path, folder: Path) -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("task,condition", [("dangerous_goods", "FSM"), ("video_annotation", "FSM-lean"),
-                                            ("know_your_business", "FSM"), ("content_flagging", "FSM")])
+#: dangerous_goods runs under FSM below (the adversary, fc 3 of 3) and in tests/study_tasks/test_new_project_e2e.py
+@pytest.mark.parametrize("task,condition", [("video_annotation", "FSM-lean"), ("know_your_business", "FSM"),
+                                            ("content_flagging", "FSM")])
 def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, shared_frozen_project, task, condition):
     root = shared_frozen_project
     done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", condition, "--model", "sim:oracle",
