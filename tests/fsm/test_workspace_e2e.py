@@ -14,7 +14,6 @@ mid-command leaves no process on either CLI. Each session runs once per module (
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -27,9 +26,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from click.testing import CliRunner
 
-from study.cli import main
 from study.runtimes.codex import pin
 from study.runtimes.codex.config import write_workspace_home
 from study.sim import SimServer
@@ -53,13 +50,6 @@ def _env(root: Path, **extra: str) -> dict[str, str]:
             "GIT_COMMITTER_EMAIL": "agent@example.invalid", **extra}
 
 
-def _enter(cwd: Path, *args: str) -> None:
-    """``study fsm enter ARGS`` in ``cwd`` (in this process: the command only writes the frame)."""
-    with contextlib.chdir(cwd):
-        done = CliRunner().invoke(main, ["fsm", "enter", *args])
-    assert done.exit_code == 0, done.output
-
-
 def _project(root: Path, workflow: str | None = None) -> Path:
     """The example project as a git repository, its workflow entered (docs/fsm.md's commands)."""
     files = {p: (EXAMPLE / p).read_text() for p in ("config.py", "train.py", "workflows/train.yaml")}
@@ -67,7 +57,8 @@ def _project(root: Path, workflow: str | None = None) -> Path:
         files["workflows/train.yaml"] = workflow
     project = git_workspace(root / "project", files)
     name = re.search(r"^workflow: (\S+)", files["workflows/train.yaml"], re.MULTILINE).group(1)
-    _enter(project, name, "--frames", ".fsm", "--workflow", "workflows/train.yaml")
+    subprocess.run(["study", "fsm", "enter", name, "--frames", ".fsm", "--workflow", "workflows/train.yaml"], cwd=project,
+                   env=_env(root), check=True, capture_output=True)
     return project
 
 
@@ -228,7 +219,7 @@ def test_a_workspace_sessions_codex_home_gates_patches_in_the_shell_commits_and_
     (tmp_path / "train.yaml").write_text(COMMIT_WORKFLOW)
     frames, workflow = tmp_path / "fsm", tmp_path / "train.yaml"   # outside the workspace, as in a session folder
     common = ["--frames", str(frames), "--workflow", str(workflow)]
-    _enter(tmp_path, "TrainAndCommit", *common)
+    subprocess.run([sys.executable, "-m", "study.cli", "fsm", "enter", "TrainAndCommit", *common], check=True, capture_output=True)
     hook = lambda event: shlex.join([sys.executable, "-m", "study.cli", "fsm", "hook", event, *common, "--workspace", str(project)])  # noqa: E731
     commit = Shell("git commit -qam 'Lower the learning rate'")
     plan = Oracle([])
