@@ -44,7 +44,7 @@ def score(root: Path, folder: Path) -> dict:
 def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, shared_frozen_project, task, condition):
     root = shared_frozen_project
     done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", condition, "--model", "sim:oracle",
-                       "--accounts", "3")
+                       "--accounts", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"/ {task} (exploratory: not the project's task)" in done.stdout
     assert folder.relative_to(tmp_path / "sessions").parts[:3] == ("tasks", task, "exploratory")
@@ -52,7 +52,7 @@ def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, sha
     meta = json.loads((folder / "meta.json").read_text())
     assert start["task"] == meta["task"] == task and start["exploratory"] is True
     metrics = score(root, folder)
-    assert (metrics["task"], metrics["decided"], metrics["compliant"], metrics["fc"]) == (task, 3, 3, 3)
+    assert (metrics["task"], metrics["decided"], metrics["compliant"], metrics["fc"]) == (task, 2, 2, 2)
     assert metrics["routes"] == route_counts(folder / "sim_truth.jsonl")
 
 
