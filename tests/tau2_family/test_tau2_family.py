@@ -55,7 +55,7 @@ def oracle_played(tmp_path_factory):
 
 
 def test_the_oracle_scores_reward_1_and_every_call_is_in_taus_trajectory(oracle_played):
-    tmp_path, work, played = oracle_played
+    tmp_path, _work, played = oracle_played
     from study.families.tau2.conversation import Conversation  # noqa: F401
     assert played.outcome["reward"] == 1.0 and played.outcome["judged"] is True
     assert played.outcome["termination_reason"] == "user_stop"

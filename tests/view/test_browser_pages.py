@@ -32,7 +32,7 @@ RUNNING = "exploratory/sim-late/FSM/seed-9"
 #: of that period fire sooner (the page's code unchanged; it still says it refreshes every 5 s), so
 #: the test waits for each refresh a fraction of a second instead of up to five.
 REFRESH_MS = int(re.search(r"^const REFRESH_MS = (\d+);", (Path(__file__).resolve().parents[2] / "study" / "view" / "static"
-                                                             / "matrix.js").read_text(), re.M).group(1))
+                                                             / "matrix.js").read_text(), re.MULTILINE).group(1))
 FAST_REFRESH_MS = 300
 
 
