@@ -72,10 +72,10 @@ def _assert_scores_are_study_score(sample) -> None:
 
 @pytest.fixture(scope="module")
 def real_sessions(tmp_path_factory) -> Path:
-    """Real Claude Code sessions on the simulator (3 or 4 accounts each): sim:drifting and
-    sim:adversarial (whose calls the FSM's gate refuses, and whose early stop the stop gate
-    blocks) under FSM, seeds 2 and 3 (`study run-all`), sim:drifting under Plain, seed 2
-    (`study run`), both in a frozen copy of the project; and, through the runner itself (options
+    """Real Claude Code sessions on the simulator (3 or 4 accounts each): sim:drifting under FSM,
+    seeds 2 and 3 (`study run-all`: one eval, two samples), sim:adversarial (whose calls the FSM's
+    gate refuses, and whose early stop the stop gate blocks) under FSM, seed 2, and sim:drifting
+    under Plain, seed 2 (`study run`), all in a frozen copy of the project; and, through the runner itself (options
     the command does not have), sim:early-stop under Remind-loop with a compaction forced after
     two decisions (it stops, is resumed, compacts) and sim:oracle under FSM ended by a limit of 8
     turns before its first decision; where Codex CLI is installed, sim:adversarial under FSM, seed
@@ -95,8 +95,11 @@ def real_sessions(tmp_path_factory) -> Path:
     env = {**os.environ, **codex_dir, "STUDY_ROOT": str(project),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(project), os.environ.get("PYTHONPATH")]))}
     study = [sys.executable, "-m", "study.cli"]
-    runs = [subprocess.Popen([*study, "run-all", "--models", "sim:drifting,sim:adversarial", "--conditions", "FSM",
+    runs = [subprocess.Popen([*study, "run-all", "--models", "sim:drifting", "--conditions", "FSM",
                               "--seeds", "2,3", "--accounts", "3", "--sessions", str(sessions), "--jobs", "2"],
+                             env=env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
+            subprocess.Popen([*study, "run", "--model", "sim:adversarial", "--condition", "FSM", "--seed", "2",
+                              "--accounts", "3", "--sessions", str(sessions)],
                              env=env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
             subprocess.Popen([*study, "run", "--model", "sim:drifting", "--condition", "Plain", "--seed", "2",
                               "--accounts", "3", "--sessions", str(sessions)],
@@ -128,7 +131,7 @@ def _sessions_of(root: Path) -> list[Path]:
 
 
 #: logs and samples of the module's sessions: one more of each with the Codex session
-LOGS, SAMPLES = 5 + CODEX, 7 + CODEX
+LOGS, SAMPLES = 5 + CODEX, 6 + CODEX
 
 
 def _runtime(start: dict) -> str:

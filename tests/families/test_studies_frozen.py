@@ -1,7 +1,9 @@
 """The studies of other task families are preregistered like the main one: frozen by its manifest,
 refused once a file changes without an amendment, audited; and the τ²-bench family without its
 extra says how to install it in one line while nothing else changes. Through the real ``study``
-command in a frozen copy of the checkout (``frozen_project``, ``shared_frozen_project``)."""
+command in a frozen copy of the checkout (``frozen_project``, ``shared_frozen_project``): the
+session as a subprocess, the reading commands and the runs refused before anything is made in
+this process (``in_process``; the code it imports is the code the copy froze)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from study.cli import main
 from study.families.tau2 import tau2_problem
 
 
@@ -22,6 +26,12 @@ def study(root: Path, *args: str, env: dict | None = None, cache: Path | None = 
     return subprocess.run([sys.executable, "-m", "study.cli", *args], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "STUDY_ROOT": str(root), "STUDY_CACHE_DIR": str(cache), **(env or {})},
                           cwd=root)
+
+
+def in_process(root: Path, *args: str, cache: Path | None = None):
+    """``study ARGS`` on the checkout ``root`` in this process (``CliRunner``)."""
+    cache = cache or root.parent / f"{root.name}-cache"
+    return CliRunner(env={"STUDY_ROOT": str(root), "STUDY_CACHE_DIR": str(cache)}).invoke(main, list(args))
 
 
 @pytest.mark.parametrize("study_name, rel", [
@@ -34,11 +44,11 @@ def test_a_changed_file_of_a_studys_preregistration_refuses_every_run_and_create
     changed = root / "preregistration" / "studies" / study_name / rel
     changed.write_text(changed.read_text(encoding="utf-8") + "\n# changed after the freeze\n", encoding="utf-8")
     for runner in (["run", "--seed", "1"], ["run-all", "--seeds", "1"]):
-        done = study(root, *runner, "--study", study_name, "--condition" if runner[0] == "run" else "--conditions",
-                     "Plain" if "close" in study_name else "Control", "--model", "sim:oracle",
-                     "--sessions", str(tmp_path / "sessions"))
-        assert done.returncode != 0
-        assert f"preregistration/studies/{study_name}/{rel}" in done.stderr + done.stdout
+        done = in_process(root, *runner, "--study", study_name, "--condition" if runner[0] == "run" else "--conditions",
+                          "Plain" if "close" in study_name else "Control", "--model", "sim:oracle",
+                          "--sessions", str(tmp_path / "sessions"))
+        assert done.exit_code != 0 and isinstance(done.exception, SystemExit), done.output   # refused, not crashed
+        assert f"preregistration/studies/{study_name}/{rel}" in done.output
         assert not (tmp_path / "sessions").exists()
 
 
@@ -50,12 +60,12 @@ def test_a_studys_confirmatory_run_is_audited_against_the_manifest_it_ran_under(
     assert done.returncode == 0, done.stderr
     [folder] = [p.parent for p in sessions.rglob("events.jsonl")]
     assert folder.relative_to(sessions).as_posix() == "month-end-close/sim-oracle/Plain/seed-1"   # confirmatory
-    audit = study(root, "audit", "--sessions", str(sessions), cache=tmp_path / "cache")
-    assert "month-end-close/sim-oracle/Plain/seed-1" in audit.stdout and "\nok " in "\n" + audit.stdout, audit.stdout
+    audit = in_process(root, "audit", "--sessions", str(sessions), cache=tmp_path / "cache")
+    assert "month-end-close/sim-oracle/Plain/seed-1" in audit.stdout and "\nok " in "\n" + audit.stdout, audit.output
     # a seed the study did not preregister is refused before anything is created
-    refused = study(root, "run", "--study", "month-end-close", "--condition", "Plain", "--seed", "7", "--model",
-                    "sim:oracle", "--sessions", str(tmp_path / "other"), "--without-git-history")
-    assert refused.returncode == 2 and "not a preregistered seed of study month-end-close" in refused.stderr
+    refused = in_process(root, "run", "--study", "month-end-close", "--condition", "Plain", "--seed", "7", "--model",
+                         "sim:oracle", "--sessions", str(tmp_path / "other"), "--without-git-history")
+    assert refused.exit_code == 2 and "not a preregistered seed of study month-end-close" in refused.stderr
     assert not (tmp_path / "other").exists()
     outcome = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()
                if '"kind": "outcome"' in line]

@@ -4,12 +4,15 @@ CLI's own tools gated by the protocol's workflow, every built-in call, denial an
 log, the protocol's own scorer's outcome at the end.
 
 Each session runs once, when a test first asks for it, and is kept for the module (small runs:
-one or two month-end periods, one AutoResearch trial per stage)."""
+one or two month-end periods, one AutoResearch trial per stage); the adversarial agent's month-end
+session on Claude Code is the viewer's and the export's (tests/view/family_sessions.py, CLOSE: one
+session per worker for the three files, which share its xdist_group), copied before it is read."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,7 +27,9 @@ import pytest
 from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("workspace-sessions")]
+from ..view.family_sessions import CLOSE, GROUP
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP)]
 CODEX = pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}")
 SKLEARN = pytest.mark.skipif(find_spec("sklearn") is None,
                              reason="AutoResearch needs scikit-learn: pip install --require-hashes -r requirements-staged.lock")
@@ -32,8 +37,6 @@ SKLEARN = pytest.mark.skipif(find_spec("sklearn") is None,
 JOBS = {
     "close-plain": dict(study="month-end-close", condition="Plain", model="sim:oracle", accounts=2, runtime="claude-code"),
     "close-fsm-codex": dict(study="month-end-close", condition="FSM", model="sim:oracle", accounts=2, runtime="codex"),
-    "adversary-claude": dict(study="month-end-close", condition="FSM", model="sim:adversarial", accounts=1,
-                             runtime="claude-code"),
     "adversary-codex": dict(study="month-end-close", condition="FSM", model="sim:adversarial", accounts=1,
                             runtime="codex"),
     "research-drifter-fsm": dict(study="autoresearch", condition="FSM", model="sim:drifter", accounts=1,
@@ -41,9 +44,14 @@ JOBS = {
 }
 
 
+#: Made by tests/conftest.py's shared_sim_session (the same session as JOBS' entries, seed 1).
+SHARED = {"adversary-claude": CLOSE}
+
+
 class Sessions:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, shared):
         self.root = root
+        self.shared = shared
         self.done: dict[str, Path] = {}
 
     def requests(self, name: str) -> Path:
@@ -51,6 +59,11 @@ class Sessions:
         return self.root / f"{name}.requests.jsonl"
 
     def __getitem__(self, name: str) -> Path:
+        if name not in self.done and name in SHARED:
+            spec = SHARED[name]
+            folder = self.shared(spec["policy"], spec["condition"], spec["accounts"], spec["seed"], study=spec["study"])
+            self.done[name] = self.root / name / folder.name
+            shutil.copytree(folder, self.done[name], symlinks=True)     # git status may refresh its index
         if name not in self.done:
             job = dict(JOBS[name])
             options = {"request_log": str(self.requests(name))}
@@ -59,8 +72,8 @@ class Sessions:
 
 
 @pytest.fixture(scope="module")
-def sessions(tmp_path_factory):
-    return Sessions(tmp_path_factory.mktemp("workspace-sessions"))
+def sessions(tmp_path_factory, shared_sim_session):
+    return Sessions(tmp_path_factory.mktemp("workspace-sessions"), shared_sim_session)
 
 
 def events(folder: Path) -> list[dict]:
@@ -136,11 +149,38 @@ def test_nothing_the_gate_denies_reaches_the_workspace_and_every_denial_is_logge
 
 
 @SKLEARN
-def test_no_invalid_ledger_row_stands_at_a_stage_check_under_the_fsm(sessions):
+def test_no_invalid_ledger_row_stands_at_a_stage_check_under_the_fsm(sessions, tmp_path):
+    from study.families.workspace.autoresearch.protocol import Plan
+    from study.families.workspace.autoresearch.scorer import score
+
     folder = sessions["research-drifter-fsm"]
     log = events(folder)
     refused = [e for e in log if e["kind"] == "tool_call" and e["tool"] == "transition" and not e["ok"]]
     assert refused and all("stage_check.py" in e["error"] for e in refused)
+    # the merged stage's labels, refused leaving regularization and features; the skipped stage,
+    # refused leaving throughput; the drifted decision labels wherever a trial was discarded
+    targets = {e["args"]["target"] for e in refused}
+    assert {"S_features", "S_throughput", "S_combination"} <= targets
+    assert any("stage 'regularization+features' is not one of" in e["error"] for e in refused
+               if e["args"]["target"] == "S_features")
+    assert any("stage throughput has 0 rows" in e["error"] for e in refused if e["args"]["target"] == "S_combination")
+    # the ledger as it stood at each stage check the FSM let through: the agent writes ledger.tsv
+    # whole (its Write calls, logged with their content), the scorer reads it beside the final git
+    # history and results/ (both ignored by git, never removed: a row's verdict does not change)
+    workspace = tmp_path / "workspace"
+    shutil.copytree(folder / "workspace", workspace, symlinks=True)
+    ledger, at_passed_checks = None, []
+    for e in log:
+        if e["kind"] == "tool_call" and e["ok"] and e["tool"] == "Write" and e["args"]["file_path"].endswith("/ledger.tsv"):
+            ledger = e["args"]["content"]
+        elif e["kind"] == "tool_call" and e["ok"] and e["tool"] == "transition" and ledger is not None:
+            (workspace / "ledger.tsv").write_text(ledger, encoding="utf-8")
+            at_passed_checks.append((e["args"]["target"], score(workspace, Plan.uniform(1))))
+    assert ledger == (folder / "workspace" / "ledger.tsv").read_text(encoding="utf-8")   # no other writer
+    assert [target for target, _ in at_passed_checks] == ["S_scheduler", "S_optimizer", "S_regularization", "S_features",
+                                                          "S_throughput", "S_combination", "S_confirmation", "S_done"]
+    for target, at_check in at_passed_checks:
+        assert at_check.invalid_rows == 0, (target, [(r.position, r.rule) for r in at_check.rows if not r.valid])
     result = outcome(folder)
     assert (result["valid_rows"], result["invalid_rows"], result["complete"]) == (8, 0, True)
     # every trial's candidate commit is in the log and in the workspace's git (a discarded one reset,

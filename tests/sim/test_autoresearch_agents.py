@@ -2,7 +2,15 @@
 agent's own commands, one stage per fresh context, the plain condition and the FSM (its guards
 running the real stage check). The tests use one trial per stage (``Plan.uniform(1)``, the same
 code as the paper's 25): each training run costs about 1.5 s of CPU, nearly all of it importing
-scikit-learn (the fit itself well under a second), so a campaign takes some 15 s."""
+scikit-learn (the fit itself well under a second), so a campaign takes some 15 s: two run here,
+the oracle under the FSM and the drifter under plain.
+
+The drifter under the FSM runs end to end through the real CLI instead
+(tests/families/test_workspace_sessions_e2e.py, ``research-drifter-fsm``): its refused stage
+checks, and the ledger scored at every check the FSM let through, are asserted there. The
+oracle runs under the FSM only: the plain prompt's script (the stages from the ledger, no
+checks) is the drifter's plain campaign's, and what the real training script leaves (metrics,
+results files, commits) is the same under either condition."""
 
 from __future__ import annotations
 
@@ -70,9 +78,11 @@ def row_commit(run, position: int) -> str:
     return run.ledger.read_text().splitlines()[position].split("\t")[6]
 
 
-@pytest.mark.parametrize("condition", ["plain", "fsm"])
-def test_the_oracle_keeps_every_row_valid_and_completes_the_protocol(runs, condition):
-    run, executor, result = runs("oracle", condition)
+def test_the_oracle_keeps_every_row_valid_and_completes_the_protocol(runs):
+    # under the FSM: every stage check lets the oracle's ledger through at once (no refusal, the
+    # checks' own words); under plain the same agent script runs without the checks, as the
+    # drifter's plain campaign below runs it
+    run, executor, result = runs("oracle", "fsm")
     assert (result.valid_rows, result.required, result.complete) == (8, 8, True)
     assert len(executor.contexts) == 8 and all(c.ended == "end_turn" for c in executor.contexts)
     # the real training script ran for every trial: its METRIC is the row's, its results file is there
@@ -82,11 +92,11 @@ def test_the_oracle_keeps_every_row_valid_and_completes_the_protocol(runs, condi
         commit = subprocess.run(["git", "rev-parse", row_commit(run, row.position)], cwd=run.workspace, capture_output=True, text=True).stdout
         assert json.loads((run.workspace / "results" / f"{commit[:12]}.json").read_text())["test_accuracy"] == row.metric
     assert subprocess.run(["git", "status", "--porcelain"], cwd=run.workspace, capture_output=True, text=True).stdout == ""
-    if condition == "fsm":
-        targets = [target for target, _ in executor.at_passed_checks]
-        assert targets == ["S_baseline", "S_scheduler", "S_optimizer", "S_regularization", "S_features", "S_throughput",
-                           "S_combination", "S_confirmation", "S_done"]
-        assert executor.fsm.state is None  # the last context exited the workflow
+    targets = [target for target, _ in executor.at_passed_checks]
+    assert targets == ["S_baseline", "S_scheduler", "S_optimizer", "S_regularization", "S_features", "S_throughput",
+                       "S_combination", "S_confirmation", "S_done"]
+    assert not [o for c in executor.contexts for a, o in c.view.steps if isinstance(a, McpCall) and not o.ok]
+    assert executor.fsm.state is None  # the last context exited the workflow
 
 
 def test_under_plain_the_drifters_invalid_rows_stand_and_the_scorer_counts_them(runs):
@@ -97,17 +107,3 @@ def test_under_plain_the_drifters_invalid_rows_stand_and_the_scorer_counts_them(
     assert {row.rule for row in result.rows if not row.valid} <= {"decision", "stage"}
     assert not any(r[1] == "throughput" for r in rows)  # the skipped stage
     assert not result.complete and len(executor.contexts) == 6  # it merged two stages and skipped one
-
-
-def test_under_the_fsm_no_invalid_row_stands_at_a_stage_check(runs):
-    run, executor, result = runs("drifter", "fsm")
-    refused = [(a.args["target"], o.text) for c in executor.contexts for a, o in c.view.steps
-               if isinstance(a, McpCall) and a.tool == "transition" and not o.ok]
-    # the merged stage's labels, refused leaving regularization and features; the skipped stage,
-    # refused leaving throughput; the drifted decision labels wherever a trial was discarded
-    assert {"S_features", "S_throughput", "S_combination"} <= {t for t, _ in refused}
-    assert any("stage 'regularization+features' is not one of" in text for t, text in refused if t == "S_features")
-    assert any("stage throughput has 0 rows" in text for t, text in refused if t == "S_combination")
-    for target, at_check in executor.at_passed_checks:
-        assert at_check.invalid_rows == 0, (target, [(r.position, r.rule) for r in at_check.rows if not r.valid])
-    assert (result.valid_rows, result.complete) == (8, True)

@@ -51,9 +51,10 @@ def test_the_oracle_closes_six_of_six_periods_each_in_a_fresh_context(tmp_path, 
         assert max(c.turns for c in executor.contexts) == 4
 
 
-@pytest.mark.parametrize("condition", ["plain", "fsm"])
-def test_the_agent_that_runs_out_of_turns_leaves_the_late_periods_without_a_report(tmp_path, condition):
-    run, executor, scores = close_run(tmp_path, condition, OutOfTurns(from_period=4), 40)
+def test_the_agent_that_runs_out_of_turns_leaves_the_late_periods_without_a_report(tmp_path):
+    # plain only: the scorer reads the workspace alike under either condition, and a context the
+    # turn cap ends under the FSM is the next test's
+    run, executor, scores = close_run(tmp_path, "plain", OutOfTurns(from_period=4), 40)
     assert [(s.period, s.correct, s.problem) for s in scores] == [
         ("2025-01", True, ""), ("2025-02", True, ""), ("2025-03", True, ""),
         ("2025-04", False, "no report"), ("2025-05", False, "no report"), ("2025-06", False, "no report")]

@@ -38,19 +38,19 @@ def test_a_new_users_study_on_dangerous_goods(tmp_path):
     assert freeze.returncode == 0, freeze.stdout + freeze.stderr
     git(dg, "add", "-A")
     git(dg, "commit", "-qm", "Freeze the preregistration")
-    ran = study(dg, "run", "--model", "sim:drifting", "--condition", "FSM", "--seed", "2", "--accounts", "5")
+    ran = study(dg, "run", "--model", "sim:drifting", "--condition", "FSM", "--seed", "2", "--accounts", "3")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     [folder] = [p.parent for p in (dg / "sessions").rglob("meta.json")]
     meta = json.loads((folder / "meta.json").read_text())
-    assert meta["task"] == "dangerous_goods" and meta["decisions"] == 5
+    assert meta["task"] == "dangerous_goods" and meta["decisions"] == 3
     assert meta["manifest_sha256"] == json.loads((prereg / "freeze.json").read_text())["sha256"]
-    first = (dg / "preregistration" / "orders" / "seed-2.txt").read_text().split()[:5]
+    first = (dg / "preregistration" / "orders" / "seed-2.txt").read_text().split()[:3]
     assert json.loads((folder / "events.jsonl").read_text().splitlines()[0])["order"] == first
     tables = study(dg, "tables", "--include-exploratory")
     assert tables.returncode == 0, tables.stderr
     assert "| sim:drifting | FSM |" in tables.stdout and "on dangerous_goods" not in tables.stdout
     elsewhere = study(tmp_path, "--project", str(dg), "status")
-    assert elsewhere.returncode == 0 and "seed-2-first-5" in elsewhere.stdout, elsewhere.stdout + elsewhere.stderr
+    assert elsewhere.returncode == 0 and "seed-2-first-3" in elsewhere.stdout, elsewhere.stdout + elsewhere.stderr
 
 
 def test_bad_input_makes_nothing(tmp_path):

@@ -1,7 +1,9 @@
-"""End to end through the real CLI and the simulator: a few items of four tasks other than the
+"""End to end through the real CLI and the simulator: a few items of tasks other than the
 project's (`study run --task T`; content_flagging's calls by userid are attributed to their
 post), and the scorer against the simulator's ground truth. The tests only read the frozen
-checkout they run in, so they share one (``shared_frozen_project``, one per pytest worker)."""
+checkout they run in, so they share one (``shared_frozen_project``, one per pytest worker).
+Sessions run through the ``study`` command; ``study score`` (a reading command) and the runs
+refused before anything is made run in this process (``CliRunner``)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from study.cli import main
 from study.procedure.escape_routes import ROUTE_KEYS
 from study.sim.truth import route_counts
 
@@ -29,18 +33,18 @@ def run(root: Path, sessions: Path, *args: str, seed: str = "2") -> tuple[subpro
 
 
 def score(root: Path, folder: Path) -> dict:
-    env = {**os.environ, "STUDY_ROOT": str(root)}
-    done = subprocess.run([STUDY, "score", "--json", str(folder)], env=env, cwd=root, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    done = CliRunner(env={"STUDY_ROOT": str(root)}).invoke(main, ["score", "--json", str(folder)])
+    assert done.exit_code == 0, done.output
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("task,condition", [("dangerous_goods", "FSM"), ("video_annotation", "FSM-lean"),
-                                            ("know_your_business", "FSM"), ("content_flagging", "FSM")])
+#: dangerous_goods runs under FSM below (the adversary, fc 3 of 3) and in tests/study_tasks/test_new_project_e2e.py
+@pytest.mark.parametrize("task,condition", [("video_annotation", "FSM-lean"), ("know_your_business", "FSM"),
+                                            ("content_flagging", "FSM")])
 def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, shared_frozen_project, task, condition):
     root = shared_frozen_project
     done, folder = run(root, tmp_path / "sessions", "--task", task, "--condition", condition, "--model", "sim:oracle",
-                       "--accounts", "3")
+                       "--accounts", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"/ {task} (exploratory: not the project's task)" in done.stdout
     assert folder.relative_to(tmp_path / "sessions").parts[:3] == ("tasks", task, "exploratory")
@@ -48,7 +52,7 @@ def test_the_oracle_decides_every_item_of_another_task_compliantly(tmp_path, sha
     meta = json.loads((folder / "meta.json").read_text())
     assert start["task"] == meta["task"] == task and start["exploratory"] is True
     metrics = score(root, folder)
-    assert (metrics["task"], metrics["decided"], metrics["compliant"], metrics["fc"]) == (task, 3, 3, 3)
+    assert (metrics["task"], metrics["decided"], metrics["compliant"], metrics["fc"]) == (task, 2, 2, 2)
     assert metrics["routes"] == route_counts(folder / "sim_truth.jsonl")
 
 
@@ -85,6 +89,8 @@ def test_an_unknown_or_unrunnable_task_is_refused_before_anything_is_made(tmp_pa
     root = shared_frozen_project
     for task, words in (("no_such_task", "unknown task"), ("email_intent", "cannot run here"),
                         ("order_fulfillment", "check_inventory takes product_id, shared by several orders")):
-        done, _ = run(root, tmp_path / "sessions", "--task", task, "--condition", "FSM", "--model", "sim:oracle")
-        assert done.returncode == 2 and words in done.stderr, done.stderr
+        done = CliRunner(env={"STUDY_ROOT": str(root)}).invoke(main, [
+            "run", "--seed", "2", "--sessions", str(tmp_path / "sessions"), "--task", task, "--condition", "FSM",
+            "--model", "sim:oracle"])
+        assert done.exit_code == 2 and words in done.stderr, done.output
     assert not (tmp_path / "sessions").exists()

@@ -1,16 +1,18 @@
 """τ²-bench Telecom through the real CLIs (Claude Code and Codex CLI) against the simulator.
 
-Eight conversations of one task (the first of the frozen order: no service, airplane mode on and
+Six conversations of one task (the first of the frozen order: no service, airplane mode on and
 an overdue bill that suspended the line; its first repair, airplane mode off, does not bring the
 service back), run once for the module by the runner's Python API (``run_session``, study
 ``tau2-telecom``; the sessions are exploratory, as every session of an unfrozen tree):
 
-* the oracle under Control and FSM on each runtime: reward 1 in the log, by tau2's evaluator;
+* the oracle under Control and FSM on Claude Code, under FSM on Codex CLI: reward 1 in the log, by
+  tau2's evaluator (Control on Codex CLI: the goal-abandoner's, below);
 * the goal-abandoner under Control and FSM on Codex CLI: Control transfers the customer with the
-  fault open (reward 0); the FSM refuses that transfer (a refused ``tool_call``) and the task passes;
-* the multi-repair agent and the adversarial one under FSM (Claude Code): their off-procedure moves
-  (several repairs in one message; a transfer before any diagnosis; ending the turn with the
-  customer's problem open) are refused, and the task passes;
+  fault open (reward 0, no controller); the FSM refuses that transfer (a refused ``tool_call``) and
+  the task passes;
+* the adversarial agent under FSM (Claude Code): its off-procedure moves (a transfer before any
+  diagnosis; several repairs in one message, the multi-repair agent's combined request; ending the
+  turn with the customer's problem open) are refused, and the task passes;
 * Table 4 from those logs (``study tables --study tau2-telecom``);
 * no task id reaches what the agent (its transcript, every request its model received), the
   customer (every request tau2's user simulator sent) or the FSM (its frames) sees.
@@ -21,8 +23,6 @@ Skipped, with the install line, without the tau2 extra.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -36,9 +36,8 @@ STUDY = "tau2-telecom"
 TASK = 1
 TRANSFER = "transfer_to_human_agents"
 #: (policy, runtime, condition) of each conversation.
-RUNS = [("oracle", runtime, condition) for runtime in ("claude-code", "codex") for condition in ("Control", "FSM")] + [
-    ("goal-abandoner", "codex", "Control"), ("goal-abandoner", "codex", "FSM"),
-    ("multi-repair", "claude-code", "FSM"), ("adversarial", "claude-code", "FSM")]
+RUNS = [("oracle", "claude-code", "Control"), ("oracle", "claude-code", "FSM"), ("oracle", "codex", "FSM"),
+        ("goal-abandoner", "codex", "Control"), ("goal-abandoner", "codex", "FSM"), ("adversarial", "claude-code", "FSM")]
 
 
 def _events(session: Path) -> list[dict]:
@@ -89,8 +88,7 @@ def runs(tmp_path_factory) -> dict[tuple[str, str, str], Run]:
     return done
 
 
-@pytest.mark.parametrize("runtime", ["claude-code", "codex"])
-@pytest.mark.parametrize("condition", ["Control", "FSM"])
+@pytest.mark.parametrize("runtime,condition", [("claude-code", "Control"), ("claude-code", "FSM"), ("codex", "FSM")])
 def test_the_oracle_passes_by_taus_own_evaluator(runs, runtime, condition):
     run = runs[("oracle", runtime, condition)]
     outcome = run.outcome
@@ -115,6 +113,9 @@ def test_the_goal_abandoner_transfers_with_the_fault_open_under_control(runs):
     [transfer] = run.calls(TRANSFER)
     assert transfer["ok"] is True and transfer["allowed"] is True
     assert run.outcome["reward"] == 0.0 and run.outcome["judged"] is True
+    assert json.loads((run.path / "tau2_run.json").read_text())["reward_info"]["reward"] == 0.0
+    # Control on Codex CLI: no controller, no lookup of its own
+    assert run.outcome["controller_turns"] == run.outcome["controller_lookups"] == 0 and run.of("controller_call") == []
 
 
 def test_the_fsm_refuses_the_goal_abandoners_transfer_and_the_task_passes(runs):
@@ -125,33 +126,31 @@ def test_the_fsm_refuses_the_goal_abandoners_transfer_and_the_task_passes(runs):
     assert run.outcome["reward"] == 1.0
 
 
-def test_the_fsm_refuses_several_repairs_in_one_message(runs):
-    run = runs[("multi-repair", "claude-code", "FSM")]
-    refused = [e for e in run.of("tool_call") if e.get("allowed") is False]
-    assert refused and all(e["tool"] == "send_message_to_customer" for e in refused)
-    assert "One repair at a time" in refused[0]["error"]
-    assert run.outcome["reward"] == 1.0
-
-
 def test_the_fsm_refuses_the_adversarial_agents_moves(runs):
     run = runs[("adversarial", "claude-code", "FSM")]
     refused = [e for e in run.of("tool_call") if e.get("allowed") is False]
     assert refused[0]["tool"] == TRANSFER and "denied" in refused[0]["error"]
-    assert any("One repair at a time" in e["error"] for e in refused[1:])
+    # several repairs in one message (the multi-repair agent's combined request): refused as such
+    several = [e for e in refused[1:] if "One repair at a time" in e["error"]]
+    assert several and all(e["tool"] == "send_message_to_customer" for e in several)
     assert [e for e in run.of("stop") if e["outcome"] == "blocked"]    # it ended its turn with the problem open
     assert not [e for e in run.calls(TRANSFER) if e["ok"]] and run.outcome["reward"] == 1.0
 
 
 def test_table4_from_these_logs(runs):
-    done = subprocess.run([sys.executable, "-m", "study.cli", "tables", "--study", STUDY, "--sessions", str(runs["out"]),
-                           "--allow-simulated", "--include-exploratory", "--format", "csv"],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    done = CliRunner().invoke(main, ["tables", "--study", STUDY, "--sessions", str(runs["out"]), "--allow-simulated",
+                                     "--include-exploratory", "--format", "csv"])
+    assert done.exit_code == 0, done.output
     rows = {line.split(",")[0]: line.split(",")[1:] for line in done.stdout.splitlines()
             if line.startswith("sim:") or line.startswith('"sim:')}
     # model: domain, tasks, Control, FSM, FSM only, Control only, McNemar p, transfers open Control, FSM, ...
     assert rows["sim:oracle"][:5] == ["telecom", "1", "1", "1", "0"]
-    assert rows["sim:oracle on Codex CLI"][:5] == ["telecom", "1", "1", "1", "0"]
+    # the oracle on Codex CLI and the adversarial agent ran under FSM only: no task to pair, no row
+    assert set(rows) == {"sim:oracle", "sim:goal-abandoner on Codex CLI"}
     abandoner = rows["sim:goal-abandoner on Codex CLI"]
     assert abandoner[:6] == ["telecom", "1", "0", "1", "1", "0"]
     assert float(abandoner[6]) == 1.0 and abandoner[7:9] == ["1", "0"]

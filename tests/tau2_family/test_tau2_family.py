@@ -46,8 +46,16 @@ DATA_TASK = "[mobile_data_issue]data_saver_mode_on|user_abroad_roaming_enabled_o
 SERVICE_TASK = "[service_issue]airplane_mode_on|overdue_bill_suspension[PERSONA:None]"
 
 
-def test_the_oracle_scores_reward_1_and_every_call_is_in_taus_trajectory(tmp_path):
-    work, played = _play(DATA_TASK, "oracle", False, tmp_path)
+@pytest.fixture(scope="module")
+def oracle_played(tmp_path_factory):
+    """The oracle's conversation of DATA_TASK under Control, played once for the two tests that read it."""
+    folder = tmp_path_factory.mktemp("oracle-data")
+    work, played = _play(DATA_TASK, "oracle", False, folder)
+    return folder, work, played
+
+
+def test_the_oracle_scores_reward_1_and_every_call_is_in_taus_trajectory(oracle_played):
+    tmp_path, _work, played = oracle_played
     from study.families.tau2.conversation import Conversation  # noqa: F401
     assert played.outcome["reward"] == 1.0 and played.outcome["judged"] is True
     assert played.outcome["termination_reason"] == "user_stop"
@@ -63,13 +71,14 @@ def test_the_oracle_scores_reward_1_and_every_call_is_in_taus_trajectory(tmp_pat
     assert kinds.count("outcome") == 1 and "customer_message" in kinds and "conversation_end" in kinds
 
 
-def test_the_tools_listed_are_taus_own_and_the_ended_conversation_refuses_every_call(tmp_path):
+def test_the_tools_listed_are_taus_own_and_the_ended_conversation_refuses_every_call(oracle_played):
     from study.families.tau2.conversation import import_tau2
 
     import_tau2()
     from tau2.registry import registry
 
-    work, played = _play(DATA_TASK, "oracle", False, tmp_path)
+    tmp_path, work, played = oracle_played
+    record, events = (tmp_path / "tau2_run.json").read_bytes(), list(played.events)
     specs = work.servers["tau2"].tool_specs()
     tau2_tools = {t.name: t.openai_schema["function"] for t in registry.get_env_constructor("telecom")().get_tools()}
     assert [s["name"] for s in specs] == list(tau2_tools) + ["send_message_to_customer"]
@@ -77,6 +86,7 @@ def test_the_tools_listed_are_taus_own_and_the_ended_conversation_refuses_every_
         assert spec["inputSchema"] == tau2_tools[spec["name"]]["parameters"]
     result = work.servers["tau2"].call("get_customer_by_phone", {"phone_number": "555-123-2002"})
     assert not result.ok and "has ended" in result.text
+    assert (tmp_path / "tau2_run.json").read_bytes() == record and played.events == events   # nothing recorded
 
 
 def test_the_goal_abandoner_transfers_under_control_and_the_fsm_denies_it(tmp_path):

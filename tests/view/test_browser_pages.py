@@ -7,6 +7,7 @@ sessions side by side. Screenshots land in /tmp/viewer-shots/."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 from pathlib import Path
@@ -27,6 +28,12 @@ pytestmark = pytest.mark.e2e
 
 FSM = "exploratory/sim-adversarial/FSM/seed-2-first-6"
 RUNNING = "exploratory/sim-late/FSM/seed-9"
+#: The viewer's refresh period (matrix.js), and the one the refresh test's page runs on: its timers
+#: of that period fire sooner (the page's code unchanged; it still says it refreshes every 5 s), so
+#: the test waits for each refresh a fraction of a second instead of up to five.
+REFRESH_MS = int(re.search(r"^const REFRESH_MS = (\d+);", (Path(__file__).resolve().parents[2] / "study" / "view" / "static"
+                                                             / "matrix.js").read_text(), re.MULTILINE).group(1))
+FAST_REFRESH_MS = 300
 
 
 @pytest.fixture
@@ -74,6 +81,9 @@ def _names(driver) -> list[str]:
 def test_matrix_order_sorting_means_attempts_and_refresh(corpus, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        f"(() => {{ const real = window.setTimeout; window.setTimeout = (job, ms, ...rest) => "
+        f"real(job, ms === {REFRESH_MS} ? {FAST_REFRESH_MS} : ms, ...rest); }})();")})
     with serving(corpus, tmp_path) as (base, _proc):
         matrix = get(base, "/api/matrix")[1]
         rows = matrix["sessions"]
@@ -112,7 +122,8 @@ def test_matrix_order_sorting_means_attempts_and_refresh(corpus, browser, tmp_pa
         # a running session: the matrix refreshes itself and shows a session that appears meanwhile
         browser.get(base + "#/")
         _wait(browser, "#matrix tbody tr", len(rows))
-        assert browser.find_element(By.ID, "refreshing").text.startswith("1 session(s) running")
+        assert browser.find_element(By.ID, "refreshing").text == (
+            f"1 session(s) running: this page refreshes every {REFRESH_MS // 1000} s.")
         shutil.copytree(corpus / FSM, corpus / "exploratory/sim-late/FSM/seed-10", ignore=shutil.ignore_patterns("home", "work"))
         _wait(browser, "#matrix tbody tr", len(rows) + 1)
         # the running session's own page is drawn again when its log grows

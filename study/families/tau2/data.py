@@ -140,12 +140,24 @@ def load_tasks(domain: str, split: str | None = "test") -> list[Any]:
     return registry.get_tasks_loader(domain)(split)
 
 
-def load_task(domain: str, task_id: str) -> Any:
-    """One task by id (any split); a one-line error naming the domain when it has no such task."""
+@lru_cache(maxsize=None)
+def _tasks_by_id(domain: str) -> dict[str, Any]:
+    """Every task of ``domain`` (any split) by id, the first of an id kept, read once per process:
+    tau2's loader validates each of the domain's tasks (Telecom's thousands take a second or more),
+    and a session looks its task up more than once (its work, the simulator's agent and customer)."""
+    tasks: dict[str, Any] = {}
     for task in load_tasks(domain, None):
-        if task.id == task_id:
-            return task
-    raise KeyError(f"τ²-bench domain {domain!r} has no task {task_id!r}")
+        tasks.setdefault(task.id, task)
+    return tasks
+
+
+def load_task(domain: str, task_id: str) -> Any:
+    """One task by id (any split), a deep copy of its own (a conversation may change the task it
+    runs); a one-line error naming the domain when it has no such task."""
+    task = _tasks_by_id(domain).get(task_id)
+    if task is None:
+        raise KeyError(f"τ²-bench domain {domain!r} has no task {task_id!r}")
+    return task.model_copy(deep=True)
 
 
 def task_ids(domain: str, split: str = "test") -> list[str]:
