@@ -27,7 +27,7 @@ import pytest
 from analysis.scoring import score_session_dir
 from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
-from study.sim import POLICIES, route_counts
+from study.sim import route_counts
 
 pytestmark = [
     pytest.mark.e2e,
@@ -38,10 +38,16 @@ pytestmark = [
 #: in the instructions, the reminder, the resume loop, the stop gate, the gates, both); Plain-loop
 #: and Sys-loop only combine parts these cover (all nine run on Claude Code: tests/sim/test_acceptance_e2e.py).
 CONDITIONS = ["Plain", "Sys", "Remind", "Remind-loop", "FSM", "Stop-only", "Gates-only"]
-GATED = ["FSM", "Gates-only", "FSM-lean"]
+#: The gated conditions the adversary runs on Codex: the FSM's workflow and the lean one (Gates-only
+#: has the same gate without the stop gate: its drifting session below runs on Codex, and its
+#: adversary on Claude Code in tests/sim/test_acceptance_e2e.py).
+GATED = ["FSM", "FSM-lean"]
 ROUTE_ACCOUNTS = 4
-#: The policies that take escape routes (the oracle and drifting sessions above check the others).
-ROUTE_POLICIES = [p for p in POLICIES if p not in ("oracle", "drifting", "proposer")]
+#: Policies that between them take every escape route, read from Codex's sessions: the adversary
+#: (ending the turn, deciding without looking, interleaving), partial data, another account's
+#: decision, and early stops with the first token's remark. blind, batcher and interleaver take
+#: routes the adversary takes too (all of them run on Claude Code in tests/sim/test_acceptance_e2e.py).
+ROUTE_POLICIES = ["adversarial", "partial", "wrong-account", "early-stop"]
 
 
 def _jobs() -> dict[str, dict]:
