@@ -37,16 +37,8 @@ def build(domain: str, check: bool) -> None:
     from study.paths import prereg_dir
     from study.protocol.studies import STUDIES_DIR
 
-    from .scaffold import differences, write_study
+    from study.families.study_files import build_or_check
 
-    root = prereg_dir() / STUDIES_DIR / f"tau2-{domain}"
-    if check:
-        found = differences(root, domain)
-        if found:
-            for line in found:
-                click.echo(line)
-            raise SystemExit(1)
-        click.echo(f"{root}: up to date")
-        return
-    written = write_study(root, domain)
-    click.echo(f"wrote {len(written)} files to {root}; freeze them with `study prereg freeze` (docs/tau2.md)")
+    from .scaffold import study_files
+
+    build_or_check(prereg_dir() / STUDIES_DIR / f"tau2-{domain}", study_files(domain), check=check, doc="docs/tau2.md")

@@ -173,23 +173,8 @@ def study_files(domain: str, name: str | None = None, split: str = "test") -> di
     return files
 
 
-def write_study(root: Path, domain: str, name: str | None = None) -> list[Path]:
-    """Write the study's files under ``root`` (its folder); returns the files written."""
-    written = []
-    for rel, text in study_files(domain, name).items():
-        path = Path(root) / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
-        written.append(path)
-    return written
-
-
 def differences(root: Path, domain: str, name: str | None = None) -> list[str]:
     """The files of the study's folder that are not the builder's bytes (missing, changed, added)."""
-    expected = study_files(domain, name)
-    found = {p.relative_to(root).as_posix() for p in Path(root).rglob("*") if p.is_file()} if Path(root).is_dir() else set()
-    out = [f"missing {rel}" for rel in sorted(set(expected) - found)]
-    out += [f"changed {rel}" for rel in sorted(set(expected) & found)
-            if (Path(root) / rel).read_text(encoding="utf-8") != expected[rel]]
-    out += [f"added {rel}" for rel in sorted(found - set(expected))]
-    return out
+    from study.families.study_files import differences as folder_differences
+
+    return folder_differences(root, study_files(domain, name))

@@ -35,22 +35,14 @@ def build(protocol: str, name: str | None, turns: int | None, seeds: str | None,
     from study.paths import prereg_dir
     from study.protocol.studies import STUDIES_DIR
 
-    from .scaffold import differences, write_study
+    from study.families.study_files import build_or_check
+
+    from .scaffold import study_files
 
     try:
         seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
     except ValueError:
         raise click.BadParameter(f"{seeds!r} is not a list of seeds: give e.g. 1,2", param_hint="--seeds") from None
     name = name or PROTOCOLS[protocol][1]
-    root = prereg_dir() / STUDIES_DIR / name
-    options = {"turns": turns, "seeds": seed_list}
-    if check:
-        found = differences(root, protocol, name, **options)
-        if found:
-            for line in found:
-                click.echo(line)
-            raise SystemExit(1)
-        click.echo(f"{root}: up to date")
-        return
-    written = write_study(root, protocol, name, **options)
-    click.echo(f"wrote {len(written)} files to {root}; freeze them with `study prereg freeze` (docs/staged.md)")
+    build_or_check(prereg_dir() / STUDIES_DIR / name, study_files(protocol, name, turns=turns, seeds=seed_list),
+                   check=check, doc="docs/staged.md")

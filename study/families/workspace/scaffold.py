@@ -127,21 +127,8 @@ def study_files(protocol: str, name: str | None = None, *, turns: int | None = N
     }
 
 
-def write_study(root: Path, protocol: str, name: str | None = None, **options) -> list[Path]:
-    written = []
-    for rel, text in study_files(protocol, name, **options).items():
-        path = Path(root) / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
-        written.append(path)
-    return written
-
-
 def differences(root: Path, protocol: str, name: str | None = None, **options) -> list[str]:
-    expected = study_files(protocol, name, **options)
-    found = {p.relative_to(root).as_posix() for p in Path(root).rglob("*") if p.is_file()} if Path(root).is_dir() else set()
-    out = [f"missing {rel}" for rel in sorted(set(expected) - found)]
-    out += [f"changed {rel}" for rel in sorted(set(expected) & found)
-            if (Path(root) / rel).read_text(encoding="utf-8") != expected[rel]]
-    out += [f"added {rel}" for rel in sorted(found - set(expected))]
-    return out
+    """The files of the study's folder that are not the builder's bytes (missing, changed, added)."""
+    from study.families.study_files import differences as folder_differences
+
+    return folder_differences(root, study_files(protocol, name, **options))
