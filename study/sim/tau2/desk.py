@@ -26,17 +26,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
+# the domains' database-changing and identifying calls, as the FSMs' rules name them (one list for both)
+from study.families.tau2.airline_retail_rules import IDENTIFY, WRITES
+
 from .agents import TRANSFER, TRANSFER_MESSAGE, Call, End, Oracle, View, say
 
-#: The calls that change the database, per domain (as the FSMs' rules name them).
-WRITES = {
-    "airline": ("book_reservation", "cancel_reservation", "update_reservation_baggages", "update_reservation_flights",
-                "update_reservation_passengers"),
-    "retail": ("cancel_pending_order", "modify_pending_order_address", "modify_pending_order_items",
-               "modify_pending_order_payment", "modify_user_address", "return_delivered_order_items",
-               "exchange_delivered_order_items"),
-}
-IDENTIFY = {"airline": ("get_user_details",), "retail": ("find_user_id_by_email", "find_user_id_by_name_zip")}
 ANYTHING_ELSE = "Is there anything else I can help you with today?"
 
 
