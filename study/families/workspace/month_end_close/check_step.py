@@ -289,7 +289,7 @@ def main(argv: list[str]) -> int:
         return 0
     for problem in problems[:20]:
         print(f"- {problem}")
-    more = f" (the first 20 shown)" if len(problems) > 20 else ""
+    more = " (the first 20 shown)" if len(problems) > 20 else ""
     print(f"close step {args[0]} of {period}: {len(problems)} problem{'s' * (len(problems) != 1)}{more}. Fix them, then check again.")
     return 1
 
