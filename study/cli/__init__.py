@@ -3,7 +3,9 @@ Layer 10: may import the foundations and layers 1-9 (docs/architecture.md).
 
 The subcommands live in the modules that own them and are imported lazily, so ``study --help``
 is fast and a broken optional part does not stop the others. To add a command, add a line to
-``COMMANDS``: name -> "module:attribute", where the attribute is a click command or group.
+``COMMANDS``: name -> "module:attribute", where the attribute is a click command or group. A task
+family's own command (its study's build) is its registry entry's
+(``study.families.registry.FAMILIES``), added here by the same strings.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import click
 
 from study.cli.vocabulary import FolderPath, examples
+from study.families.registry import commands as family_commands
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: ("module:attribute", one-line help shown in `study --help`)
@@ -41,8 +44,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "runtime": ("study.runtimes.cli:runtime", "The agent runtimes (Claude Code, Codex CLI): list them, install Codex CLI."),
     "view": ("study.view.cli:view", "Browse sessions in a local web page (or write it as a static folder)."),
     "export": ("study.export.cli:export", "Write the sessions in other tools' formats (Inspect eval logs)."),
-    "tau2": ("study.families.tau2.cli:tau2", "The τ²-bench family (the paper's Analysis 2): build its preregistered studies."),
-    "staged": ("study.families.workspace.cli:staged", "The staged protocols (the paper's Analysis 3): build their preregistered studies."),
+    # each task family's own command (``study.families.registry``)
+    **family_commands(),
 }
 
 

@@ -1,58 +1,58 @@
 """Task families: what one session's work is, whichever family (SOP-Bench, tau2-bench, a workspace).
 Layer 6: may import the foundations and layers 1-5 (docs/architecture.md).
 
+A task family is one folder of this package holding everything of it: its work (what the runner
+asks), its rules, its scaffold, its data, its simulated agents, its tables, how its sessions read
+and how the viewer and the export show them. The registry (``registry.py``, a foundation) names
+the families and finds each one's parts by their role; the readers ask it, never a family's
+module by name, and families never import one another.
+
 The runner, the runtime adapters and the bridge to the FSM see a session's work only through the
 ``Work`` interface (``base.py``): the units of work and which are done, the MCP tool servers the
 agent is offered, the texts it is sent, whether it works in a workspace with the CLI's own tools,
-and what happens at the end (a benchmark's own evaluation, say). Each family is one subpackage
-that builds its ``Work``; families never import one another:
+and what happens at the end (a benchmark's own evaluation, say). ``family(name)`` gives a family's
+``Family`` (its ``family`` part's ``FAMILY``); ``DEFAULT_FAMILY`` is the one a log or a
+preregistration that names none belongs to.
 
-- ``sopbench``: a batch of SOP-Bench items (the preregistered referral study's accounts), over
-  ``sopbench_tools``' ``ToolBox``;
-- ``tau2``: one τ²-bench conversation per session (the paper's Analysis 2): the domain's tools run
-  by tau2's own environment, the customer its user simulator, the reward its evaluator's;
-- ``workspace``: the agent works in a git workspace with the CLI's own tools, over one or several
-  fresh contexts (the staged protocols of the paper's Analysis 3: ``workspace.autoresearch``,
-  ``workspace.month_end_close``; docs/staged.md).
-
-``family(name)`` gives a family by its name (``FAMILIES``); ``DEFAULT_FAMILY`` is the one a log or
-a preregistration that names none belongs to.
+Nothing is imported here at import time (``__getattr__`` loads ``base`` when one of its names is
+asked for): a reading command that asks the registry for a family's part must not pay for the
+MCP server that ``base`` (through ``study.tooling``) imports.
 """
 
 from __future__ import annotations
 
-from .base import DEFAULT_FAMILY, Family, Work, WorkSetup
+from typing import TYPE_CHECKING, Any
 
-#: Every family, by name -> "module:attribute" of its ``Family`` object (imported when asked for).
-FAMILIES = {
-    "sopbench": "study.families.sopbench:FAMILY",
-    "tau2": "study.families.tau2:FAMILY",
-    "workspace": "study.families.workspace:FAMILY",
-}
+from .registry import DEFAULT_FAMILY, FAMILIES, UnknownFamily, part
 
+if TYPE_CHECKING:
+    from .base import Family, Work, WorkSetup
 
-class UnknownFamily(ValueError):
-    """A family name no package provides."""
+_FROM_BASE = ("Family", "Work", "WorkSetup")
 
 
-def family(name: str | None) -> Family:
+def __getattr__(name: str) -> Any:
+    if name in _FROM_BASE:
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def family(name: str | None) -> "Family":
     """The family called ``name`` (None: ``DEFAULT_FAMILY``)."""
-    import importlib
-
-    name = name or DEFAULT_FAMILY
-    where = FAMILIES.get(name)
-    if where is None:
-        raise UnknownFamily(f"unknown task family {name!r}: the families are {', '.join(FAMILIES)}")
-    module, attribute = where.split(":")
-    return getattr(importlib.import_module(module), attribute)
+    found = part(name or DEFAULT_FAMILY, "family")
+    if found is None:
+        raise UnknownFamily(f"the task family {name!r} has no family.py (its FAMILY)")
+    return found.FAMILY
 
 
-def as_work(work: object, reminder: str | None = None) -> Work:
+def as_work(work: object, reminder: str | None = None) -> "Work":
     """``work`` as a session's ``Work``: itself if it is one; a bare SOP-Bench ``ToolBox`` (as the
     tests of the runner's bridge build it) wrapped as the SOP-Bench family's work."""
     if hasattr(work, "family"):
         return work   # type: ignore[return-value]
-    from .sopbench import SopBenchWork
+    from .sopbench.family import SopBenchWork
 
     return SopBenchWork(work, getattr(work, "task", None), reminder)   # type: ignore[arg-type]
 

@@ -31,8 +31,7 @@ from typing import Any, Callable, Protocol
 
 from study.tooling import ToolProvider, ToolResult
 
-#: The family of a log or preregistration that names none: SOP-Bench's batches (the main study).
-DEFAULT_FAMILY = "sopbench"
+from .registry import DEFAULT_FAMILY  # noqa: F401  (the family of a log or preregistration that names none)
 
 #: ``emit(kind, **fields)``: a line of the session log (``study.session_io.writer.EventLog.emit``).
 Emit = Callable[..., Any]

