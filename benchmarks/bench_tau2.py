@@ -13,7 +13,7 @@ turns the controller emitted; and Table 4 from the logs (``study tables --study 
 --sessions OUT --allow-simulated --include-exploratory``). A JSON summary goes to
 ``OUT/bench_tau2.json``.
 
-``--direct`` plays the policies without a CLI (``study.sim.tau2.direct``: the FSM's gate and stop
+``--direct`` plays the policies without a CLI (``study.families.tau2.sim.direct``: the FSM's gate and stop
 gate in process), seconds per task.
 
     python benchmarks/bench_tau2.py --out /tmp/tau2-bench                       # everything (~1 h on 2 cores)
@@ -192,9 +192,9 @@ def run_direct(policies: list[str], conditions: list[str], tasks: int, domain: s
     from study.families.tau2.work import Tau2Work
     from study.fsm import FsmRuntime, Workflow
     from study.sim.server import SimServer
-    from study.sim.tau2 import make_agent
-    from study.sim.tau2.customer import Customer
-    from study.sim.tau2.direct import play
+    from study.families.tau2.sim import make_agent
+    from study.families.tau2.sim.customer import Customer
+    from study.families.tau2.sim.direct import play
 
     here = Path(__file__).resolve().parents[1] / "study/families/tau2"
     workflow = Workflow.load(here / f"workflows_template/{domain}.yaml")

@@ -6,8 +6,10 @@ as in a real session. ``SimServer`` is the server (``server.py``); the policies 
 ``policies.py`` and ``plans.py`` (and ``proposer.py``); ``truth.py`` writes and reads the ground truth
 (``sim_truth.jsonl``, ``route_counts``); ``faults.py`` the forced compaction and faults;
 ``cli.py`` the ``study sim`` command. Another task family's simulated models (the agent, a
-tau2-bench customer, an agent in a workspace) are ``Responder`` policies of ``study.sim.<family>``
-(``families.py``). Numbers from simulated sessions are never results.
+customer beside it, an agent in a workspace) are ``Responder`` policies of the family's ``sim``
+part (``study.families.<family>.sim``, found through ``study.families.registry``: ``families.py``),
+which may act through ``acting/`` (scripted agents that work with the CLI's own tools). Numbers
+from simulated sessions are never results.
 """
 
 from .policies import POLICIES, make_policy

@@ -44,11 +44,9 @@ def policies() -> None:
         "Every policy is deterministic given its seed (the session's seed) and reads only the conversation it "
         "is sent. It writes the routes it took to sim_truth.jsonl beside the session (docs/simulator.md).",
         width=100))
-    from .families import family_policy_descriptions
+    from .families import family_policy_descriptions, family_studies
 
-    for family, study_hint in (("tau2", "a τ²-bench study (--study tau2-telecom; docs/tau2.md)"),
-                               ("workspace", "a staged protocol's study (--study autoresearch, month-end-close; "
-                                             "docs/staged.md)")):
+    for family, study_hint in family_studies():     # each task family's own (its sim part's)
         click.echo(f"\nThe simulator's policies for {study_hint}:")
         for role, described in family_policy_descriptions(family).items():
             for name, text in described.items():

@@ -1,32 +1,35 @@
 """The simulator's policies of every task family, by family and role.
 
-A SOP-Bench session's simulated model is one of ``POLICIES`` (``policies.py``), made by name by
-``SimServer`` itself. Another family's simulated models are ``Responder`` objects of its own
-subpackage (``study.sim.<family>``), which may play more than one role in a session (tau2-bench:
-the agent and the customer). Each such subpackage has ``POLICIES``: role -> {name: description},
-and ``make_policy(role, name, *, seed, **context)`` -> a Responder, where ``context`` holds what
-the runner knows of the session (its study, its unit, its condition): the ground truth a
-simulated model may read (a tau2 task's evaluation criteria) and nothing the agent sees.
+A session of the default family (SOP-Bench's batches) has one of ``POLICIES`` (``policies.py``) as
+its simulated model, made by name by ``SimServer`` itself. Another family's simulated models are
+``Responder`` objects of its ``sim`` part (``study.families.<family>.sim``, found through
+``study.families.registry``), which may play more than one role in a session (a customer beside
+the agent, say). Each such part has ``POLICIES``: role -> {name: description}, ``STUDIES``: the
+words ``study sim policies`` heads its list with (which studies the policies play), and
+``make_policy(role, name, *, seed, **context)`` -> a Responder, where ``context`` holds what the
+runner knows of the session (its study, its unit, its condition): the ground truth a simulated
+model may read (a benchmark task's evaluation criteria) and nothing the agent sees.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from study.families.registry import DEFAULT_FAMILY, part_of, parts
 
 from .policies import POLICIES
 
-#: The family whose simulated models are the SOP policies of ``policies.py``.
-SOP_FAMILY = "sopbench"
-
 
 def _module(family: str) -> Any:
-    return importlib.import_module(f"study.sim.{family}")
+    found = part_of(family, "sim")
+    if found is None:
+        raise ModuleNotFoundError(f"the task family {family!r} has no simulated agents (no sim part)")
+    return found
 
 
 def family_policy_names(family: str, role: str = "agent") -> tuple[str, ...]:
     """The simulator's policies of ``family`` for ``role`` (an agent, a customer, ...)."""
-    if family == SOP_FAMILY:
+    if family == DEFAULT_FAMILY:
         return tuple(POLICIES) if role == "agent" else ()
     try:
         return tuple(_module(family).POLICIES.get(role, {}))
@@ -36,9 +39,15 @@ def family_policy_names(family: str, role: str = "agent") -> tuple[str, ...]:
 
 def family_policy_descriptions(family: str) -> dict[str, dict[str, str]]:
     """role -> {policy: what it does} of ``family`` (for ``study sim policies``)."""
-    if family == SOP_FAMILY:
+    if family == DEFAULT_FAMILY:
         return {"agent": {name: getattr(cls, "description", "") for name, cls in POLICIES.items()}}
     return {role: dict(names) for role, names in _module(family).POLICIES.items()}
+
+
+def family_studies() -> list[tuple[str, str]]:
+    """(family, which studies its policies play) of every family with simulated agents of its own,
+    in the registry's order (``study sim policies``)."""
+    return [(family, module.STUDIES) for family, module in parts("sim")]
 
 
 def make_family_policy(family: str, role: str, name: str, *, seed: int = 0, **context: Any) -> Any:

@@ -54,8 +54,8 @@ class Policy(Protocol):
 
 
 class Responder(Protocol):
-    """A policy that reads each request itself (another task family's scripted model: a tau2-bench
-    agent or customer, an agent in a workspace). :class:`study.sim.SimServer` hands it every request
+    """A policy that reads each request itself (another task family's scripted model: an agent or
+    a customer of a conversation, an agent in a workspace). :class:`study.sim.SimServer` hands it every request
     but a compaction: ``api`` is ``"anthropic-messages"`` or ``"openai-responses"``, ``body`` the
     request's JSON; the server puts the :class:`Reply` on that API's wire (ids, usage, streaming).
     No SOP ground truth is written for it: the family's own records say what happened. A responder

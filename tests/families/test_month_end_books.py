@@ -11,7 +11,7 @@ from pathlib import Path
 from study.families.workspace.month_end_close.books import REPORT_FIELDS, close_books
 from study.families.workspace.month_end_close.workspace import master_files, opening_json, period_files
 from study.families.workspace.month_end_close.world import CURRENCIES, WAREHOUSES, generate
-from study.sim.workspace_plans.month_end import CLOSE_TOOL
+from study.families.workspace.month_end_close.sim import CLOSE_TOOL
 
 from month_end_helpers import HAND_REPORTS, hand_company
 

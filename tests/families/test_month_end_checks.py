@@ -13,7 +13,7 @@ import pytest
 from study.families.workspace.month_end_close.books import REPORT_FIELDS, close_books
 from study.families.workspace.month_end_close.scorer import TOLERANCE, score
 from study.families.workspace.month_end_close.workspace import build_run
-from study.sim.workspace_plans.month_end import CLOSE_TOOL
+from study.families.workspace.month_end_close.sim import CLOSE_TOOL
 
 
 def _check(run, step: str) -> subprocess.CompletedProcess:

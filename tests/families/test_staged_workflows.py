@@ -8,7 +8,7 @@ from study.families.workspace.autoresearch.prompts import first_message as autor
 from study.families.workspace.autoresearch.protocol import FULL_PLAN, STAGE_ORDER
 from study.families.workspace.month_end_close import WORKFLOW as MONTHLY_CLOSE
 from study.families.workspace.month_end_close.prompts import first_message as close_message
-from study.sim.workspace_plans.workflows import load_workflow
+from study.families.workspace.sim.workflows import load_workflow
 
 
 def _guards(workflow):

@@ -195,8 +195,8 @@ def test_no_invalid_ledger_row_stands_at_a_stage_check_under_the_fsm(sessions, t
 SLEEPER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    import study.sim.workspace as family      # the simulator's registry asks this package for its agents
-    from study.sim.workspace import Oracle, Shell, WorkspaceResponder
+    import study.families.workspace.sim as family      # the simulator asks the family's sim part for its agents
+    from study.sim.acting import Oracle, Shell, WorkspaceResponder
     # a long command (Claude Code refuses a bare `sleep N`): the agent's shell and its child
     family.make_policy = lambda *a, **k: WorkspaceResponder(Oracle([Shell('python3 -c "import time; time.sleep(113)"')]))
     from study.runner.session import SessionSpec, run_session

@@ -1,5 +1,5 @@
 """End to end: the FSM gating the CLIs' own tools in a scratch project, offline, on the real
-Claude Code and the real Codex CLI against the simulator's workspace agents (study.sim.workspace).
+Claude Code and the real Codex CLI against the simulator's workspace agents (study.sim.acting).
 
 The project is docs/fsm.md's example (examples/fsm-workspace): a state that allows one command
 (``python3 train.py*``, no absolute path) and the edit of one file (``config.py``). Claude Code is
@@ -30,7 +30,7 @@ import pytest
 from study.runtimes.codex import pin
 from study.runtimes.codex.config import write_workspace_home
 from study.sim import SimServer
-from study.sim.workspace import Drifter, EditFile, Oracle, Shell, WorkspaceResponder, WriteFile, git_workspace
+from study.sim.acting import Drifter, EditFile, Oracle, Shell, WorkspaceResponder, WriteFile, git_workspace
 
 pytestmark = pytest.mark.e2e
 

@@ -25,10 +25,10 @@ from study.families.workspace.autoresearch.prompts import first_message
 from study.families.workspace.autoresearch.protocol import DECISIONS, Plan
 from study.families.workspace.autoresearch.scorer import score
 from study.families.workspace.autoresearch.workspace import build_run
-from study.sim.workspace_plans.actions import McpCall
-from study.sim.workspace_plans.autoresearch import AutoResearchDrifter, AutoResearchOracle
-from study.sim.workspace_plans.executor import Executor
-from study.sim.workspace_plans.workflows import load_workflow
+from study.families.workspace.sim.actions import McpCall
+from study.families.workspace.autoresearch.sim import AutoResearchDrifter, AutoResearchOracle
+from study.families.workspace.sim.executor import Executor
+from study.families.workspace.sim.workflows import load_workflow
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
                                 reason="scikit-learn is not installed: pip install --require-hashes -r requirements-staged.lock")

@@ -9,10 +9,10 @@ from study.families.workspace.month_end_close import WORKFLOW
 from study.families.workspace.month_end_close.prompts import first_message
 from study.families.workspace.month_end_close.scorer import score
 from study.families.workspace.month_end_close.workspace import build_run
-from study.sim.workspace_plans.actions import McpCall
-from study.sim.workspace_plans.executor import Executor
-from study.sim.workspace_plans.month_end import CloseOracle, OutOfTurns
-from study.sim.workspace_plans.workflows import load_workflow
+from study.families.workspace.sim.actions import McpCall
+from study.families.workspace.sim.executor import Executor
+from study.families.workspace.month_end_close.sim import CloseOracle, OutOfTurns
+from study.families.workspace.sim.workflows import load_workflow
 
 SEED = 2
 

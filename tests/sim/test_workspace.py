@@ -1,4 +1,4 @@
-"""Scripted agents in a workspace (study/sim/workspace): the actions as each CLI's own tool calls,
+"""Scripted agents in a workspace (study/sim/acting): the actions as each CLI's own tool calls,
 a request read back into the agent's context (shapes as the real CLIs send them: Claude Code
 2.1.332, Codex CLI 0.169.0), the responder on both APIs, and the executor that runs a policy
 without a CLI, gated by the FSM. tests/fsm/test_workspace_e2e.py runs the same policies through
@@ -14,9 +14,9 @@ import pytest
 from study.fsm import FsmRuntime, Workflow
 from study.fsm.builtin_tools import shell_patch
 from study.sim import SimServer
-from study.sim.workspace import (ContextView, Drifter, EditFile, EndTurn, Executor, McpCall, Oracle, Outcome, Say, Shell,
+from study.sim.acting import (ContextView, Drifter, EditFile, EndTurn, Executor, McpCall, Oracle, Outcome, Say, Shell,
                                  WorkspaceResponder, WriteFile, git_workspace)
-from study.sim.workspace.wire import action_of_patch, heredoc, patch_of, tool_use
+from study.sim.acting.wire import action_of_patch, heredoc, patch_of, tool_use
 
 from .test_server import post, sse_data
 

@@ -103,9 +103,9 @@ def test_the_oracle_passes_under_the_fsm_unrefused_and_the_adversarial_agent_is_
     from study.families.tau2.conversation import ModelEndpoint
     from study.families.tau2.work import Tau2Work
     from study.sim.server import SimServer
-    from study.sim.tau2 import make_agent
-    from study.sim.tau2.customer import Customer
-    from study.sim.tau2.direct import play
+    from study.families.tau2.sim import make_agent
+    from study.families.tau2.sim.customer import Customer
+    from study.families.tau2.sim.direct import play
 
     task = data.load_task(domain, task_id).model_dump(mode="json")
     played = {}

@@ -65,7 +65,7 @@ class Run:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[tuple[str, str, str], Run]:
     from study.runner.session import SessionSpec, run_session
-    from study.sim.tau2.customer import Customer
+    from study.families.tau2.sim.customer import Customer
 
     out = tmp_path_factory.mktemp("tau2-e2e")
     seen: list[dict] = []

@@ -26,9 +26,9 @@ def _play(task_id: str, policy: str, fsm: bool, tmp: Path):
     from study.families.tau2.work import Tau2Work
     from study.fsm import FsmRuntime, Workflow
     from study.sim.server import SimServer
-    from study.sim.tau2.agents import make_agent
-    from study.sim.tau2.customer import Customer
-    from study.sim.tau2.direct import play
+    from study.families.tau2.sim.agents import make_agent
+    from study.families.tau2.sim.customer import Customer
+    from study.families.tau2.sim.direct import play
 
     task = data.load_task("telecom", task_id).model_dump(mode="json")
     with SimServer(Customer(task)) as sim:
@@ -105,7 +105,7 @@ def test_a_task_that_needs_a_judge_is_not_scored_without_one(tmp_path):
     from study.families.tau2.work import Tau2Work
 
     from study.sim.server import SimServer
-    from study.sim.tau2.customer import Customer
+    from study.families.tau2.sim.customer import Customer
 
     task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis]
                 and t.evaluation_criteria.nl_assertions)
@@ -127,7 +127,7 @@ def test_a_task_whose_basis_names_nl_assertions_but_lists_none_is_scored_without
     from study.families.tau2.work import Tau2Work
 
     from study.sim.server import SimServer
-    from study.sim.tau2.customer import Customer
+    from study.families.tau2.sim.customer import Customer
 
     # retail task 5: basis [DB, NL_ASSERTION], no assertion; its expected return changes the DB
     task = data.load_task("retail", "5")

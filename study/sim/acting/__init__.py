@@ -8,16 +8,16 @@
 - ``responder.py``: ``WorkspaceResponder(policy)``, the simulator's ``Responder`` for a policy.
 - ``executor.py``: ``Executor(folder, fsm=...)`` runs a policy's actions directly, without a CLI.
 - ``policies.py``: ``Oracle`` (a plan of allowed calls) and ``Drifter`` (off-plan calls and an
-  early end first), generic agents for tests;
-- ``family.py``: the workspace family's simulated agents (``POLICIES``, ``make_policy``): the staged
-  protocols' scripts (``study.sim.workspace_plans``) behind a ``WorkspaceResponder``.
+  early end first), generic agents for tests.
+
+The simulator's shared machinery: a task family's scripted agents (its ``sim`` part, found through
+``study.families.registry``) act through it; nothing here knows a family.
 """
 
 from .actions import Action, ContextView, EditFile, EndTurn, McpCall, Outcome, Say, Shell, WorkspacePolicy, WriteFile
 from .executor import Executor, git_workspace
 from .policies import Drifter, Oracle
 from .responder import WorkspaceResponder
-from .family import POLICIES, make_policy
 
-__all__ = ["POLICIES", "make_policy", "Action", "ContextView", "Drifter", "EditFile", "EndTurn", "Executor", "McpCall", "Oracle", "Outcome", "Say",
+__all__ = ["Action", "ContextView", "Drifter", "EditFile", "EndTurn", "Executor", "McpCall", "Oracle", "Outcome", "Say",
            "Shell", "WorkspacePolicy", "WorkspaceResponder", "WriteFile", "git_workspace"]

@@ -22,6 +22,8 @@ from .agents import AGENT_POLICIES
 from .customer import Customer
 from .desk import DESK_POLICIES
 
+#: The studies these policies play, as ``study sim policies`` heads their list (``study.sim.families``).
+STUDIES = "a τ²-bench study (--study tau2-telecom; docs/tau2.md)"
 #: The simulator's τ²-bench policies, by role (``study.sim.families``): the customer, the agents.
 POLICIES: dict[str, dict[str, str]] = {
     "agent": {name: cls.description for name, cls in AGENT_POLICIES.items()},   # Airline, Retail: oracle, adversarial

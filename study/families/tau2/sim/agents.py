@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import study.sim.tau2.speech as speech
+import study.families.tau2.sim.speech as speech
 from study.families.tau2.controller import SCOPE_MARK
 from study.families.tau2.telecom_evidence import CONTROLLER_MARK as TESTED_MARK
 
@@ -257,7 +257,7 @@ AGENT_POLICIES: dict[str, type[Oracle]] = {cls.name: cls for cls in (Oracle, Goa
 
 
 def make_agent(name: str, task: dict[str, Any], seed: int = 0) -> Oracle:
-    """Telecom's agent policy ``name`` for ``task`` (``study.sim.tau2.make_agent`` picks the domain's)."""
+    """Telecom's agent policy ``name`` for ``task`` (``study.families.tau2.sim.make_agent`` picks the domain's)."""
     try:
         return AGENT_POLICIES[name](task, seed)
     except KeyError:

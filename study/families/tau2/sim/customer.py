@@ -27,7 +27,7 @@ from typing import Any
 
 from study.sim.protocol import ApiError, Reply, ToolUse
 
-import study.sim.tau2.speech as speech
+import study.families.tau2.sim.speech as speech
 
 STOP = "###STOP###"
 TRANSFER = "###TRANSFER###"

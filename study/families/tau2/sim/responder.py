@@ -1,8 +1,8 @@
 """A τ²-bench agent policy behind the simulator, for a real CLI on either API.
 
-The agent policies (``agents.py``) decide from a :class:`~study.sim.tau2.agents.View` (the first
+The agent policies (``agents.py``) decide from a :class:`~study.families.tau2.sim.agents.View` (the first
 message, every call with its outcome, the stop blocks and continuation messages); a real CLI's
-request is read into the same context the workspace agents read (``study.sim.workspace``: the
+request is read into the same context the workspace agents read (``study.sim.acting``: the
 first prompt, each call of an MCP tool with its output or the gate's reason, the stop blocks), and
 the policy's call goes out as a call of the ``tau2`` server's tool, its end as text alone. So one
 reading of each runtime's wire serves every family's scripted agents.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from study.sim.workspace.actions import ContextView, EndTurn, McpCall
-from study.sim.workspace.responder import WorkspaceResponder
+from study.sim.acting.actions import ContextView, EndTurn, McpCall
+from study.sim.acting.responder import WorkspaceResponder
 
 from .agents import Call, End, Outcome, View
 

@@ -22,8 +22,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from .actions import EditFile, EndTurn, McpCall, Outcome, Say, ScriptedPolicy, Shell, WriteFile
-from .executor import status_state
+from ..sim.actions import EditFile, EndTurn, McpCall, Outcome, Say, ScriptedPolicy, Shell, WriteFile
+from ..sim.executor import status_state
 
 #: the oracle's trials per stage: (the change in a few words, the CONFIG keys it sets)
 TRIALS: dict[str, list[tuple[str, dict]]] = {

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .actions import EndTurn, McpCall, Say, ScriptedPolicy, Shell, WriteFile
-from .autoresearch import _token
-from .executor import status_state
+from ..autoresearch.sim import _token
+from ..sim.actions import EndTurn, McpCall, Say, ScriptedPolicy, Shell, WriteFile
+from ..sim.executor import status_state
 
 CLOSE_TOOL = Path(__file__).resolve().with_name("close_tool.py").read_text(encoding="utf-8")
 STEPS = (("S_ingest", "1"), ("S_valuation", "2"), ("S_fx", "3"), ("S_adjustments", "4"), ("S_trial_balance", "5"), ("S_report", "6"))

@@ -1,16 +1,23 @@
-"""The workspace family's simulated agents, by protocol (``study.sim.families``' registry).
+"""The workspace family's simulated agents, by protocol: its ``sim`` part (``study.sim.families``
+asks it through ``study.families.registry``).
 
-Every policy is a script of ``study.sim.workspace_plans`` (the staged protocols' oracle, drifter,
-careful oracle and the agent that runs out of turns) behind a ``WorkspaceResponder``: the same
-script drives a real CLI through the simulator as drives the executor in the protocols' fast tests.
-The scripts read only their context (the prompt, the outputs of their commands) and the
-workspace's files, as a model does; none reads a protocol's answers.
+Every policy is a script of its protocol's own ``sim`` module (``autoresearch/sim.py``: an oracle
+and a drifter; ``month_end_close/sim.py``: an oracle, a careful oracle, one that runs out of turns
+and an adversary) behind the simulator's ``WorkspaceResponder`` (``study.sim.acting``): the same
+script drives a real CLI through the simulator as drives the executor in the protocols' fast
+tests. The scripts read only their context (the prompt, the outputs of their commands) and the
+workspace's files, as a model does; none reads a protocol's answers. Beside them here: the
+scripts' action vocabulary (``actions.py``: ``ScriptedPolicy``), ``executor.py`` (a policy run
+directly in a workspace folder, with a real FSM runtime and fresh contexts but no CLI) and
+``workflows.py`` (a workspace workflow loaded with its shell and path rules).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+#: The studies these policies play, as ``study sim policies`` heads their list (``study.sim.families``).
+STUDIES = "a staged protocol's study (--study autoresearch, month-end-close; docs/staged.md)"
 #: role -> {policy: what it does} (``study sim policies``, docs/simulator.md)
 POLICIES: dict[str, dict[str, str]] = {
     "agent": {
@@ -36,9 +43,9 @@ BY_PROTOCOL = {"autoresearch": ("oracle", "drifter"),
 def make_policy(role: str, name: str, *, seed: int = 0, protocol: str, condition: str | None = None,
                 **_: Any) -> Any:
     """The Responder of the workspace agent ``name`` for ``protocol``'s runs."""
-    from study.sim.workspace_plans.actions import ForTheSimulator
+    from study.sim.acting.responder import WorkspaceResponder
 
-    from .responder import WorkspaceResponder
+    from .actions import ForTheSimulator
 
     if role != "agent":
         raise ValueError(f"the workspace family's simulator plays the agent only, not a {role!r}")
@@ -46,11 +53,11 @@ def make_policy(role: str, name: str, *, seed: int = 0, protocol: str, condition
         raise ValueError(f"no simulated agent {name!r} for protocol {protocol}: its agents are "
                          f"{', '.join(BY_PROTOCOL.get(protocol, ()))}")
     if protocol == "autoresearch":
-        from study.sim.workspace_plans.autoresearch import AutoResearchDrifter, AutoResearchOracle
+        from ..autoresearch.sim import AutoResearchDrifter, AutoResearchOracle
 
         script = AutoResearchOracle() if name == "oracle" else AutoResearchDrifter()
     else:
-        from study.sim.workspace_plans.month_end import Adversary, CloseOracle, OutOfTurns
+        from ..month_end_close.sim import Adversary, CloseOracle, OutOfTurns
 
         script = {"oracle": lambda: CloseOracle(), "careful-oracle": lambda: CloseOracle(careful=True),
                   "out-of-turns": lambda: OutOfTurns(from_period=4), "adversarial": lambda: Adversary()}[name]()

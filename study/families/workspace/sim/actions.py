@@ -18,9 +18,9 @@ from typing import Any, Generator, Union
 
 
 # One vocabulary for every scripted workspace agent: the classes the simulator's request reading
-# builds (study.sim.workspace.actions), so a replayed context holds the very types a script yields.
-from study.sim.workspace.actions import (Action, EditFile, EndTurn, McpCall, Outcome, Say,  # noqa: E402,F401
-                                         Shell, WriteFile)
+# builds (study.sim.acting.actions), so a replayed context holds the very types a script yields.
+from study.sim.acting.actions import (Action, EditFile, EndTurn, McpCall, Outcome, Say,  # noqa: E402,F401
+                                      Shell, WriteFile)
 
 
 @dataclass
@@ -60,7 +60,7 @@ class ScriptedPolicy:
 
 
 def from_reading(view) -> ContextView:
-    """A context as the simulator read it from a CLI's request (``study.sim.workspace.actions.
+    """A context as the simulator read it from a CLI's request (``study.sim.acting.actions.
     ContextView``) as these scripts replay it: a final answer the stop gate blocked is an
     ``EndTurn`` whose outcome is the block (ok False, ``denied``: the block's text), as the
     executor records it; the blocks and continuation messages are the ``messages``."""
