@@ -7,6 +7,8 @@ definition must have its annotated JSON type; further fields are allowed (the co
 (``EventLog.emit`` refuses an unknown kind, a missing field or a wrongly typed one) and by the
 validator (``reader.validate_log``), so a log the writer accepts is one the reader accepts, and
 ``typed_events`` derives from them the msgspec structs that the reader's fast path decodes into.
+Beside the kinds every family's log may hold (``EventKind``), a task family's own kinds are defined
+in its folder (its ``events`` part, found through ``study.families.registry``) and checked the same.
 
 Schema 2 adds the kind ``usage`` (the running cost after each streamed model response) and the
 status ``interrupted``; ``call_end`` is part of the schema (schema 1 logs carry it too). Schema 3
@@ -174,39 +176,16 @@ class ContextEnd(TypedDict):
     unit: NotRequired[str | None]
 
 
-class CustomerMessage(TypedDict):
-    """tau2-bench: what the customer (its user simulator) said to the agent."""
-
-    text: str
-
-
-class ControllerCall(TypedDict):
-    """tau2-bench: a call of the domain's tools the workflow's controller made itself, not the
-    agent (the Telecom FSM's scope step): a turn of the benchmark's trajectory, counted in the
-    outcome's ``controller_turns``. ``result`` is the tool's answer (its error when not ``ok``)."""
-
-    tool: str
-    args: dict[str, Any]
-    ok: bool
-    result: str
-
-
-class ConversationEnd(TypedDict):
-    """tau2-bench: the conversation ended as the benchmark ends it (the customer stopped, a
-    transfer to a human, its step limit, the agent stopped)."""
-
-    reason: str
-
-
 class Outcome(TypedDict):
-    """A family's scored result of the session's work, as its own evaluator gives it (tau2-bench's
-    reward and its parts); the fields beyond ``family`` are the family's."""
+    """A family's scored result of the session's work, as its own evaluator gives it (a
+    benchmark's reward and its parts, a protocol's scores); the fields beyond ``family`` are the
+    family's (its ``reading`` part reads them)."""
 
     family: str
 
 
 class Commit(TypedDict):
-    """A workspace session: a commit the agent's call added to the workspace's history."""
+    """A session in a workspace: a commit the agent's call added to the workspace's history."""
 
     sha: str
     parents: list[str]
@@ -228,8 +207,8 @@ class SessionEnd(TypedDict):
     cli_stop_s: NotRequired[float | None]  # time taken to stop the CLI when the runner ended the call
 
 
-#: The definition of each kind.
-EVENT_TYPES: dict[EventKind, type] = {
+#: The definition of each kind every family's log may hold.
+_COMMON: dict[EventKind, type] = {
     EventKind.SESSION_START: SessionStart,
     EventKind.TOOL_CALL: ToolCall,
     EventKind.TRANSITION: Transition,
@@ -243,17 +222,40 @@ EVENT_TYPES: dict[EventKind, type] = {
     EventKind.API_RETRY: ApiRetry,
     EventKind.CONTEXT_START: ContextStart,
     EventKind.CONTEXT_END: ContextEnd,
-    EventKind.CUSTOMER_MESSAGE: CustomerMessage,
-    EventKind.CONVERSATION_END: ConversationEnd,
-    EventKind.CONTROLLER_CALL: ControllerCall,
     EventKind.OUTCOME: Outcome,
     EventKind.COMMIT: Commit,
     EventKind.SESSION_END: SessionEnd,
 }
-assert set(EVENT_TYPES) == set(EventKind), "every EventKind needs a definition"
+assert set(_COMMON) == set(EventKind), "every EventKind needs a definition"
+
+
+def _with_families(common: dict[EventKind, type]) -> dict[str, type]:
+    """``common`` with each task family's own kinds (its ``events`` part's ``EVENT_TYPES``, asked
+    through ``study.families.registry``), listed before ``outcome``: after the kinds of a run of
+    fresh contexts, where the format has always listed a family's kinds. A family's kind may not
+    be another's nor a common one."""
+    from study.families.registry import parts
+
+    own: dict[str, type] = {}
+    for family, module in parts("events"):
+        for kind, definition in module.EVENT_TYPES.items():
+            if kind in common or kind in own:
+                raise ValueError(f"the {family} family's event kind {kind!r} is already defined")
+            own[kind] = definition
+    out: dict[str, type] = {}
+    for kind, definition in common.items():
+        if kind == EventKind.OUTCOME:
+            out.update(own)
+        out[kind] = definition
+    return out
+
+
+#: The definition of each kind: the common ones (keyed by their ``EventKind``) and every family's
+#: own (keyed by their names).
+EVENT_TYPES: dict[str, type] = _with_families(_COMMON)
 
 #: The fields every kind must have beyond seq, t and kind (derived from the definitions).
-REQUIRED_FIELDS: dict[EventKind, tuple[str, ...]] = {
+REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     kind: tuple(k for k in typing.get_type_hints(td) if k in td.__required_keys__)
     for kind, td in EVENT_TYPES.items()
 }
@@ -264,7 +266,7 @@ def _field_checks(td: type) -> tuple[tuple[str, bool, Any, Check], ...]:
     return tuple((name, name in td.__required_keys__, hint, checker(hint)) for name, hint in hints.items())
 
 
-_CHECKS = {kind.value: _field_checks(td) for kind, td in EVENT_TYPES.items()}
+_CHECKS = {str(kind): _field_checks(td) for kind, td in EVENT_TYPES.items()}
 _MISSING = object()
 
 
@@ -273,7 +275,7 @@ def field_problems(kind: Any, fields: Mapping[str, Any]) -> list[str]:
     missing field, a field of the wrong type. ``fields`` may include ``seq``, ``t``, ``kind``."""
     checks = _CHECKS.get(kind) if isinstance(kind, str) else None
     if checks is None:
-        return [f"unknown event kind {kind!r} (kinds: {', '.join(EventKind)})"]
+        return [f"unknown event kind {kind!r} (kinds: {', '.join(EVENT_TYPES)})"]
     problems = []
     for name, required, hint, ok in checks:
         value = fields.get(name, _MISSING)

@@ -35,12 +35,12 @@ from .events import EVENT_TYPES
 from .vocabulary import EventKind
 
 #: What an absent ``NotRequired`` field means where the contract says so (docs/contracts.md).
-DEFAULTS: dict[EventKind, dict[str, Any]] = {EventKind.TOOL_CALL: {"server": "sopbench"}}
+DEFAULTS: dict[str, dict[str, Any]] = {EventKind.TOOL_CALL: {"server": "sopbench"}}
 
 UNSET = msgspec.UNSET
 
 
-def _struct(kind: EventKind, td: type) -> type[msgspec.Struct]:
+def _struct(kind: str, td: type) -> type[msgspec.Struct]:
     hints = typing.get_type_hints(td)
     defaults = DEFAULTS.get(kind, {})
     required = [(name, hint) for name, hint in hints.items() if name in td.__required_keys__]
@@ -50,12 +50,12 @@ def _struct(kind: EventKind, td: type) -> type[msgspec.Struct]:
     rename = {f"{name}_": name for name in hints if keyword.iskeyword(name)}
     fields = [("seq", int), ("t", str), *required, *optional]
     fields = [(f"{f[0]}_", *f[1:]) if keyword.iskeyword(f[0]) else f for f in fields]
-    return msgspec.defstruct(td.__name__, fields, tag=kind.value, tag_field="kind", rename=rename or None,
-                             namespace={"kind": kind.value}, gc=False, frozen=True)
+    return msgspec.defstruct(td.__name__, fields, tag=str(kind), tag_field="kind", rename=rename or None,
+                             namespace={"kind": str(kind)}, gc=False, frozen=True)
 
 
 #: The struct of each kind.
-STRUCTS: dict[EventKind, type[msgspec.Struct]] = {kind: _struct(kind, td) for kind, td in EVENT_TYPES.items()}
+STRUCTS: dict[str, type[msgspec.Struct]] = {kind: _struct(kind, td) for kind, td in EVENT_TYPES.items()}
 SessionStart = STRUCTS[EventKind.SESSION_START]
 ToolCall = STRUCTS[EventKind.TOOL_CALL]
 SessionEnd = STRUCTS[EventKind.SESSION_END]

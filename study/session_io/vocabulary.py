@@ -105,7 +105,8 @@ class VoidReason(StrEnum):
 
 
 class EventKind(StrEnum):
-    """The kinds of ``events.jsonl`` lines (docs/contracts.md, "Session log")."""
+    """The kinds of ``events.jsonl`` lines every family's log may hold (docs/contracts.md, "Session
+    log"); a task family's own kinds are its ``events`` part's (``events.EVENT_TYPES`` has both)."""
 
     SESSION_START = "session_start"
     TOOL_CALL = "tool_call"
@@ -120,9 +121,6 @@ class EventKind(StrEnum):
     API_RETRY = "api_retry"   # schema 2: a transient API error the CLI retried (HTTP 529, 429, 5xx)
     CONTEXT_START = "context_start"        # a run of fresh contexts: a new CLI session begins
     CONTEXT_END = "context_end"            # ... and ends (how)
-    CUSTOMER_MESSAGE = "customer_message"  # tau2-bench: what the simulated customer said
-    CONVERSATION_END = "conversation_end"  # tau2-bench: the conversation ended, as the benchmark ends it
-    CONTROLLER_CALL = "controller_call"    # tau2-bench: a tool call the workflow's controller made itself
-    OUTCOME = "outcome"                    # a family's scored result of the work (tau2-bench's reward)
-    COMMIT = "commit"                      # a workspace session: a commit the agent made
+    OUTCOME = "outcome"                    # a family's scored result of the work (its evaluator's verdict)
+    COMMIT = "commit"                      # a session in a workspace: a commit the agent made
     SESSION_END = "session_end"

@@ -4,9 +4,10 @@ Every event has ``seq`` (0, 1, 2, … in file order), ``t`` (UTC ISO 8601 with m
 ``kind``; its other fields are checked against the kind's typed definition in ``events`` before
 anything is written (``ValueError`` for an unknown kind, a missing field or a wrongly typed one),
 so the writer never writes a line the reader would reject. A type checker sees the same
-definitions: ``emit`` has one overload per kind whose keyword parameters are the kind's fields
-(tests/session_io/test_emit_overloads.py holds them to ``events.EVENT_TYPES``); an event whose
-kind is known only at run time goes through ``emit_fields``. A crash loses at most the event being
+definitions: ``emit`` has one overload per common kind (``EventKind``) whose keyword parameters
+are the kind's fields (tests/session_io/test_emit_overloads.py holds them to ``events.EVENT_TYPES``);
+a task family's own kinds (its ``events`` part's) are written through ``emit`` by their names and
+checked the same, and an event whose kind is known only at run time goes through ``emit_fields``. A crash loses at most the event being
 written; reopening a log continues its ``seq``. A write that fails (a full disk) is raised and
 kept in ``failed``, and the log takes no more events, so a line cut short stays its last line
 (which the reader tolerates) and the session's driver ends the session.
@@ -124,18 +125,6 @@ class EventLog:
              unit: str | None = ..., **more: Any) -> dict[str, Any]: ...
 
     @overload
-    def emit(self, kind: Literal[EventKind.CUSTOMER_MESSAGE, "customer_message"], *, text: str,
-             **more: Any) -> dict[str, Any]: ...
-
-    @overload
-    def emit(self, kind: Literal[EventKind.CONVERSATION_END, "conversation_end"], *, reason: str,
-             **more: Any) -> dict[str, Any]: ...
-
-    @overload
-    def emit(self, kind: Literal[EventKind.CONTROLLER_CALL, "controller_call"], *, tool: str,
-             args: dict[str, Any], ok: bool, result: str, **more: Any) -> dict[str, Any]: ...
-
-    @overload
     def emit(self, kind: Literal[EventKind.OUTCOME, "outcome"], *, family: str, **more: Any) -> dict[str, Any]: ...
 
     @overload
@@ -159,9 +148,8 @@ class EventLog:
         problems = field_problems(kind, fields)
         if problems:
             raise ValueError(f"refusing to write an invalid event to {self.path}: " + "; ".join(problems))
-        kind = EventKind(kind)
         with self._lock:
-            event = {"seq": self._seq, "t": utc_now(), "kind": kind.value, **fields}
+            event = {"seq": self._seq, "t": utc_now(), "kind": str(kind), **fields}
             try:
                 self._write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
             except OSError as exc:   # a full disk, a lost mount: the writer of the session must know
