@@ -22,7 +22,15 @@ a family plugs in"):
 - ``availability`` (layer 6): what the family needs installed beyond the package, for ``study
   doctor``;
 - ``evidence`` (layer 6): the outcome re-derived from its evidence, for the audit;
-- ``sim`` (layer 7): its simulated agents (``POLICIES``, ``make_policy``), for ``study.sim``.
+- ``sim`` (layer 7): its simulated agents (``POLICIES``, ``STUDIES``, ``make_policy``), for
+  ``study.sim``, whose machinery (``study.sim.acting``) it may use;
+- ``inspect`` (layer 10): what the Inspect export carries of a session beyond its scores (a
+  conversation's messages as the benchmark has them), with inspect-ai's types, for
+  ``study.export``, whose machinery it may use.
+
+Beside its parts, a family's folder may hold ``view.js``: what the viewer's page draws of the
+family's sessions (its conversation or contexts, its outcome's tables), registered in the page's
+``FAMILY_PAGES`` (``assets``; ``study.view.page`` loads each).
 
 A reader asks ``part(family, role)`` (a family's part, or None where the family has none: the
 reader then does its own generic thing) or ``parts(role)`` (every family's), never an import
@@ -79,7 +87,11 @@ ROLES: dict[str, int] = {
     "availability": 6,
     "evidence": 6,
     "sim": 7,
+    "inspect": 10,
 }
+#: The package a role plugs into, whose modules its parts may import though they share its layer
+#: (tests/test_layers.py): the simulator's machinery, the export's.
+HOSTS: dict[str, str] = {"sim": "study.sim", "inspect": "study.export"}
 
 
 class UnknownFamily(ValueError):
@@ -132,10 +144,41 @@ def parts(role: str) -> list[tuple[str, ModuleType]]:
     return [(name, module) for name in FAMILIES if (module := part(name, role)) is not None]
 
 
+def role_modules(role: str) -> tuple[str, ...]:
+    """The names of every module of ``role`` in the families' folders, their protocols' subfolders
+    included (``workspace.autoresearch.reading``), found without importing any: what a cache
+    names among the sources its kept values depend on (``study.caching.sources_digest``)."""
+    found = []
+    for name in FAMILIES:
+        spec = importlib.util.find_spec(entry(name).package)
+        for place in (spec.submodule_search_locations or []) if spec is not None else []:
+            subs = sorted(d for d in os.listdir(place) if os.path.isfile(os.path.join(place, d, "__init__.py")))
+            for prefix, folder in [("", place), *((f"{d}.", os.path.join(place, d)) for d in subs)]:
+                if os.path.isfile(os.path.join(folder, f"{role}.py")) or \
+                        os.path.isfile(os.path.join(folder, role, "__init__.py")):
+                    found.append(f"{entry(name).package}.{prefix}{role}")
+    return tuple(found)
+
+
+def assets(name: str) -> list[tuple[str, str]]:
+    """(family, path) of every family's file ``name`` in its folder (the viewer's ``view.js``:
+    what the family's sessions' pages draw of their own), in ``FAMILIES``' order; found without
+    importing anything of the families."""
+    found = []
+    for family, e in FAMILIES.items():
+        spec = importlib.util.find_spec(e.package)
+        for place in (spec.submodule_search_locations or []) if spec is not None else []:
+            path = os.path.join(place, name)
+            if os.path.isfile(path):
+                found.append((family, path))
+                break
+    return found
+
+
 def commands() -> dict[str, tuple[str, str]]:
     """The families' own ``study`` subcommands: name -> ("module:attribute", help)."""
     return {e.command: (e.target, e.help or "") for e in FAMILIES.values() if e.command and e.target}
 
 
-__all__ = ["DEFAULT_FAMILY", "Entry", "FAMILIES", "ROLES", "UnknownFamily", "commands", "entry", "has_part", "part",
-           "part_of", "parts"]
+__all__ = ["DEFAULT_FAMILY", "Entry", "FAMILIES", "HOSTS", "ROLES", "UnknownFamily", "assets", "commands", "entry", "has_part", "part",
+           "part_of", "parts", "role_modules"]

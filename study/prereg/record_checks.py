@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from study.families.registry import DEFAULT_FAMILY, part_of
 from study.session_io.folders import EVENTS_NAME, TRANSCRIPT_NAME as TRANSCRIPT
 from study.transcripts.kept import CONTEXTS_DIR
 from study.session_io.reader import read_log
@@ -85,14 +86,14 @@ def _log_against_itself(events: list[dict], start: dict, end: dict, problems: li
     if not end:
         return
     calls = [e for e in events if e.get("kind") == "call_end"]
-    family = start.get("family") or "sopbench"
-    if family == "sopbench":
+    family = start.get("family") or DEFAULT_FAMILY
+    if family == DEFAULT_FAMILY:
         decided = {e.get("account") for e in events if e.get("kind") == "tool_call"
                    and e.get("tool") == "submit_decision" and e.get("ok") is True and e.get("allowed") is True
                    and e.get("server", "sopbench") == "sopbench"}
         what = f"the log's tool calls decide {len(decided)} accounts"
-    else:   # another family's units: a τ²-bench conversation ended, a context of a staged run ended
-        unit = "conversation_end" if family == "tau2" else "context_end"
+    else:   # another family's units: the events of its reading's UNIT_END (a conversation ended, a context ended)
+        unit = getattr(part_of(family, "reading"), "UNIT_END", "context_end")
         decided = {i for i, e in enumerate(events) if e.get("kind") == unit}
         what = f"the log has {len(decided)} {unit} events"
     if isinstance(end.get("decisions"), int) and end["decisions"] != len(decided):
@@ -190,7 +191,7 @@ def _log_against_transcript(events: list[dict], start: dict, transcript: list[di
     calls = [e for e in events if e.get("kind") == "tool_call"]
     missing, differ = [], []
     runtime = start.get("runtime") or "claude-code"
-    builtin = start.get("family") == "workspace"
+    builtin = getattr(part_of(start.get("family"), "reading"), "BUILTIN_TOOLS", False)   # the CLI's own tools
     for call in calls:
         use = uses.get(call.get("call_id"))
         if use is None:
@@ -319,8 +320,8 @@ def check_order(root: Path, files: dict[str, str], start: dict, problems: list[s
 def check_study_unit(root: Path, files: dict[str, str], start: dict, study: str, problems: list[str],
                      notes: list[str]) -> None:
     """A confirmatory session of another study than the main one is one of that study's frozen
-    units when it started (``files``: the manifest then in effect): a τ²-bench session's task the
-    one at its position of the study's frozen task order, a staged protocol's run a preregistered
+    units when it started (``files``: the manifest then in effect): a session numbered by task the
+    task at its position of the study's frozen task order, one numbered by seed a preregistered
     seed. A study.yaml or order file no longer on disk as it was is a note, not a failure."""
     from study.protocol.studies import STUDIES_DIR, STUDY_FILE
     from study.protocol.yaml_lines import YamlError, load_yaml, read_yaml_text

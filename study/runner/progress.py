@@ -7,7 +7,9 @@ logs after each model response, then ``call_end`` and ``session_end``) beside th
 spending cap, when it started, resumes, stop-gate blocks, gate denials (and those since the last
 new decision, beside the exploratory conditions' ``gate_refusals`` limit), compactions, API
 errors the CLI retried and how it ended; for another task family's session, its fresh contexts,
-the customer's messages, the conversation's end and the family's ``outcome``. From these, the rate of decisions and the time left at that rate.
+how many events of each of the family's own kinds it logged and the last of each (which the
+family's ``reading`` part reads: ``study.families.registry``), the unit its kind that ends one
+marks done, and the family's ``outcome``. From these, the rate of decisions and the time left at that rate.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from sopbench_tools.tool_definitions import DECISION_TOOL
+from study.families.registry import part_of
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.vocabulary import EventKind, SessionStatus
 
 #: The ``outcome`` of a ``stop`` event whose end of turn the stop gate blocked.
 BLOCKED = "blocked"
+#: The kinds every family's log may hold: any other is a family's own (counted, its last kept).
+_COMMON = frozenset(EventKind)
 
 
 def _number(value: Any) -> float | None:
@@ -93,12 +98,14 @@ class LogProgress:
         self.refusal_cap: int | None = None   # the gate_refusals limit (exploratory conditions), if any
         self.compactions = 0
         self.api_retries = 0      # transient API errors the CLI retried (api_retry)
-        # another task family's session: its fresh contexts (the last one's unit), the customer's
-        # messages and the conversation's end (tau2), and the family's verdict (outcome)
+        # another task family's session: its fresh contexts (the last one's unit), how many events
+        # of each of its own kinds and the last of each (its reading part reads them), the kind
+        # whose event marks its one unit done (its reading's UNIT_END) and its verdict (outcome)
         self.contexts = 0
         self.unit: str | None = None
-        self.customer_messages = 0
-        self.conversation_end: str | None = None
+        self.counts: dict[str, int] = {}
+        self.lasts: dict[str, dict] = {}
+        self.unit_end: str | None = None
         self.outcome: dict | None = None
 
     def update(self) -> "LogProgress":
@@ -158,13 +165,8 @@ class LogProgress:
         elif kind == EventKind.CONTEXT_START:
             self.contexts += 1
             self.unit = event.get("unit") if isinstance(event.get("unit"), str) else None
-        elif kind == EventKind.CUSTOMER_MESSAGE:
-            self.customer_messages += 1
-        elif kind == EventKind.CONVERSATION_END:
-            self.conversation_end = event.get("reason") if isinstance(event.get("reason"), str) else "ended"
-            self.decided.add("conversation")     # a τ²-bench session's one unit is done
         elif kind == EventKind.CONTEXT_END:
-            self.decided.add(f"context {event.get('n')}")     # a staged run's unit (a context) is done
+            self.decided.add(f"context {event.get('n')}")     # a run's unit (a context) is done
         elif kind == EventKind.OUTCOME:
             self.outcome = event
         elif kind == EventKind.SESSION_END:
@@ -172,6 +174,11 @@ class LogProgress:
             cost = _number(event.get("cost_usd"))
             self.cost_usd = cost if cost is not None else self.cost_usd
             self.duration_s = _number(event.get("duration_s"))
+        elif isinstance(kind, str) and kind not in _COMMON:    # a family's own kind
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            self.lasts[kind] = event
+            if kind == self.unit_end:
+                self.decided.add(kind)           # the session's one unit is done
 
     def _start(self, event: dict) -> None:
         self.start = event
@@ -186,6 +193,7 @@ class LogProgress:
         self.priced = event.get("prices_per_mtok", {}) is not None
         self.model_id = event.get("model_id") if isinstance(event.get("model_id"), str) else None
         self.started = _time(event.get("t"))
+        self.unit_end = getattr(part_of(event.get("family"), "reading"), "UNIT_END", None)
 
     def settle(self, meta: Any) -> None:
         """The session has ended: show what its meta.json says (the record ``study status``

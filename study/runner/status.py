@@ -38,6 +38,7 @@ from study.session_io.record import DEFAULT_TASK, MAIN_STUDY, SessionRecord, fol
 from study.session_io.typed_events import UNSET
 from study.session_io.vocabulary import EventKind, SessionStatus
 
+from study.families.registry import DEFAULT_FAMILY, part_of
 from study.transcripts.outcomes import verdict
 
 from .claim import session_status
@@ -69,7 +70,7 @@ class SessionRow:
     problems: list[str] = field(default_factory=list)   # what is wrong with its records (never analysed)
     task: str = DEFAULT_TASK      # session_start's (absent: the preregistered task); another study's: the study
     study: str | None = None      # another study than the main one (preregistration/studies/<study>/)
-    family: str = "sopbench"      # its task family (sopbench, tau2, workspace)
+    family: str = DEFAULT_FAMILY  # its task family (study.families.registry)
     outcome: str | None = None    # another family's: its verdict, or where it is (``family_progress``)
     contexts: int | None = None   # a run of fresh contexts: how many began
 
@@ -112,7 +113,7 @@ class LogFacts(NamedTuple):
     progress_cost_usd: float
     api_retries: int
     study: str | None = None
-    family: str = "sopbench"
+    family: str = DEFAULT_FAMILY
     outcome: str | None = None
     contexts: int | None = None
 
@@ -131,23 +132,23 @@ def _facts(record: SessionRecord, meta: SessionMeta | None, progress: LogProgres
 
 def _family_facts(record: SessionRecord, progress: LogProgress) -> dict:
     """Another study's session: its study, family, contexts and where it is or what it came to."""
-    if record.study == MAIN_STUDY and record.family == "sopbench":
+    if record.study == MAIN_STUDY and record.family == DEFAULT_FAMILY:
         return {}
     return {"study": record.study, "family": record.family, "outcome": family_progress(record.family, progress),
             "contexts": progress.contexts or None}
 
 
 def family_progress(family: str, progress: LogProgress) -> str:
-    """A family session in a few words: its family's verdict once its log holds one (``reward 1``,
-    ``not judged``, ``8/8 rows valid, complete``, ``2/2 periods correct``), else where it is (the
-    conversation's customer messages and end; the running context and its unit)."""
+    """A family session in a few words: its family's verdict once its log holds one
+    (``study.transcripts.outcomes``), else where it is: the family's own words when its
+    ``reading`` part has them (``running(progress)``), else the running context and its unit."""
     if progress.outcome is not None:
         return verdict(progress.outcome)["text"]
     if progress.ended is not None:
         return "no outcome"
-    if family == "tau2":
-        said = f"{progress.customer_messages} customer message{'s' if progress.customer_messages != 1 else ''}"
-        return f"conversation ended ({progress.conversation_end}), {said}" if progress.conversation_end else f"talking: {said}"
+    running = getattr(part_of(family, "reading"), "running", None)
+    if running is not None:
+        return running(progress)
     if progress.contexts:
         return f"context {progress.contexts}" + (f" ({progress.unit})" if progress.unit and progress.unit != f"context {progress.contexts}" else "")
     return "starting"
@@ -198,7 +199,7 @@ def log_progress(folder: Path, log: LogRead | None) -> LogProgress:
     try:
         # another family's log (small: one conversation, a run's contexts) is fed whole: its
         # outcome's fields are the family's, which the typed structs do not keep
-        typed = log.typed if log.valid and log.start.get("family") in (None, "sopbench") else None
+        typed = log.typed if log.valid and log.start.get("family") in (None, DEFAULT_FAMILY) else None
     except LogError:            # an event of no kind of the contract (a log built in code)
         typed = None
     if typed is None:
@@ -297,17 +298,17 @@ def format_table(rows: list[SessionRow]) -> str:
     the cost (a simulated session's cost is marked as priced as the model the simulator stands in for).
     Sessions of more than one task are grouped by task (the preregistered one first) in a task
     column, and counted per task; another study's sessions by study. A session of another task
-    family than SOP-Bench's says, in an outcome column, its family's verdict (τ²-bench's reward,
-    not judged; AutoResearch's valid rows; the month-end close's correct periods) or where it is,
-    and in the decided column how many fresh contexts began (a workspace run) or nothing (a
-    τ²-bench conversation decides nothing)."""
+    family than SOP-Bench's says, in an outcome column, its family's verdict (a reward, rows
+    valid, periods correct: ``family_progress``) or where it is, and in the decided column how many
+    fresh contexts began, or nothing for a family whose session is one unit in one context (its
+    reading part's ``CONTEXTS`` is False: one conversation decides nothing)."""
     if not rows:
         return "no sessions found"
     tasks = task_order(r.task for r in rows)
     several = len(tasks) > 1
     if several:
         rows = sorted(rows, key=lambda r: tasks.index(r.task))   # stable: each task's in scan order
-    families = any(r.family != "sopbench" for r in rows)
+    families = any(r.family != DEFAULT_FAMILY for r in rows)
     header = ("session",) + (("task",) if several else ()) + ("status", "decided") + (("outcome",) if families else ()) \
         + ("cost $", "time", "size", "notes")
     lines = []
@@ -329,12 +330,13 @@ def format_table(rows: list[SessionRow]) -> str:
         if r.api_retries:
             notes.append(f"{r.api_retries} API error(s) retried by the CLI")
         decided = f"{r.decisions}/{r.accounts}" if r.accounts is not None else str(r.decisions)
-        if r.family == "tau2":          # one conversation: nothing is decided, τ²-bench's reward says how it went
-            decided = "-"
-        elif r.family != "sopbench":    # a run of fresh contexts: how many began
-            decided = f"{r.contexts or 0} context{'s' if r.contexts != 1 else ''}"
+        if r.family != DEFAULT_FAMILY:
+            if getattr(part_of(r.family, "reading"), "CONTEXTS", True):    # a run of fresh contexts: how many began
+                decided = f"{r.contexts or 0} context{'s' if r.contexts != 1 else ''}"
+            else:                       # one unit in one context: nothing is decided, the verdict says how it went
+                decided = "-"
         duration = "-" if r.duration_s is None else f"{r.duration_s / 60:.1f} min"
-        outcome = ((r.outcome or "-") if r.family != "sopbench" else "-",) if families else ()
+        outcome = ((r.outcome or "-") if r.family != DEFAULT_FAMILY else "-",) if families else ()
         lines.append((r.path,) + ((r.task,) if several else ()) + (r.status, decided) + outcome
                      + (f"{r.cost_usd:.2f}", duration, human_size(r.size_bytes), ", ".join(notes)))
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]

@@ -16,8 +16,9 @@ the same moment is read again next time.
 A session that a runner is running is not read from here: its progress (``LogProgress``) is kept
 instead, with how far its log was read, and the next status reads only the lines added since.
 
-Each entry also names the source of the modules that read the records (``MODULES``) and the
-installed msgspec/orjson: other code is a miss. The entries of one sessions folder are one file
+Each entry also names the source of the modules that read the records (``MODULES``: the task
+families' ``events`` and ``reading`` parts among them, whose words a family session's row holds)
+and the installed msgspec/orjson: other code is a miss. The entries of one sessions folder are one file
 in ``status/`` of the cache folder (``study.caching.cache_root``), a pickle written atomically;
 a broken or foreign file is empty, never an error. Deleting it changes no row, only the time.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from study.caching import State, all_settled, cache_root, distributions, sources_digest, write_atomic
+from study.families.registry import role_modules
 from study.session_io.folders import record_states
 
 #: Bump to drop every entry written by an older layout.
@@ -43,7 +45,8 @@ MODULES = ("study.runner.status", "study.runner.status_cache", "study.runner.pro
            "study.session_io.jsontypes", "study.session_io.vocabulary", "study.session_io.safe_files",
            "study.session_io.folders", "study.session_io.values", "study.session_io.witnesses",
            "sopbench_tools.tool_definitions", "sopbench_tools.tasks",
-           "study.protocol.cost_text", "study.transcripts.outcomes")
+           "study.protocol.cost_text", "study.transcripts.outcomes", "study.session_io.outcome_fields",
+           "study.families.registry", *role_modules("events"), *role_modules("reading"))
 #: The state of a folder's record files (``RECORD_FILES``): each a proof, ABSENT, or None (not a
 #: regular file: never kept).
 Files = tuple[State, ...]

@@ -32,17 +32,20 @@ import time
 from pathlib import Path
 
 from study.caching import State, all_settled, cache_root, state_of, write_atomic
+from study.families.registry import role_modules
 from study.paths import prereg_dir, sessions_dir, shell_word
 
 from .folders import find_sessions, record_states
 
 #: Bump to drop every entry written by an older layout.
 FORMAT = 1
-#: The code that decides an audit's verdict (its source is part of every entry).
+#: The code that decides an audit's verdict (its source is part of every entry; the task families'
+#: reading parts hold the record rules it applies to their logs).
 AUDIT_MODULES = ("study.prereg.audit", "study.prereg.record_checks", "study.prereg.session_checks",
                  "study.prereg.verify", "study.prereg.chain", "study.prereg.history", "study.prereg.runtime",
                  "study.prereg.stamps", "study.session_io.reader", "study.session_io.meta_rules", "study.session_io.record",
-                 "study.session_io.values", "study.session_io.witnesses", "study.session_io.audited")
+                 "study.session_io.values", "study.session_io.witnesses", "study.session_io.audited",
+                 "study.families.registry", *role_modules("reading"))
 #: The verdicts of sessions the analysis counts only with ``--include-exploratory`` (the audit never checks them).
 NOT_CHECKED = ("exploratory", "dev-seed")
 

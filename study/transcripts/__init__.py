@@ -2,10 +2,10 @@
 Layer 3: may import the foundations and layers 1-2 (docs/architecture.md).
 
 For the viewer, the audit and the exports. Reading only: nothing here starts or imports an agent
-runtime. Beside the runtimes' readers, the sessions of the other task families read from their
-log alone, as the viewer, the exports and ``study status`` show them: a τ²-bench conversation
-(``tau2_log``), a workspace run's contexts (``workspace_log``) and a family's verdict
-(``outcomes``).
+runtime. Beside the runtimes' readers, ``outcomes`` says what a session of another task family
+came to, as the viewer, the exports and ``study status`` show it, by asking the family (its
+``reading`` part, through ``study.families.registry``); a family's work as its log has it (a
+conversation, a run's contexts) is its own ``transcript`` part's.
 
 Every reader is a module with ``turns(lines, *, cap=TEXT_CAP) -> (turns, other_records)`` in the
 form ``claude_code`` documents (``claude_code`` reads Claude Code's transcript, ``codex`` Codex
