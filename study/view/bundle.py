@@ -23,7 +23,7 @@ from . import documents, family_docs
 from study.transcripts.claude_code import TURNS_PAGE, conversation_doc
 from study.session_io.jsonout import dumps
 from .load import Session, Store
-from .page import STATIC, index_html
+from .page import FAMILY_SCRIPTS, STATIC, family_scripts, index_html
 from .paths import Refused, file_key, session_names
 
 
@@ -46,6 +46,9 @@ def write_bundle(root: Path, out: Path, *, transcripts: bool = True,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(STATIC, out / "static", dirs_exist_ok=True, ignore=shutil.ignore_patterns("index.html"))
+    for name, path in family_scripts().items():      # each family's part of the pages (page.py)
+        (out / "static" / FAMILY_SCRIPTS).mkdir(exist_ok=True)
+        shutil.copyfile(path, out / "static" / FAMILY_SCRIPTS / name)
     (out / "index.html").write_text(index_html("bundle"), encoding="utf-8")
     store = Store(Path(root), size=1)
     counts = {"sessions": 0, "files": 0, "bytes": 0}

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
+from study.families.registry import parts
 from study.procedure.escape_routes import ESCAPE_ROUTES, Measure, route
 from study.protocol.cost_text import cost_text
 from study.protocol.runtimes import model_on_runtime, runtime_label
@@ -115,8 +116,10 @@ def _downsample(points: list[list[float]]) -> list[list[float]]:
 
 def _markers(session: Session) -> list[dict[str, Any]]:
     """Stops (blocked or not), resumes, compactions, denials, FSM transitions, workflow proposals,
-    retried API errors and the first token remark, each with its seq and seconds from the start."""
+    retried API errors, the first token remark and the marks of a task family's own kinds (a
+    customer's message, say), each with its seq and seconds from the start."""
     remark = EVENT_ROUTES["first_token_remark"][1]
+    family_marks = _family_markers()
     out, remarked = [], False
     for e in session.events:
         kind, label = e.get("kind"), None
@@ -141,12 +144,8 @@ def _markers(session: Session) -> list[dict[str, Any]]:
             kind, label = "context", f"context {e.get('n')} begins" + (f": {str(e.get('unit'))[:200]}" if e.get("unit") else "")
         elif kind == EventKind.COMMIT:
             label = f"commit {str(e.get('sha'))[:10]}: {str(e.get('subject'))[:200]}"
-        elif kind == EventKind.CUSTOMER_MESSAGE:
-            kind, label = "customer", f"the customer: {str(e.get('text'))[:200]}"
-        elif kind == EventKind.CONTROLLER_CALL:
-            kind, label = "controller", f"the workflow's controller called {str(e.get('tool'))[:200]}"
-        elif kind == EventKind.CONVERSATION_END:
-            kind, label = "conversation_end", f"the conversation ended: {str(e.get('reason'))[:200]}"
+        elif kind in family_marks:      # a kind of a family's own (its reading part's MARKERS)
+            kind, label = family_marks[kind](e)
         elif kind == EventKind.ASSISTANT_TEXT and not remarked and _takes(remark, e):
             remarked, kind = True, "token-remark"
             label = f"first remark on tokens: {(e.get('text') or '')[:200]}"
@@ -156,6 +155,12 @@ def _markers(session: Session) -> list[dict[str, Any]]:
                 marker["left"] = e.get("accounts_left")
             out.append(marker)
     return out
+
+
+def _family_markers() -> dict[str, Callable[[dict[str, Any]], tuple[str, str]]]:
+    """Every task family's marks of its own kinds (its ``reading`` part's ``MARKERS``: kind ->
+    the marker and its label of an event), asked through ``study.families.registry``."""
+    return {kind: mark for _family, reading in parts("reading") for kind, mark in getattr(reading, "MARKERS", {}).items()}
 
 
 def _takes(takes: Callable[[Any], bool], event: dict[str, Any]) -> bool:

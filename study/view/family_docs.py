@@ -1,14 +1,19 @@
-"""The viewer's documents for a session of another task family than SOP-Bench's (a τ²-bench
-conversation, a workspace session's run of fresh contexts): what replaces the SOP-Bench scores.
+"""The viewer's documents for a session of another task family than SOP-Bench's (a conversation,
+a run of fresh contexts): what replaces the SOP-Bench scores.
+
+What only the family knows it is asked for, through ``study.families.registry``: its ``reading``
+part (the verdict's words, the protocol an outcome reads under, whether its work is a run of fresh
+contexts: ``CONTEXTS``) and its ``transcript`` part (the work from the log: one conversation, or
+the contexts). The documents are then the same shapes for every family:
 
 - ``row_fields``: a matrix row's family, study, the family's verdict (in place of FC) and its
-  cells (in place of the Figure-1 sliver: the task; each ledger row; each period);
+  cells (in place of the Figure-1 sliver: one per unit of the work);
 - ``session_fields``: the session page's outcome (every figure the family's evaluator gave:
-  ``study.transcripts.outcomes``) and the index of its ``work`` pages;
-- ``work_doc``: one page of the work: a τ²-bench session's conversation
-  (``study.transcripts.tau2_log``), or a part of one context of a workspace session
-  (``study.transcripts.workspace_log``): ``WORK_PAGE`` entries at most;
-- ``group_verdicts``: the matrix's summary of a group of such sessions (passed, complete, correct).
+  ``study.transcripts.outcomes``) and the index of its ``work`` pages (a conversation's counts of
+  turns by who spoke; a run's contexts);
+- ``work_doc``: one page of the work: ``WORK_PAGE`` entries at most of the conversation, or of one
+  context;
+- ``group_verdicts``: the matrix's summary of a group of such sessions, in the family's words.
 
 The entries come from the log, an untrusted record: every text is cut to ``TEXT_CAP``, every
 argument object is shown as its JSON text cut alike, and every list is cut (``bounded``), so a
@@ -19,12 +24,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from study.families.registry import DEFAULT_FAMILY, part_of
 from study.session_io.jsonout import dumps
-from study.transcripts import outcomes, tau2_log, workspace_log
+from study.transcripts import outcomes
 
 from .load import Session, transcript_path
 
-MAIN_FAMILY = "sopbench"
+MAIN_FAMILY = DEFAULT_FAMILY
 #: Entries of the work per page (a conversation's turns; a context's items).
 WORK_PAGE = 150
 TEXT_CAP = 4000
@@ -71,34 +77,45 @@ def row_fields(session: Session) -> dict[str, Any]:
     record = session.record
     if found["text"] == "no outcome" and session.log is not None and session.log.end is None:
         found["text"] = _where(session)      # it runs (or its runner is gone): where it is
-    protocol = "tau2" if record.family == "tau2" else session.start.get("protocol")
+    reading = part_of(record.family, "reading")
+    protocol = reading.protocol_of(session.start) if reading is not None else session.start.get("protocol")
     return {"family": record.family, "study": record.study, "task": record.study,
             "protocol": protocol if isinstance(protocol, str) else None, "verdict": found["text"], "verdict_class": found["class"], "cells": found["cells"][:1000],
             "fc": None, "compliance": None, "decided": None, "sliver": []}
 
 
+def _in_contexts(session: Session) -> bool:
+    """Whether the session's work is a run of fresh contexts (its family's reading says so; a
+    family that does not say: yes, a run of one context or more)."""
+    return getattr(part_of(session.record.family, "reading"), "CONTEXTS", True)
+
+
 def _where(session: Session) -> str:
-    """A session without an end: how far its log goes (the last context begun; the customer's
-    messages so far)."""
+    """A session without an end: how far its log goes, in its family's words (``unfinished``),
+    else the last context begun."""
     events = session.events
-    if session.record.family == "workspace":
-        last = next((e for e in reversed(events) if e.get("kind") == "context_start"), None)
-        return f"no end yet: context {last.get('n')}" if last is not None else "no end yet"
-    said = sum(e.get("kind") == "customer_message" for e in events)
-    return f"no end yet: {said} customer message{'s' if said != 1 else ''}"
+    unfinished = getattr(part_of(session.record.family, "reading"), "unfinished", None)
+    if unfinished is not None:
+        return unfinished(events)
+    last = next((e for e in reversed(events) if e.get("kind") == "context_start"), None)
+    return f"no end yet: context {last.get('n')}" if last is not None else "no end yet"
 
 
 def _contexts(session: Session) -> list[dict[str, Any]]:
+    """The run's contexts, as the family's transcript part reads them from the log."""
     cache = session.cache
     if "contexts" not in cache:
-        cache["contexts"] = workspace_log.contexts(session.events)
+        transcript = part_of(session.record.family, "transcript")
+        cache["contexts"] = transcript.contexts(session.events) if transcript is not None else []
     return cache["contexts"]
 
 
 def _conversation(session: Session) -> list[dict[str, Any]]:
+    """The conversation, as the family's transcript part reads it from the log."""
     cache = session.cache
     if "conversation" not in cache:
-        cache["conversation"] = tau2_log.conversation(session.events)
+        transcript = part_of(session.record.family, "transcript")
+        cache["conversation"] = transcript.conversation(session.events) if transcript is not None else []
     return cache["conversation"]
 
 
@@ -107,7 +124,7 @@ def _pages(session: Session) -> list[tuple[int | None, int, list[dict[str, Any]]
     cache = session.cache
     if "pages" not in cache:
         pages: list[tuple[int | None, int, list[dict[str, Any]]]] = []
-        if session.record.family == "workspace":
+        if _in_contexts(session):
             for i, context in enumerate(_contexts(session)):
                 items = context["items"]
                 for part in range(max(1, -(-len(items) // WORK_PAGE))):
@@ -121,12 +138,12 @@ def _pages(session: Session) -> list[tuple[int | None, int, list[dict[str, Any]]
 
 
 def session_fields(session: Session) -> dict[str, Any]:
-    """The session page's outcome and the index of its work pages (a conversation's pages; per
-    context of a workspace run: its unit, the state it began in, how it ended, its counts and
-    its pages)."""
+    """The session page's outcome and the index of its work pages (a conversation's counts of
+    turns by who spoke; per context of a run: its unit, the state it began in, how it ended, its
+    counts and its pages)."""
     fields: dict[str, Any] = {"outcome": bounded(outcomes.details(outcome_of(session), session.events)),
                               "work_pages": len(_pages(session)), "work_page": WORK_PAGE}
-    if session.record.family == "workspace":
+    if _in_contexts(session):
         index = []
         for i, context in enumerate(_contexts(session)):
             pages = [p for p, (c, _part, _items) in enumerate(_pages(session)) if c == i]
@@ -136,17 +153,16 @@ def session_fields(session: Session) -> dict[str, Any]:
         fields["contexts"] = index[:10_000]
         fields["context_transcripts"] = kept_contexts(session)[:10_000]
     else:
-        talk = _conversation(session)
-        fields["turns"] = {role: sum(e["role"] == role for e in talk)
-                           for role in ("customer", "agent", "controller", "call")}
+        transcript = part_of(session.record.family, "transcript")
+        fields["turns"] = transcript.turns(_conversation(session)) if transcript is not None else {}
     return fields
 
 
 def kept_contexts(session: Session) -> list[int]:
-    """The ended contexts of a workspace run whose transcripts the session keeps apart
+    """The ended contexts of a run whose transcripts the session keeps apart
     (``contexts/context-<n>.transcript.jsonl``: every context's but the last, whose transcript is
     the session's own); only numbers its log names, and only files that are there."""
-    if not is_family(session) or session.record.family != "workspace":
+    if not is_family(session) or not _in_contexts(session):
         return []
     numbers = [c["n"] for c in _contexts(session)[:-1] if isinstance(c["n"], int) and not isinstance(c["n"], bool)]
     return [n for n in numbers if transcript_path(session, n).exists()]
@@ -178,18 +194,14 @@ def _event_at(session: Session, seq: Any) -> dict[str, Any]:
     return {}
 
 
-#: The words of a group's summary, by family protocol and verdict class.
-_GROUP_WORDS = {"tau2": ("passed", "failed", "not judged"), "autoresearch": ("complete", "not complete", "no outcome"),
-                "month-end-close": ("every period correct", "not every period correct", "no outcome")}
-
-
 def group_verdicts(rows: list[dict[str, Any]]) -> str:
     """A group's family sessions in words: '2 passed, 1 failed, 1 not judged' (over the sessions
-    that are not voided and have valid records)."""
+    that are not voided and have valid records), the words of the first one's family and protocol
+    (its reading's ``group_words``)."""
     counted = [r for r in rows if not r.get("voided") and not r.get("error")]
     if not counted:
         return "–"
-    protocol = counted[0].get("protocol") or ""
-    words = _GROUP_WORDS.get(protocol, ("pass", "fail", "none"))
+    group_words = getattr(part_of(counted[0].get("family"), "reading"), "group_words", None)
+    words = (group_words(counted[0].get("protocol")) if group_words is not None else None) or ("pass", "fail", "none")
     counts = [sum(r.get("verdict_class") == c for r in counted) for c in (outcomes.PASS, outcomes.FAIL, outcomes.NONE)]
     return ", ".join(f"{n} {w}" for n, w in zip(counts, words) if n) or "–"

@@ -7,8 +7,9 @@ Routes (all GET; every session is named by ``?session=<path relative to the sess
   ``/api/transcript?page=N`` (the raw records; the transcript is read only when a page of it is
   asked for); ``/api/conversation?page=N`` (the transcript as turns: ``conversation``); both
   with ``&context=N`` for an ended context's transcript of a run of fresh contexts;
-  ``/api/work?page=N`` (a τ²-bench session's conversation, a workspace session's contexts, from
-  its log: ``family_docs``).
+  ``/api/work?page=N`` (a family session's work: its conversation or its contexts, from its log:
+  ``family_docs``); ``/static/families/<family>.js``, each family's part of the page (its
+  folder's ``view.js``: ``page.family_scripts``).
 
 A name outside the sessions folder, or not a session folder, is refused with 404 and nothing is
 read (``paths.session_dir``); a file of a session that is not a regular file inside its folder is
@@ -28,7 +29,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -36,7 +37,7 @@ from . import documents, family_docs
 from study.transcripts.claude_code import conversation_doc
 from study.session_io.jsonout import dumps
 from .load import Store
-from .page import STATIC, index_html
+from .page import FAMILY_SCRIPTS, STATIC, family_scripts, index_html
 from .paths import Refused
 
 HOST = "127.0.0.1"
@@ -131,6 +132,14 @@ def make_app(root: Path, port: int | None = None) -> Starlette:
         turns, refused = store.conversation(session, context)
         return conversation_doc(session.name, session.simulated, turns, page, refused)
 
+    scripts = family_scripts()
+
+    def family_script(request: Request) -> Response:
+        """A task family's script (its folder's view.js), by the name the page loads it under;
+        only those names, so nothing else of a family's folder is served."""
+        path = scripts.get(request.path_params["name"])
+        return FileResponse(path, media_type="text/javascript") if path is not None else Response(status_code=404)
+
     def matrix(_request: Request) -> Response:
         return _Json(documents.matrix_doc(store))
 
@@ -143,6 +152,7 @@ def make_app(root: Path, port: int | None = None) -> Starlette:
         Route("/api/transcript", with_session(with_context(transcript))),
         Route("/api/conversation", with_session(with_context(conversation))),
         Route("/api/work", with_session(paged(family_docs.work_doc))),
+        Route(f"/static/{FAMILY_SCRIPTS}/{{name}}", family_script),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(LoopbackHostOnly, port_of=lambda: port)])

@@ -1,5 +1,8 @@
 """A τ²-bench session's conversation, read from its log (``events.jsonl``) alone: who said what
-to whom, as the viewer shows it and the Inspect export carries it.
+to whom, as the viewer shows it and the Inspect export carries it. The family's ``transcript``
+part (layer 6; the viewer and the export ask it through ``study.families.registry``): its work is
+one conversation (the reading's ``CONTEXTS`` is False), ``conversation(events)``, and ``turns``
+counts its entries by who spoke.
 
 The agent speaks to the customer only through ``send_message_to_customer`` (server ``tau2``),
 whose result is the customer's reply; the customer's words are also logged as they were said
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The words the controller's fresh test follows in a call's result (the tau2 family's
+#: The words the controller's fresh test follows in a call's result (the family's
 #: ``telecom_evidence.CONTROLLER_MARK``).
 CONTROLLER_MARK = "[The workflow's controller asked the customer for a fresh test:"
 #: The note the family adds to the last reply of a conversation the customer ended.
@@ -183,6 +186,15 @@ def conversation(events: list[dict[str, Any]], *, cap: int | None = TEXT_CAP) ->
             out.add(event)
     out.flush()
     return out.out
+
+
+#: Who speaks in a conversation's entries, as the viewer counts them (``turns``).
+ROLES = ("customer", "agent", "controller", "call")
+
+
+def turns(entries: list[dict[str, Any]]) -> dict[str, int]:
+    """How many entries of the conversation each of ``ROLES`` has (the session page's counts)."""
+    return {role: sum(e["role"] == role for e in entries) for role in ROLES}
 
 
 def by_call(events: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:

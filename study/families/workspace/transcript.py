@@ -2,7 +2,9 @@
 in each what the agent did with the CLI's own tools (commands and their output, edits as the old
 and the new text, writes, reads), the commits its commands made, the FSM's moves (each refused one
 with its check's message), the gate's refusals and the stop gate's blocks; as the viewer shows
-them and the Inspect export groups them.
+them and the Inspect export groups them. The family's ``transcript`` part (layer 6; the viewer and
+the export ask it through ``study.families.registry``): its work is a run of fresh contexts (the
+reading's ``CONTEXTS``), ``contexts(events)``.
 
 ``contexts(events)`` gives one dict per context, in order: ``n``, ``unit`` (the period or stage it
 was for), ``ended`` (``context_end``'s words, or None while it runs), ``state`` (the FSM state it

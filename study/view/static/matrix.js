@@ -45,10 +45,11 @@ function cells(list, title) {
     ...list.map((c) => h("span", { class: "cell-" + c.class, title: c.title })));
 }
 
+// each class in every family's words (its view.js's legend, in the order the families' scripts load)
 function familyLegend() {
+  const words = (c) => Object.values(FAMILY_PAGES).filter((p) => p.legend).map((p) => p.legend[c]).join(", ");
   return h("div", { class: "legend", id: "family-legend" }, "Other task families: ",
-    ...[["pass", "passed (τ²-bench), a valid ledger row, a correct period"], ["fail", "failed, an invalid row, a wrong period"],
-      ["none", "not judged, a missing row, a period not started"]].map(([c, w]) => [h("span", { class: "sw cell-" + c }), w]));
+    ...["pass", "fail", "none"].map((c) => [h("span", { class: "sw cell-" + c }), words(c)]));
 }
 
 function matrixRow(r, task) {

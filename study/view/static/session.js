@@ -8,8 +8,7 @@ const LANES = [["stop", "stops"], ["resume", "resumes"], ["compaction", "compact
   ["transition", "transitions"], ["proposal", "proposals"], ["api_retry", "API retries"], ["token-remark", "token remark"]];
 const MARK_COLOUR = { "stop-blocked": "#ef6c00", "stop-ended": "#c62828", resume: "#1565c0", compaction: "#6a1b9a",
   denial: "#c62828", transition: "#2e7d32", "transition-refused": "#c62828", "token-remark": "#f9a825",
-  proposal: "#00838f", api_retry: "#757575", context: "#37474f", commit: "#6a1b9a", customer: "#546e7a",
-  conversation_end: "#000" };
+  proposal: "#00838f", api_retry: "#757575", context: "#37474f", commit: "#6a1b9a" };   // a family's own: its view.js
 
 function timeline(doc, lanes = LANES) {
   const W = 1000, left = 110, lane = 18, H = lanes.length * lane + 24, span = Math.max(doc.duration_s || 1, 0.001);
