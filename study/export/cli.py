@@ -41,9 +41,9 @@ def inspect_(sessions: Path | None, out: Path) -> None:
     task and batch size, one sample per session (its seed), with the transcript's conversation,
     the session log's events and the study's own scores. Read them with `inspect view`,
     `inspect_ai.analysis.samples_df(OUT)` or transcript scanners. A session of another study's task
-    family is scored by its family's verdict (τ²-bench's reward and its parts, or not judged;
-    AutoResearch's valid rows; the month-end close's correct periods); a τ²-bench session's
-    messages are its conversation, a staged run's contexts are spans of its events.
+    family is scored by its family's verdict (a benchmark's reward and its parts, or not judged;
+    a protocol's valid rows or correct periods); a conversation's messages are as the benchmark has
+    them, a run's fresh contexts are spans of its events.
 
     A session whose records break a rule of the log's validation (the sessions `study tables`
     lists as invalid) is not exported: it is named on stderr with the reason, and in the

@@ -85,8 +85,7 @@ def sample(session: ExportSession, key: GroupKey, model: str, epoch: int) -> Eva
     uuid = shortuuid.uuid(name=f"{SOURCE}:{key}:{session.name}")
     prefix = uuid   # message and event ids are unique across logs (Inspect's dataframes key rows on them)
     talk = conversation(session.turns or [], prefix, model)
-    if session.family == "tau2":     # its messages are the conversation, as τ²-bench has it (inspect_family)
-        talk = inspect_family.tau2_conversation(talk, session.events)
+    talk = inspect_family.family_conversation(session, talk)     # its family's messages, where it has its own
     messages = talk.messages
     prices = start.get("prices_per_mtok") if isinstance(start.get("prices_per_mtok"), dict) else None
     generations = model_events(session.responses or [], talk, session.turns or [], model, prices,
@@ -125,7 +124,7 @@ def sample(session: ExportSession, key: GroupKey, model: str, epoch: int) -> Eva
     events = with_model_events(log_events(session, prefix), generations)
     if s is None:                # another family's session: its family's verdict, its contexts as spans
         metadata.update(inspect_family.sample_metadata(session))
-        events = inspect_family.with_context_spans(events, prefix) if session.family == "workspace" else events
+        events = inspect_family.with_context_spans(events, prefix) if inspect_family.in_contexts(session.family) else events
     started, ended = start.get("t"), (end or {}).get("t") or (session.events[-1].get("t") if session.events else None)
     return EvalSample(
         id=session.seed, epoch=epoch, input=first.text if first is not None else "", target="",
@@ -155,7 +154,7 @@ def eval_log(key: GroupKey, sessions: list[ExportSession], skipped: list[Skipped
     for session in sessions:
         epochs[session.seed] = epochs.get(session.seed, 0) + 1
         samples.append(sample(session, key, model, epochs[session.seed]))
-    found = results(samples) if kind is None else inspect_family.results(samples, kind)
+    found = results(samples) if kind is None else inspect_family.results(samples, first.family, kind)
     label = runtime_label(key.runtime)
     mark = "SIMULATED " if simulated else ""
     size = (f"{key.accounts} accounts" if kind is None else f"{key.accounts} units") + (", exploratory" if key.exploratory else "")

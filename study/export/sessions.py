@@ -15,11 +15,12 @@ Nothing here imports an export format's package: the formats (``inspect_log``) t
 - One group per (model, runtime, condition, task, batch size, exploratory): sessions of different
   batch sizes are different sessions (README, "Running the study"), and an exploratory session
   never shares a log with confirmatory ones.
-- A session of another task family than SOP-Bench's (a τ²-bench conversation, a workspace run) is
+- A session of another task family than SOP-Bench's (a conversation, a run of fresh contexts) is
   not scored by SOP-Bench's scorer: its family's ``outcome`` event is its verdict
-  (``inspect_family``), its study stands for its task, and a workspace run's transcript is every
-  context's in order (``contexts/context-<n>.transcript.jsonl``, then ``transcript.jsonl``), each
-  context's turns after a ``context`` turn that names it.
+  (``inspect_family``), its study stands for its task, and the transcript of a run of fresh
+  contexts (its family's reading says so: ``CONTEXTS``) is every context's in order
+  (``contexts/context-<n>.transcript.jsonl``, then ``transcript.jsonl``), each context's turns
+  after a ``context`` turn that names it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import orjson
 
 from analysis.loading import sopbench_correct_count
 from analysis.scoring import SessionScore, score_log
+from study.families.registry import DEFAULT_FAMILY, part_of
 from study.protocol.runtimes import DEFAULT_RUNTIME
 from study.session_io.folders import TRANSCRIPT_NAME, find_sessions
 
@@ -225,14 +227,15 @@ def read_one(path: Path, root: Path) -> ExportSession | Skipped:
         exclusion = record.exclusion()
         return skipped(exclusion.reason if exclusion else "its records cannot be scored")
     score = None
-    if record.family == "sopbench":   # another family's verdict is its outcome event (inspect_family)
+    if record.family == DEFAULT_FAMILY:   # another family's verdict is its outcome event (inspect_family)
         try:
             score = score_log(session.log, session.meta)
         except LogError as exc:           # a log the reader passed but the scorer cannot score
             return skipped(f"invalid records, never scored: {exc}")
     events = session.log.events
     runtime = events[0].get("runtime") or DEFAULT_RUNTIME
-    transcript = read_contexts(path, runtime, events) if record.family == "workspace" else read_transcript(path, runtime)
+    in_contexts = record.family != DEFAULT_FAMILY and getattr(part_of(record.family, "reading"), "CONTEXTS", False)
+    transcript = read_contexts(path, runtime, events) if in_contexts else read_transcript(path, runtime)
     return ExportSession(path=path, name=name, record=record, score=score, meta=session.meta, events=events,
                          runtime=runtime, correct_sopbench=sopbench_correct_count(score) if score is not None else 0,
                          turns=transcript.turns,
