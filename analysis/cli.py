@@ -229,21 +229,25 @@ def _latex_options(command):
                    "FSM's one-time tokens) \"First remark on tokens, context or budget\", with a note "
                    "defining it (default: the paper's header).")
 @click.option("--study", "study", default=None, metavar="NAME[,NAME]",
-              help="The tables of another study (preregistration/studies/): a τ²-bench study's Table 4, a staged "
-                   "protocol's Tables 5 and 10; several studies of one family make one table [default: the main study].")
+              help="The tables of another study (preregistration/studies/): its task family's tables; several "
+                   "studies of one family make one table [default: the main study].")
 @out_option(help="Write table<N>.<format> files (and the exclusion list) into DIR instead of printing.")
 def tables(sessions, plan, allow_simulated, include_exploratory, formats, numbering, latex_style, plain_headers_,
            study, out) -> None:
     """Regenerate Tables 1, 2, 6, 7 and 8 from the session logs (same bytes every run); with
-    --study, another study's tables (Table 4 of a τ²-bench study, Tables 5 and 10 of a staged one).
+    --study, another study's tables (its task family's: the paper's Tables 4, 5 and 10).
 
     Table 8's "First token remark (median decided)": the accounts decided when the agent's own
     text first mentioned tokens, context or budget (a remark about its token budget, not the
     FSM's one-time transition tokens), median over the sessions with such a remark."""
     formats = formats or ("md",)
     if study is not None and study.strip() != "main":
-        _emit(_study_output(sessions, study, formats, (numbering, latex_style), allow_simulated, include_exploratory),
-              out)
+        def compute(scores: "ScoreCache") -> "Output":
+            return _study_output(sessions, study, formats, (numbering, latex_style), allow_simulated,
+                                 include_exploratory, scores)
+
+        _emit(_from_cache("tables --study", (study, formats, numbering, latex_style), sessions, None, allow_simulated,
+                          include_exploratory, compute)[0], out)
         return
 
     def make(a):
@@ -278,11 +282,14 @@ def predictions(sessions, plan, allow_simulated, include_exploratory, formats, n
 
 
 def _study_output(sessions: Path | None, study: str, formats, latex: tuple[str, str], allow_simulated: bool,
-                  include_exploratory: bool) -> "Output":
+                  include_exploratory: bool, scores: "ScoreCache") -> "Output":
     """``study tables --study``: another study's tables (``analysis.study_tables``), rendered like
-    the main study's; bad input exit 2, no analysable session exit 4."""
+    the main study's; bad input exit 2, no analysable session exit 4. The session folders' keys
+    are taken first (``scores``: what the output cache keeps the output under, as for the main
+    study's tables)."""
     from study.paths import sessions_folder
     from study.protocol.studies import StudyDefinitionError
+    from study.session_io.folders import find_sessions
 
     from .loading import CorpusError, MixedSessions, NoSuchFolder
     from .output_cache import Output
@@ -291,8 +298,11 @@ def _study_output(sessions: Path | None, study: str, formats, latex: tuple[str, 
                                study_tables)
 
     names = [n.strip() for n in study.split(",") if n.strip()]
+    root = sessions_folder(sessions).resolve()
+    if root.is_dir():
+        scores.note_folders(list(find_sessions(root)), root)
     try:
-        built, found = study_tables(sessions_folder(sessions), names, include_exploratory=include_exploratory,
+        built, found = study_tables(root, names, include_exploratory=include_exploratory,
                                     allow_simulated=allow_simulated)
     except (StudyDefinitionError, StudyTablesError, NoSuchFolder, MixedSessions) as exc:
         raise UsageError(str(exc)) from None

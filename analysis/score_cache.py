@@ -54,6 +54,9 @@ FORMAT = 3
 BESIDE = tuple(name for name in RECORD_FILES if name not in (EVENTS_NAME, META_NAME))
 #: A file changed less than this long before it was hashed is hashed again at every lookup.
 RACY_S = 2.0
+#: The fingerprint in the keys of sessions read for their records alone, never scored
+#: (``ScoreCache.note_folders``): no value of this cache is stored under them.
+RECORDS_ONLY = "records only"
 
 #: The modules whose code decides a cached value (their source is part of every key).
 _MODULES = ("analysis.scoring", "analysis.clauses", "analysis.loading", "analysis.sopbench_grader",
@@ -187,6 +190,16 @@ class ScoreCache:
             os.replace(tmp, path)
         except OSError:
             return
+
+    def note_folders(self, dirs: list[Path], root: Path | None) -> None:
+        """Take each folder's key now, as ``lookup`` does, without reading or scoring anything, and
+        keep them as ``looked_up``: for an output made from these folders' records alone (another
+        study's tables), which the output cache keeps under them. The keys carry ``RECORDS_ONLY``
+        for the code's fingerprint: such an output's code is checked by the output cache itself
+        (every source module it loaded), so the scorer is not imported for a fingerprint."""
+        with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:
+            keys = list(pool.map(lambda d: self._key(d, root, RECORDS_ONLY), dirs))
+        self.looked_up = [(str(d), k) for d, k in zip(dirs, keys)]
 
     def lookup(self, dirs: list[Path], root: Path | None) -> tuple[list[Any], list[Key | None]]:
         """The cached value of each folder (None where it is a miss) and each folder's key now:

@@ -7,7 +7,8 @@ sessions of ``studies`` that the one exclusion rule admits (``SessionRecord.excl
 incomplete, invalid, exploratory unless ``include_exploratory``) and says why every other session
 is left out. Simulated and real sessions are never mixed (``allow_simulated`` admits both under a
 SIMULATED title, as for the main study's tables). Nothing here knows a family: a family's tables
-(``analysis.tau2``, ``analysis.staged``) read the events they need from each kept session.
+(its ``tables`` part, ``study.families.<family>.tables``) read the events they need from each kept
+session.
 """
 
 from __future__ import annotations

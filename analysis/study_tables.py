@@ -1,29 +1,26 @@
 """``study tables --study NAME``: the tables of another study than the main one, from its logs.
 
-A study's family says which of the paper's tables its sessions make (``FAMILY_TABLES``): τ²-bench
-studies Table 4 (``analysis.tau2``), the staged protocols Tables 5 and 10 (``analysis.staged``).
-Several studies of one family are tabulated together (``--study tau2-telecom,tau2-airline``: one
-Table 4 with a row per domain). The tables are rendered in every format the main study's are
-(``analysis.render``), with every column defined under them; the sessions left out are listed
-with their reasons (stderr; ``exclusions.md`` and ``.csv`` beside the tables with ``--out``).
+A study's family makes the paper's tables its sessions make: its ``tables`` part
+(``study.families.<family>.tables``, found through ``study.families.registry``), whose
+``tables(found)`` gets the study's sessions (``study_sessions``: the records read and the one
+exclusion rule applied) and builds its tables with this package's machinery (``render``), from
+the logs alone. Several studies of one family are tabulated together (``--study A,B``: one table
+with a row each). The tables are rendered in every format the main study's are (``analysis.render``), with
+every column defined under them; the sessions left out are listed with their reasons (stderr;
+``exclusions.md`` and ``.csv`` beside the tables with ``--out``). ``analysis.cli`` answers a rerun
+from the output cache (``output_cache``), as for the main study's tables.
 """
 
 from __future__ import annotations
 
 import csv
-import importlib
 import io
 from pathlib import Path
 
+from study.families.registry import part_of
 from study.protocol.studies import MAIN, load_study
 
 from .study_sessions import StudySessions, load_study_sessions
-
-#: family -> "module:function" making that family's tables from a ``StudySessions``.
-FAMILY_TABLES = {
-    "tau2": "analysis.tau2:tables",
-    "workspace": "analysis.staged:tables",
-}
 
 
 class StudyTablesError(ValueError):
@@ -39,7 +36,7 @@ def family_of(studies: list[str]) -> str:
         raise StudyTablesError(f"--study names studies of several families ({', '.join(sorted(families))}): "
                                "tabulate each family on its own")
     family = families.pop()
-    if family not in FAMILY_TABLES:
+    if part_of(family, "tables") is None:
         raise StudyTablesError(f"the {family} family has no tables of its own")
     return family
 
@@ -50,8 +47,7 @@ def study_tables(root: Path, studies: list[str], *, include_exploratory: bool = 
     family = family_of(studies)
     found = load_study_sessions(root, studies, include_exploratory=include_exploratory,
                                 allow_simulated=allow_simulated)
-    module, function = FAMILY_TABLES[family].split(":")
-    return getattr(importlib.import_module(module), function)(found), found
+    return part_of(family, "tables").tables(found), found
 
 
 def exclusion_lines(found: StudySessions) -> list[str]:

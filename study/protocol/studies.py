@@ -5,7 +5,7 @@ paper's main experiment, or a project's own SOP-Bench task). Every other study l
 of its own below it, ``preregistration/studies/<name>/``, frozen by the same manifest and changed
 only through the same amendments:
 
-- ``study.yaml``: the study's ``family`` (``study.families``: ``tau2``, ``workspace``), a
+- ``study.yaml``: the study's ``family`` (one of ``study.families.registry``'s), a
   ``title``, how its sessions are numbered (``unit``: ``seed`` or ``task``) and the family's own
   parameters (``params``: the domains and their frozen task orders, the protocol, the customer's
   model, ...);
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from study.errors import StudyError
+from study.families.registry import DEFAULT_FAMILY, FAMILIES
 from study.paths import prereg_dir
 
 from .yaml_file import read_yaml_file
@@ -37,6 +38,8 @@ STUDY_FILE = "study.yaml"
 #: How a study's sessions are numbered: by seed (``seed-<n>``) or by the position of a task in a
 #: frozen task order (``task-<k>``).
 UNITS = ("seed", "task")
+#: The families a study of its own may be of (the main study is the default family's).
+OTHER_FAMILIES = tuple(name for name in FAMILIES if name != DEFAULT_FAMILY)
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,40}")
 
 
@@ -87,7 +90,7 @@ def study_names() -> list[str]:
 def load_study(name: str | None = None) -> StudyDef:
     """The study called ``name`` (None or ``main``: the main study, whose family is SOP-Bench's)."""
     if name is None or name == MAIN:
-        return StudyDef(MAIN, "sopbench", prereg_dir(), title="the main study", unit="seed")
+        return StudyDef(MAIN, DEFAULT_FAMILY, prereg_dir(), title="the main study", unit="seed")
     if not _NAME.fullmatch(name):
         raise StudyDefinitionError(f"{name!r} is not a study name: {_known()}")
     path = studies_root() / name / STUDY_FILE
@@ -103,7 +106,7 @@ def load_study(name: str | None = None) -> StudyDef:
         raise StudyDefinitionError(f"{path}: names study {raw.get('study')!r} but lies in the folder of {name!r}")
     family = raw.get("family")
     if not isinstance(family, str) or not family:
-        raise StudyDefinitionError(f"{path}: family must name a task family (tau2, workspace)")
+        raise StudyDefinitionError(f"{path}: family must name a task family ({', '.join(OTHER_FAMILIES)})")
     unit = raw.get("unit", "seed")
     if unit not in UNITS:
         raise StudyDefinitionError(f"{path}: unit must be one of {', '.join(UNITS)}, not {unit!r}")

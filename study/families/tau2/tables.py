@@ -1,4 +1,7 @@
-"""Table 4 of the paper (Analysis 2, τ²-bench) from the session logs of τ²-bench studies.
+"""Table 4 of the paper (Analysis 2, τ²-bench) from the session logs of τ²-bench studies: the
+family's ``tables`` part (layer 6; ``study tables --study`` asks it through
+``study.families.registry``). It reads the logs alone, as ``analysis`` does: the sessions
+``analysis.study_sessions`` admits, rendered by ``analysis.render``; nothing of how they were run.
 
 Each analysed session is one task's conversation under Control or FSM; its ``outcome`` event is
 τ²-bench's own evaluator's verdict (``reward``, its parts, ``judged``), its ``tool_call`` events
@@ -23,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .render import Cell, Column, Table, csv_number
-from .study_sessions import StudySession, StudySessions
+from analysis.render import Cell, Column, Table, csv_number
+from analysis.study_sessions import StudySession, StudySessions
 
 #: The two agents of Analysis 2, by their conditions' names.
 CONTROL, FSM = "Control", "FSM"
@@ -182,5 +185,5 @@ def _notes(found: StudySessions, table: Table, unjudged: int, unpaired: int, no_
 
 
 def tables(found: StudySessions) -> list[Table]:
-    """The τ²-bench family's tables (``analysis.study_tables``): Table 4."""
+    """The τ²-bench family's tables (what ``analysis.study_tables`` asks for): Table 4."""
     return [table4(found)]

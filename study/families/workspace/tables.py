@@ -1,8 +1,11 @@
-"""Tables 5 and 10 of the paper (Analysis 3, the staged protocols) from the session logs.
+"""Tables 5 and 10 of the paper (Analysis 3, the staged protocols) from the session logs: the
+workspace family's ``tables`` part (layer 6; ``study tables --study`` asks it through
+``study.families.registry``). It reads the logs alone, as ``analysis`` does: the sessions
+``analysis.study_sessions`` admits, rendered by ``analysis.render``; nothing of how they were run.
 
 Each analysed session is one run of a staged protocol (a sequence of fresh contexts) under Plain
 or FSM; its ``outcome`` event is the protocol's own scorer's verdict, taken over the workspace when
-the run ended (``study.families.workspace``): AutoResearch's ledger rows (each valid or the rule
+the run ended (``family.py``): AutoResearch's ledger rows (each valid or the rule
 it breaks), whether the protocol is complete, the best kept accuracy; the month-end close's
 periods (each started or not, the fraction of its eleven report fields within tolerance, correct
 when all are). Its ``session_start`` gives the turn cap of one context (``limits.turns``), its
@@ -18,8 +21,8 @@ when all are). Its ``session_start`` gives the turn cap of one context (``limits
 
 from __future__ import annotations
 
-from .render import Cell, Column, Table, csv_number
-from .study_sessions import StudySession, StudySessions
+from analysis.render import Cell, Column, Table, csv_number
+from analysis.study_sessions import StudySession, StudySessions
 
 PLAIN, FSM = "Plain", "FSM"
 #: how a smaller run (``--accounts N``, exploratory) is named beside its model
@@ -182,5 +185,5 @@ def _common_notes(found: StudySessions, table: Table, definitions: dict[str, str
 
 
 def tables(found: StudySessions) -> list[Table]:
-    """The staged protocols' tables (``analysis.study_tables``): Tables 5 and 10 (a, b)."""
+    """The staged protocols' tables (what ``analysis.study_tables`` asks for): Tables 5 and 10 (a, b)."""
     return [table5(found), *table10(found)]
