@@ -1,9 +1,10 @@
 """``study doctor``: is this install ready for a confirmatory run? The command to run first.
 Layer 10: may import the foundations and layers 1-9 (docs/architecture.md).
 
-It prints the runtimes (Python; each runtime's install as its adapter describes it) and whether
-the optional τ²-bench extra is installed and which version, then checks, each with what to fix
-when it fails:
+It prints the runtimes (Python; each runtime's install as its adapter describes it) and what
+each task family needs installed beyond the package (its ``availability`` part's ``doctor_line``,
+through ``study.families.registry``: an optional extra, whether it is installed and which
+version), then checks, each with what to fix when it fails:
 
 - lock: every package of ``requirements.lock`` is installed at its locked version;
 - frozen runtime: the runtime matches ``preregistration/runtime.json`` as the preregistration in
@@ -60,23 +61,19 @@ def _runtime_lines() -> list[tuple[str, str]]:
     return [
         ("Python", f"{platform.python_version()} ({sys.executable})"),
         *[line for face in _faces() for line in face.describe()],
-        ("τ²-bench", tau2_line()),
+        *family_lines(),
         ("API key", f"ANTHROPIC_API_KEY {key}" + (f", ANTHROPIC_BASE_URL={base}" if base else "")
          + f", OPENAI_API_KEY {openai} (reported only: the simulator needs none; a real run needs a key or a relay)"),
     ]
 
 
-def tau2_line() -> str:
-    """Whether the optional τ²-bench extra is installed, and which version (from its metadata:
-    nothing of it is imported). Reported only: the main study does not need it."""
-    from importlib import metadata
+def family_lines() -> list[tuple[str, str]]:
+    """Each task family's line of what it needs installed beyond the package (its
+    ``availability`` part's ``doctor_line()``: a label and the words), in the registry's order.
+    Reported only: the main study needs none of them."""
+    from study.families.registry import parts
 
-    from study.families.tau2.availability import DISTRIBUTION, tau2_problem
-
-    problem = tau2_problem()
-    if problem is None:
-        return f"{DISTRIBUTION} {metadata.version(DISTRIBUTION)} installed (the optional tau2 extra, for the tau2-* studies)"
-    return f"{problem} (optional: only the tau2-* studies need it)"
+    return [module.doctor_line() for _family, module in parts("availability")]
 
 
 def check_names(face) -> tuple[str, dict[str, str]]:

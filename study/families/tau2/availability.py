@@ -1,4 +1,6 @@
-"""Is the τ²-bench extra installed? One line that says how to install it when it is not.
+"""Is the τ²-bench extra installed? One line that says how to install it when it is not: the
+family's ``availability`` part (``study doctor`` asks it for ``doctor_line`` through
+``study.families.registry``).
 
 Checked from the installed distributions' metadata only: neither ``tau2`` nor LiteLLM is
 imported (importing them takes seconds), so every command may ask.
@@ -32,3 +34,13 @@ def tau2_problem() -> str | None:
     if util.find_spec("tau2") is None:
         return f"{DISTRIBUTION} {version} is installed but `import tau2` finds nothing; reinstall it with `{INSTALL_LINE}`"
     return None
+
+
+def doctor_line() -> tuple[str, str]:
+    """``study doctor``'s line: whether the optional extra is installed, and which version (from
+    its metadata: nothing of it is imported). Reported only: the main study does not need it."""
+    problem = tau2_problem()
+    if problem is None:
+        return ("τ²-bench", f"{DISTRIBUTION} {metadata.version(DISTRIBUTION)} installed (the optional tau2 extra, "
+                            "for the tau2-* studies)")
+    return ("τ²-bench", f"{problem} (optional: only the tau2-* studies need it)")
