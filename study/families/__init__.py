@@ -1,4 +1,4 @@
-"""Task families: what one session's work is, whichever family (SOP-Bench, tau2-bench, a workspace).
+"""Task families: what one session's work is, whichever family; one folder each, found by their registry.
 Layer 6: may import the foundations and layers 1-5 (docs/architecture.md).
 
 A task family is one folder of this package holding everything of it: its work (what the runner

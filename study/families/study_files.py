@@ -1,6 +1,7 @@
 """A family's preregistered study as its builder makes it: the files of
 ``preregistration/studies/<name>/`` (relative path -> text), written, compared with the folder, and
-the family's ``build [--check]`` command around both (``study tau2 build``, ``study staged build``).
+the family's ``build [--check]`` command around both (``study <family's command> build``: its
+registry entry names the command).
 The build's text is the file's text byte for byte (``\\n`` line ends on every platform), so a
 frozen study stays the builder's own."""
 

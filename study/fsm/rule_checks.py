@@ -1,7 +1,7 @@
 """Rule checks and observers: permissions that depend on what the calls so far have shown.
 
 Two additive extension points of the workflow format, for adapters whose rules read evidence no
-argument predicate can express (the τ²-bench Telecom adapter's fault ledger):
+argument predicate can express (a benchmark adapter's ledger of the faults its calls have shown):
 
 * **Rule checks.** An allow or deny rule may name ``check: NAME`` (parameters under ``with:``): a
   function registered with :func:`register_rule_check`, called as ``fn(args, variables, params)``

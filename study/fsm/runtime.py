@@ -198,8 +198,8 @@ class FsmRuntime:
             return self.status()
 
     def restart(self, name: str) -> list[dict[str, Any]]:
-        """The runner's move at the start of a fresh context whose procedure starts anew (a month-end
-        period is a new instance of the close workflow): every frame is popped, in whatever state,
+        """The runner's move at the start of a fresh context whose procedure starts anew (each period
+        of a monthly close is a new instance of its workflow): every frame is popped, in whatever state,
         and ``name`` entered at its initial state. Returns the popped frames (innermost last), for
         the session's log; never the agent's move (no FSM tool offers it)."""
         with self._sync():

@@ -9,7 +9,7 @@ metric and the statistics), ``study/fsm/`` (the enforcement: runtime and guards)
 ``study/runtimes/`` (how each agent CLI is started, configured and read: the runtime adapters),
 ``study/session_io/`` (how session logs are written and read for the analysis),
 ``study/families/`` (what a session's work is, per task family: its tools, texts and end; every
-file there, its data too: τ²-bench's task files, the staged protocols' prompts and templates),
+file there, its data too: a benchmark's task files, a protocol's prompts and templates),
 ``study/tooling/`` (the tool result and the MCP server every family's tools are served by),
 ``study/procedure/escape_routes.py`` (the registry of escape routes the scorer counts),
 ``study/procedure/core.py`` and ``study/procedure/texts.py`` (what a task's procedure and texts are),
@@ -42,7 +42,7 @@ FROZEN_CODE_FILES = ("study/procedure/escape_routes.py", "study/procedure/core.p
 #: session sees (names, schemas, labels, texts), frozen like the code.
 TASK_MANIFEST_DIR = "sopbench_tools/tasks/manifests"
 #: Folders whose every file is frozen, not only their Python: the task families' data a session
-#: runs on (τ²-bench v1.0.1's task files, the staged protocols' prompts, templates and workflows).
+#: runs on (a benchmark's vendored task files, a protocol's prompts, templates and workflows).
 FROZEN_DATA_DIRS = ("study/families",)
 #: Where the frozen files lie, root-relative: what ``git ls-tree`` lists to find them at a commit.
 FROZEN_TOPS = (PREREG_DIR, *FROZEN_CODE_DIRS, *FROZEN_CODE_FILES)

@@ -164,8 +164,8 @@ def sessions_folder(sessions: Path | None, old_out: Path | None) -> Path | None:
 
 _common = [
     click.option("--study", "study", default=None, metavar="NAME",
-                 help="A study of preregistration/studies/ (another task family's, e.g. tau2-telecom; `study prereg "
-                      "show` lists them) [default: the main study]. Its sessions go to <sessions>/<study>/."),
+                 help="A study of preregistration/studies/ (another task family's; `study prereg show` lists "
+                      "them) [default: the main study]. Its sessions go to <sessions>/<study>/."),
     click.option("--task", "task", type=TaskOrFile(), default=None,
                  help="The SOP-Bench task: a vendored task's name or a manifest file (default: the project's task). "
                       "Another task's sessions than the project's are exploratory."),

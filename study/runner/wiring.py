@@ -91,7 +91,7 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
 
 class _Deferred:
     """The session log's writer for what the work says while it is made, before session_start
-    (a τ²-bench customer's opening message): held, then written right after session_start."""
+    (a simulated customer's opening message): held, then written right after session_start."""
 
     def __init__(self, log: EventLog):
         self.log = log
@@ -122,7 +122,7 @@ def _agent_policy(prepared: "Prepared", fam: Any) -> Any:
 
 
 def _side_models(prepared: "Prepared", fam: Any, stack: contextlib.ExitStack) -> dict[str, Any]:
-    """The models a session needs beside the agent's (a τ²-bench customer, a judge), by role: for
+    """The models a session needs beside the agent's (a benchmark's customer, a judge), by role: for
     a simulated session, the simulator's policy of that role on a server of its own (a role the
     simulator cannot play, the judge, is None); else the models.yaml alias resolved. Each one a
     dict: model_id, api, base_url, api_key (never logged), simulated."""

@@ -3,7 +3,7 @@ Layer 1: may import the foundations only (docs/architecture.md).
 
 - ``ToolResult``: the outcome of one tool call (what the agent sees, the data, the item it names);
 - ``ToolProvider``: any object that lists its tools and answers calls (SOP-Bench's ``ToolBox``, a
-  tau2-bench conversation, ...); it never raises for bad input, it answers with an error result;
+  benchmark's conversation, ...); it never raises for bad input, it answers with an error result;
 - ``build_server``: the one MCP server (official ``mcp`` SDK, low-level ``Server``) that serves a
   provider to either agent CLI (in process for Claude Code, over the runner's socket for Codex CLI,
   over stdio for any MCP client).
