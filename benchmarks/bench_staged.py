@@ -12,7 +12,7 @@ sequence of fresh contexts. Printed per run, measured in this run:
   self_check, transition, exit: the procedure's moves the enforcement adds), and the wall time of
   the guards' check scripts is in the context's time.
 
-Then Tables 5, 10a and 10b from those logs (``analysis.staged``). SIMULATED numbers: they measure
+Then Tables 5, 10a and 10b from those logs (``study.families.workspace.tables``). SIMULATED numbers: they measure
 the harness, never a model.
 
     python benchmarks/bench_staged.py [--protocols autoresearch,month-end-close] [--size N]
@@ -105,7 +105,7 @@ def main() -> None:
                           f"model requests, {calls / n:.1f} tool calls; the FSM's moves {fsm}/{calls} of the calls "
                           f"({100 * fsm / calls if calls else 0:.0f}%); cost ${m['cost']:.2f} (simulated)")
     from analysis.render import render
-    from analysis.staged import tables
+    from study.families.workspace.tables import tables
     from analysis.study_sessions import load_study_sessions
 
     found = load_study_sessions(out, studies, include_exploratory=True, allow_simulated=True)

@@ -18,7 +18,10 @@ START = dict(schema=SCHEMA_VERSION, condition="FSM", seed=2, model="sim:oracle",
 
 
 def test_every_kind_has_one_typed_definition_and_the_required_fields_come_from_it():
-    assert set(EVENT_TYPES) == set(EventKind)
+    # the common kinds and each task family's own (its events part, study.families.registry)
+    from study.families.registry import parts
+
+    assert set(EVENT_TYPES) == set(EventKind) | {kind for _f, events in parts("events") for kind in events.EVENT_TYPES}
     for kind, td in EVENT_TYPES.items():
         assert typing.is_typeddict(td)
         assert set(REQUIRED_FIELDS[kind]) == set(td.__required_keys__)

@@ -1,12 +1,14 @@
-"""The other task families' sessions read from their logs alone (study.transcripts.tau2_log,
-workspace_log, outcomes): who said what in a τ²-bench conversation and in what order, a workspace
-run's contexts with its commands, edits, refusals, commits and FSM checks, and each family's
+"""The other task families' sessions read from their logs alone (their transcript parts,
+study/families/tau2/transcript.py and study/families/workspace/transcript.py, and outcomes): who
+said what in a τ²-bench conversation and in what order, a workspace run's contexts with its commands, edits, refusals, commits and FSM checks, and each family's
 verdict in words. Hand-written logs, every expected value worked out here."""
 
 from __future__ import annotations
 
 from study.families.tau2 import telecom_evidence
-from study.transcripts import outcomes, tau2_log, workspace_log
+from study.families.tau2 import transcript as tau2_log
+from study.families.workspace import transcript as workspace_log
+from study.transcripts import outcomes
 
 MARK = telecom_evidence.CONTROLLER_MARK
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from .autoresearch import reading as autoresearch
-from .month_end_close import reading as month_end_close
+# by their full names: an import of a protocol's package would be one of its layer-6 __init__
+import study.families.workspace.autoresearch.reading as autoresearch
+import study.families.workspace.month_end_close.reading as month_end_close
 
 #: Each protocol's reading, by the name a study.yaml and an outcome give it.
 PROTOCOLS: dict[str, ModuleType] = {autoresearch.PROTOCOL: autoresearch, month_end_close.PROTOCOL: month_end_close}

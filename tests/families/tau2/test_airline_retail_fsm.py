@@ -10,7 +10,7 @@ import pytest
 
 from study.families.tau2 import tau2_problem
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FAMILY = ROOT / "study/families/tau2"
 PROBLEM = tau2_problem()
 needs_tau2 = pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or "")

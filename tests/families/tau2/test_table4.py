@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from analysis.study_sessions import load_study_sessions
-from analysis.tau2 import mcnemar_exact, table4
+from study.families.tau2.events import CONVERSATION_END, CUSTOMER_MESSAGE
+from study.families.tau2.tables import mcnemar_exact, table4
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.vocabulary import EventKind, SessionStatus
 from study.session_io.writer import EventLog
@@ -27,13 +28,13 @@ def write_tau2(folder: Path, *, condition: str, task: str, reward: float | None,
     log.emit(EventKind.SESSION_START, schema=SCHEMA_VERSION, condition=condition, seed=1, model=model,
              simulated=True, manifest_sha256="0" * 64, code_version="test", runtime=runtime, cli_version="none",
              order=[task], limits={}, family="tau2", study=STUDY, domain="telecom")
-    log.emit(EventKind.CUSTOMER_MESSAGE, text="My phone has no service.")
+    log.emit(CUSTOMER_MESSAGE, text="My phone has no service.")
     log.emit(EventKind.TOOL_CALL, server="tau2", tool="get_customer_by_phone", args={"phone_number": "555"},
              account=None, allowed=True, ok=True, state=None, result="{}")
     if transferred:
         log.emit(EventKind.TOOL_CALL, server="tau2", tool="transfer_to_human_agents", args={"summary": "x"},
                  account=None, allowed=True, ok=True, state=None, result="Transfer successful")
-    log.emit(EventKind.CONVERSATION_END, reason="user_stop")
+    log.emit(CONVERSATION_END, reason="user_stop")
     if outcome:
         log.emit(EventKind.OUTCOME, family="tau2", reward=reward, judged=judged, task_id=task, domain="telecom",
                  parts={}, agent_turns=agent_turns, scripted_turns=scripted, controller_turns=scripted - 1)

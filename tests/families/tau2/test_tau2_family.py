@@ -14,7 +14,7 @@ from study.families.tau2 import tau2_problem
 
 PROBLEM = tau2_problem()
 pytestmark = [pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or ""), pytest.mark.xdist_group("tau2")]
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TEXTS = ROOT / "study/families/tau2/texts_template"
 WORKFLOWS = ROOT / "study/families/tau2/workflows_template"
 

@@ -6,7 +6,7 @@ scikit-learn (the fit itself well under a second), so a campaign takes some 15 s
 the oracle under the FSM and the drifter under plain.
 
 The drifter under the FSM runs end to end through the real CLI instead
-(tests/families/test_workspace_sessions_e2e.py, ``research-drifter-fsm``): its refused stage
+(tests/families/workspace/test_workspace_sessions_e2e.py, ``research-drifter-fsm``): its refused stage
 checks, and the ledger scored at every check the FSM let through, are asserted there. The
 oracle runs under the FSM only: the plain prompt's script (the stages from the ledger, no
 checks) is the drifter's plain campaign's, and what the real training script leaves (metrics,

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from analysis.render import render
-from analysis.staged import table5, table10
+from study.families.workspace.tables import table5, table10
 from analysis.study_sessions import load_study_sessions
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.vocabulary import EventKind, SessionStatus

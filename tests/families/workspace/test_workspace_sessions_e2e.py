@@ -27,7 +27,7 @@ import pytest
 from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
 
-from ..view.family_sessions import CLOSE, GROUP
+from ...view.family_sessions import CLOSE, GROUP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP)]
 CODEX = pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}")
