@@ -4,6 +4,14 @@ The rule is ``FOUNDATIONS`` and ``LAYERS`` below, and nowhere else: ``docs/archi
 shows the same table (a test checks that the two agree), and each package's ``__init__``
 docstring says its role and its layer in its first two lines (checked too).
 
+A task family's folder (``study/families/<family>/``, ``study.families.registry``) is layered by
+its parts' roles: a part (``<family>/<role>``, or ``<family>/<protocol>/<role>`` in a protocol's
+subfolder) is at its role's layer (``registry.ROLES``), every other module of the folder at the
+families' layer (6). A part imports the foundations and lower layers, the package its role plugs
+into (``registry.HOSTS``: a family's simulated agents use the simulator's machinery), and of its
+own family only parts of a layer at most its own; a family's ``tables`` read the logs alone (what
+``analysis`` may import, ``analysis``, and of their family only parts of layers 1-2).
+
 Every import counts, as in ``test_import_graph.py`` (whose resolver this uses): at the top, late
 ones inside functions, and those under ``if TYPE_CHECKING:``. An import of a module of the same
 package is always allowed (``test_import_graph`` keeps those free of circles). The ``study.cli``
@@ -27,6 +35,8 @@ _graph = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_graph)
 import_graph = _graph.import_graph
 
+from study.families.registry import FAMILIES, HOSTS, ROLES  # noqa: E402  (a foundation: the standard library only)
+
 #: Modules every layer may import (layer 0). They import only one another. ``study`` is the
 #: package's face alone (its ``__init__``), not everything below it.
 FOUNDATIONS = (
@@ -37,6 +47,7 @@ FOUNDATIONS = (
     "study.cli.vocabulary",
     "study.cli.legacy",
     "study.protocol.preregistered",
+    "study.families.registry",
 )
 
 #: package -> layer. A package may import the foundations and packages of lower layers; packages
@@ -86,16 +97,53 @@ def _within(module: str, name: str) -> bool:
     return module == name or module.startswith(name + ".")
 
 
+#: The layer of a family folder's modules that are no part of a role (its work, rules, data, CLI).
+FAMILY_LAYER = LAYERS["study.families"]
+
+
+def family_part(module: str) -> tuple[str, str | None] | None:
+    """(the family's package, the module's role or None) for a module of a task family's folder;
+    None for any other module. A protocol's subfolder has parts of its own
+    (``study.families.workspace.autoresearch.reading``)."""
+    for entry in FAMILIES.values():
+        if _within(module, entry.package):
+            rest = module[len(entry.package) + 1:].split(".") if module != entry.package else []
+            role = rest[0] if rest and rest[0] in ROLES else rest[1] if len(rest) > 1 and rest[1] in ROLES else None
+            return entry.package, role
+    return None
+
+
 def place_of(module: str) -> tuple[str, int] | None:
-    """The foundation or package ``module`` belongs to, and its layer (None: it has none)."""
+    """The foundation, package or family folder ``module`` belongs to, and its layer (None: it
+    has none); a module of a family's folder is at its role's layer."""
     for name in FOUNDATIONS:
         if module == name or (name != "study" and _within(module, name)):
             return name, 0
+    part = family_part(module)
+    if part is not None:
+        return part[0], ROLES[part[1]] if part[1] else FAMILY_LAYER
     owners = [name for name in LAYERS if _within(module, name)]
     if not owners:
         return None
     name = max(owners, key=len)
     return name, LAYERS[name]
+
+
+def _family_rule(module: str, imported: str, layer: int, other: str, other_layer: int) -> str | None:
+    """What is wrong with an import by a module of a family's folder (None: nothing), beyond the
+    layers: a part of its own family of a higher layer; a ``tables`` part that reads more than
+    the logs."""
+    own, role = family_part(module)
+    if role == "tables":
+        theirs = family_part(imported)
+        allowed = (other_layer == 0 or other_layer < LAYERS["analysis"] or other == "analysis"
+                   or (theirs is not None and theirs[0] == own and other_layer <= 2))
+        return None if allowed else "(a family's tables read the logs alone: what analysis may import)"
+    if _within(imported, "study.families") and family_part(imported) is None:     # the families' shared code
+        return None if layer >= FAMILY_LAYER else f"(the families' shared code, layer {FAMILY_LAYER})"
+    if other == own and other_layer > layer:
+        return "(a part of its own family of a higher layer)"
+    return None
 
 
 def violations(graph: dict[str, set[str]], modules: dict[str, Path], root: Path) -> list[str]:
@@ -108,17 +156,25 @@ def violations(graph: dict[str, set[str]], modules: dict[str, Path], root: Path)
                          "and to docs/architecture.md")
             continue
         owner, layer = place
+        part = family_part(module)
         for imported in sorted(graph[module]):
             target = place_of(imported)
             if target is None:
                 continue        # reported as the module itself
             other, other_layer = target
-            if other == owner:
+            if part is not None and (why := _family_rule(module, imported, layer, other, other_layer)):
+                found.append(f"{file}: imports {imported} (layer {other_layer}) from layer {layer} {why}")
                 continue
+            if other == owner or (owner == "study.families" and family_part(imported) is not None):
+                continue        # its own package (the families' shared code may name a family: test below)
+            if part is not None and _within(imported, "study.families"):
+                continue        # the families' shared code, at their layer (_family_rule)
             if layer == 0 and other_layer == 0:
                 continue
             if other_layer == 0 or other_layer < layer:
                 continue
+            if part is not None and part[1] in HOSTS and _within(imported, HOSTS[part[1]]):
+                continue        # the package its role plugs into (the simulator's machinery, the export's)
             found.append(f"{file}: imports {imported} (layer {other_layer}) from layer {layer}")
     return found
 
@@ -218,15 +274,10 @@ def test_each_packages_docstring_says_its_role_and_layer_in_two_lines():
 
 # -- the task families keep to themselves ---------------------------------------------------------
 
-#: Each task family's own code (study.families.<family>, its simulated models study.sim.<family>)
-#: and the packages that are one family's alone.
-FAMILY_PACKAGES = {
-    "sopbench": ("study.families.sopbench", "sopbench_tools"),
-    "tau2": ("study.families.tau2", "study.sim.tau2"),
-    "workspace": ("study.families.workspace", "study.sim.workspace.family", "study.sim.workspace_plans"),
-}
-# study.sim.workspace's other modules are the simulator's one machinery for scripted agents that act
-# (the actions, each runtime's wire form, the responder, the executor): any family's agents use it.
+#: Each task family's own code: its folder (the registry's package) and the packages that are one
+#: family's alone.
+FAMILY_PACKAGES = {name: (entry.package,) for name, entry in FAMILIES.items()}
+FAMILY_PACKAGES["sopbench"] += ("sopbench_tools",)
 
 
 def _family_of(module: str) -> str | None:
@@ -247,14 +298,61 @@ def test_the_task_families_never_import_one_another():
     assert not crossing, "\n".join(crossing)
 
 
-def test_the_runner_and_the_adapters_import_no_family_but_through_its_registry():
-    """The runner, the runtime adapters and the analysis name no family's package: they read the
-    ``Work`` a family gives (study.families, study.families.base) and the logs."""
+def test_no_module_imports_a_family_but_through_its_registry():
+    """Nothing outside a family's folder imports a module of it: the readers, the runner, the
+    adapters, the simulator and the analysis ask ``study.families.registry`` for its parts (by
+    name, as the ``study`` group names its commands), so a family is added by its folder and a line
+    of the registry."""
     graph, _modules = import_graph()
-    layered = ("study.runner", "study.runtimes", "analysis")
+    folders = tuple(entry.package for entry in FAMILIES.values())
     found = sorted(f"{module} imports {imported}" for module, imports in graph.items()
-                   if module.startswith(layered) for imported in imports
-                   if imported.startswith("study.families.") and imported != "study.families.base")
-    # the one exception: the runner's texts module re-exports the SOP-Bench family's texts for the
-    # callers that have always found them there (study/runner/texts.py)
-    assert found == ["study.runner.texts imports study.families.sopbench.texts"], "\n".join(found)
+                   if not module.startswith(folders) for imported in imports if imported.startswith(folders))
+    # the two exceptions, both the default family's: the runner's texts module re-exports the
+    # SOP-Bench family's texts for the callers that have always found them there
+    # (study/runner/texts.py), and ``study.families.as_work`` wraps a bare ToolBox as its Work
+    assert found == ["study.families imports study.families.sopbench.family",
+                     "study.runner.texts imports study.families.sopbench.texts"], "\n".join(found)
+
+
+def test_the_rule_places_a_familys_parts_by_their_roles(tmp_path):
+    """A part's layer is its role's; parts of one family import only parts of a layer at most their
+    own; a simulated agent may use the simulator's machinery; tables read the logs alone."""
+    files = {
+        "study/__init__.py": "",
+        "study/families/__init__.py": "",
+        "study/families/tau2/__init__.py": "",
+        "study/families/tau2/events.py": "",
+        "study/families/tau2/reading.py": "from .events import X\nfrom .family import FAMILY\nfrom ..base import W\n",
+        "study/families/tau2/cli.py": "from ..base import W\n",
+        "study/families/base.py": "",
+        "study/families/tau2/family.py": "from .reading import verdict\n",
+        "study/families/tau2/tables.py": "from analysis.render import Table\nfrom .reading import v\nfrom .family import F\n"
+                                         "from study.fsm.runtime import R\n",
+        "study/families/tau2/sim/__init__.py": "from study.sim.acting import Oracle\nfrom study.runner import x\n",
+        "study/families/workspace/__init__.py": "",
+        "study/families/workspace/autoresearch/__init__.py": "",
+        "study/families/workspace/autoresearch/reading.py": "from ..family import F\n",
+        "study/families/workspace/family.py": "",
+        "study/sim/__init__.py": "", "study/sim/acting.py": "",
+        "study/runner/__init__.py": "", "study/runner/x.py": "",
+        "study/fsm/__init__.py": "", "study/fsm/runtime.py": "",
+        "analysis/__init__.py": "", "analysis/render.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    graph, modules = import_graph(tmp_path, ("study", "analysis"), ())
+    assert violations(graph, modules, tmp_path) == [
+        "study/families/tau2/reading.py: imports study.families.base (layer 6) from layer 2 "
+        "(the families' shared code, layer 6)",
+        "study/families/tau2/reading.py: imports study.families.tau2.family (layer 6) from layer 2 "
+        "(a part of its own family of a higher layer)",
+        "study/families/tau2/sim/__init__.py: imports study.runner (layer 9) from layer 7",
+        "study/families/tau2/sim/__init__.py: imports study.runner.x (layer 9) from layer 7",
+        "study/families/tau2/tables.py: imports study.families.tau2.family (layer 6) from layer 6 "
+        "(a family's tables read the logs alone: what analysis may import)",
+        "study/families/tau2/tables.py: imports study.fsm.runtime (layer 5) from layer 6 "
+        "(a family's tables read the logs alone: what analysis may import)",
+        "study/families/workspace/autoresearch/reading.py: imports study.families.workspace.family (layer 6) "
+        "from layer 2 (a part of its own family of a higher layer)",
+    ]
