@@ -1,19 +1,20 @@
 """The registry of task families: which families there are, and where a reader finds each one's parts.
 
 A foundation (layer 0: the standard library only), so every layer may ask it. It is the one
-module outside a family's folder that names the families (tests/test_layers.py: no other module
+module outside a family's folder that names the families (tests/test_families.py: no other file
 of ``study/`` or ``analysis/`` names a family or a protocol).
 
 A task family is one folder, ``study/families/<family>/`` (``FAMILIES``: its package), holding
 everything of it. What a reader needs of a family is a *part*: a module (or subpackage) of the
 family's folder named by its *role* (``ROLES``), at the role's layer (docs/architecture.md, "Where
-a family plugs in"):
+a task family plugs in"):
 
 - ``events`` (layer 1): the family's own log event kinds (``EVENT_TYPES``: kind -> TypedDict),
   which ``study.session_io`` validates like its own;
-- ``reading`` (layer 2): how the family's sessions read: its unit's words, the outcome's verdict
-  and details, ``study score``'s lines, the running status cell, the record rules the audit
-  applies, the Inspect scores, the viewer's timeline markers of its kinds;
+- ``reading`` (layer 2): how the family's sessions read: the outcome's verdict and details,
+  ``study score``'s lines, the running status cell, the record rules the audit applies (which
+  kind ends a unit, fresh contexts, the CLI's own tools), the Inspect scores, the viewer's words
+  and timeline marks of its kinds;
 - ``transcript`` (layer 6): the session's work from its log as plain data (a conversation, a
   run's contexts), for the viewer and the export;
 - ``tables`` (layer 6): its tables from its sessions (``study tables --study``), over analysis's
