@@ -24,7 +24,9 @@ busier machine. The target, 0.3 s where ``study --help`` took 0.04 s (issue 35's
     python benchmarks/bench_family_readers.py [--tau2 240] [--staged 60] [--runs 5] [--workdir DIR] [--keep]
 
 ``--code DIR`` runs the commands of another checkout (its ``study`` package first on PYTHONPATH),
-e.g. an export of an earlier commit, to measure before and after on the same corpus.
+e.g. a clone at an earlier commit, to measure before and after on the same corpus. Let it be a git
+checkout: ``study audit`` checks the freeze's history in the repository (a git call per earlier
+freeze), which a folder without ``.git`` skips, and would then look faster than it is.
 """
 
 from __future__ import annotations
