@@ -199,22 +199,15 @@ class WorkspaceWork:
         emit("outcome", family=self.family, **self.score())
 
     def score(self) -> dict[str, Any]:
+        """The protocol's scorer's outcome (the same function re-derives it from the workspace:
+        ``evidence.py``)."""
         if self.protocol == "autoresearch":
-            from .autoresearch.scorer import score
+            from .autoresearch.scorer import outcome
 
-            result = score(self.workspace, self.plan)
-            rows = [{"trial": r.trial, "stage": r.stage, "decision": r.decision, "metric": r.metric, "valid": r.valid,
-                     "rule": r.rule, "problems": [list(p) for p in r.problems]} for r in result.rows]
-            return {"protocol": self.protocol, "seed": self.seed, "rows": rows, "valid_rows": result.valid_rows,
-                    "invalid_rows": result.invalid_rows, "required_rows": result.required, "complete": result.complete,
-                    "best_accuracy": result.best_accuracy, "incomplete_because": result.incomplete_because}
-        from .month_end_close.scorer import score
+            return outcome(self.workspace, self.plan, self.seed)
+        from .month_end_close.scorer import outcome
 
-        periods = score(self.workspace, self.seed)[:len(self.order)]
-        out = [{"period": p.period, "started": p.started, "fraction": round(p.fraction, 6), "correct": p.correct,
-                "right": p.right, "problem": p.problem} for p in periods]
-        return {"protocol": self.protocol, "seed": self.seed, "periods": out,
-                "correct_periods": sum(p["correct"] for p in out), "turn_cap": self.turns}
+        return outcome(self.workspace, self.seed, len(self.order), self.turns)
 
 
 class WorkspaceFamily:
