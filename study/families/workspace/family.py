@@ -51,9 +51,10 @@ def protocol_of(study: Any) -> str:
 
 def seeds_of(study: Any) -> list[int]:
     seeds = study.params.get("seeds")
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 1 for s in seeds):
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1
+                                                           for s in seeds) or len(set(seeds)) != len(seeds):
         raise WorkspaceStudyError(f"{study.root / 'study.yaml'}: params.seeds must list the preregistered seeds "
-                                  "(whole numbers from 1)")
+                                  "(whole numbers from 1, each once)")
     return seeds
 
 
