@@ -142,13 +142,35 @@ def _simulated(model: str | None) -> bool:
     return model is not None and model.startswith(SIM_PREFIX)
 
 
-def parse_seeds(text: str) -> list[int]:
+def parse_seeds(text: str, study: str | None = None) -> list[int]:
     """``2,3,4`` or ``2-9`` (or both mixed); BadParameter (exit code 2) for no seed, a reversed
-    range, a seed below 1 or one given twice (``preflight.check_seeds``)."""
+    range, a seed below 1 or one given twice (``preflight.check_seeds``), saying what the seeds of
+    ``study`` are (None: the main study's)."""
     try:
-        return check_seeds(text)
+        return check_seeds(text, seeds_hint(study))
     except PreflightError as exc:
         raise click.BadParameter(str(exc), param_hint="--seeds") from None
+
+
+def seeds_hint(study: str | None) -> str:
+    """What the seeds of ``study`` are, for an error about ``--seeds`` (its family's units: a
+    τ²-bench study's positions 1-40, a staged study's preregistered seeds)."""
+    from .preflight import MAIN_SEEDS_HINT
+
+    if study is None or study == "main":
+        return MAIN_SEEDS_HINT
+    try:
+        from study.families import family
+        from study.protocol.studies import load_study
+
+        definition = load_study(study)
+        units = sorted(family(definition.family).units(definition))
+    except Exception:   # a study that cannot be read is refused, with its reason, once the seeds are known
+        return "give e.g. 1-2"
+    if not units:
+        return "give e.g. 1-2"
+    shown = f"{units[0]}-{units[-1]}" if units == list(range(units[0], units[-1] + 1)) else ",".join(map(str, units))
+    return f"study {study}'s seeds are {shown}: give e.g. {units[0]}-{units[min(len(units), 2) - 1]}"
 
 
 _SEED_HELP = ("Each needs a frozen order in preregistration/orders/ (planned seeds), "
@@ -297,7 +319,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     except ShardError as exc:
         raise click.BadParameter(str(exc), param_hint="--shard") from None
     overrides = _limits(limit)
-    seed_list = parse_seeds(seeds)
+    seed_list = parse_seeds(seeds, study)
     model_list = parse_names(models, "--models", "haiku-4.5,sim:oracle") if models is not None else [None]
     condition_list = parse_names(conditions, "--conditions", "Plain,FSM") if conditions is not None else None
     if dry_run:

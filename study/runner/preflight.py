@@ -95,10 +95,15 @@ MAX_SEED = 1_000_000
 _SEED_PART = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 
 
-def check_seeds(text: str) -> list[int]:
+#: What the main study's seeds are, for an error about ``--seeds`` (a study's own: ``seeds_hint``).
+MAIN_SEEDS_HINT = "the plan's seeds are 1-15: give e.g. 2-9"
+
+
+def check_seeds(text: str, hint: str = MAIN_SEEDS_HINT) -> list[int]:
     """``2,3,4`` or ``2-9`` (or both mixed) as a list of seeds, in ASCII digits; refuses an empty
     list, a reversed or malformed range, a seed below 1 or above ``MAX_SEED``, more than
-    ``MAX_SEEDS`` seeds and a seed given twice."""
+    ``MAX_SEEDS`` seeds and a seed given twice. ``hint``: what the study's seeds are, said after
+    a count out of bounds (the main study's by default)."""
     seeds: list[int] = []
     for part in (p.strip(" ") for p in text.split(",")):
         if not part:
@@ -115,7 +120,7 @@ def check_seeds(text: str) -> list[int]:
             raise PreflightError(f"{part!r} is an empty range: write the lower seed first ({last}-{first})")
         if last > MAX_SEED or len(seeds) + last - first + 1 > MAX_SEEDS:
             raise PreflightError(f"{text!r} names more seeds than one command runs (at most {MAX_SEEDS} seeds, each at "
-                                 f"most {MAX_SEED}); the plan's seeds are 1-15: give e.g. 2-9")
+                                 f"most {MAX_SEED}); {hint}")
         seeds += range(first, last + 1)
     if not seeds:
         raise PreflightError(f"{text!r} names no seed: give seeds as 2,3,4 or 2-9")
