@@ -40,7 +40,7 @@ from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 from .display import MatrixDisplay, Watch
 from .matrix import MatrixInterrupted, run_matrix
 from .matrix_plan import write_plan
-from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
+from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, seeds_hint, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
 from .summary import format_summary
@@ -150,27 +150,6 @@ def parse_seeds(text: str, study: str | None = None) -> list[int]:
         return check_seeds(text, seeds_hint(study))
     except PreflightError as exc:
         raise click.BadParameter(str(exc), param_hint="--seeds") from None
-
-
-def seeds_hint(study: str | None) -> str:
-    """What the seeds of ``study`` are, for an error about ``--seeds`` (its family's units: a
-    τ²-bench study's positions 1-40, a staged study's preregistered seeds)."""
-    from .preflight import MAIN_SEEDS_HINT
-
-    if study is None or study == "main":
-        return MAIN_SEEDS_HINT
-    try:
-        from study.families import family
-        from study.protocol.studies import load_study
-
-        definition = load_study(study)
-        units = sorted(family(definition.family).units(definition))
-    except Exception:   # a study that cannot be read is refused, with its reason, once the seeds are known
-        return "give e.g. 1-2"
-    if not units:
-        return "give e.g. 1-2"
-    shown = f"{units[0]}-{units[-1]}" if units == list(range(units[0], units[-1] + 1)) else ",".join(map(str, units))
-    return f"study {study}'s seeds are {shown}: give e.g. {units[0]}-{units[min(len(units), 2) - 1]}"
 
 
 _SEED_HELP = ("Each needs a frozen order in preregistration/orders/ (planned seeds), "

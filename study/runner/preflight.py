@@ -130,6 +130,25 @@ def check_seeds(text: str, hint: str = MAIN_SEEDS_HINT) -> list[int]:
     return seeds
 
 
+def seeds_hint(study: str | None) -> str:
+    """What the seeds of ``study`` are, for an error about ``--seeds`` (its family's units: a
+    τ²-bench study's positions 1-40, a staged study's preregistered seeds)."""
+    if study is None or study == "main":
+        return MAIN_SEEDS_HINT
+    try:
+        from study.families import family
+        from study.protocol.studies import load_study
+
+        definition = load_study(study)
+        units = sorted(family(definition.family).units(definition))
+    except Exception:   # a study that cannot be read is refused, with its reason, once the seeds are known
+        return "give e.g. 1-2"
+    if not units:
+        return "give e.g. 1-2"
+    shown = f"{units[0]}-{units[-1]}" if units == list(range(units[0], units[-1] + 1)) else ",".join(map(str, units))
+    return f"study {study}'s seeds are {shown}: give e.g. {units[0]}-{units[min(len(units), 2) - 1]}"
+
+
 # ----- the model's key and endpoint ---------------------------------------------------------------
 
 def check_api_key(key: str, env_name: str) -> None:
