@@ -10,8 +10,10 @@ words ``study status``, the viewer and the Inspect export share.
   reward's parts and basis, how the conversation ended, a transfer, the harness's turns; each row
   and the rule it breaks; each period's fields), for a page.
 
-The outcome is the log's, never recomputed: an untrusted record, so every field is checked for
-its type and a list is cut to ``LIST_CAP`` entries. Nothing here raises.
+The outcome is the log's, not recomputed here (the readers admit a session only once the rule
+``verdict`` has re-derived its outcome from its evidence: ``study.session_io.verdicts``); still an
+untrusted record here, so every field is checked for its type and a list is cut to ``LIST_CAP``
+entries. Nothing here raises.
 """
 
 from __future__ import annotations

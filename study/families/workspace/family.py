@@ -13,7 +13,8 @@ period per context, each period's inputs released into the workspace when its co
 FSM frame started anew (a new instance of the close workflow). At the end the protocol's own
 scorer reads the workspace (the ledger and the git history; the period reports against the
 generator's close, which no file of the workspace holds) and the ``outcome`` event records it: the
-tables (``analysis.staged``) read that, never the workspace.
+tables (``analysis.staged``) read that, once every reader's ``verdict`` rule has re-derived it from
+the workspace (``evidence.py``, through ``study.session_io.verdicts``).
 
 ``--accounts N`` makes a smaller run of the same code (exploratory): N trials per AutoResearch
 stage (the baseline always one), N month-end periods.
