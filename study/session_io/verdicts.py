@@ -68,7 +68,9 @@ _STUDY = re.compile(r"[a-z0-9][a-z0-9-]{0,40}")
 TOLERANCE = 1e-9
 
 _lock = threading.Lock()
-_code: dict[str, str] = {}
+#: What a process finds once: each family's code digest, the installed distributions, the project's
+#: preregistration folder per working folder.
+_code: dict[Any, Any] = {}
 
 
 def part(family: str) -> Any | None:
@@ -211,8 +213,21 @@ def _code_digest(family: str) -> str:
     return value
 
 
+def _prereg() -> Path:
+    """The project's preregistration folder (``study.paths``), found once per working folder and
+    ``STUDY_ROOT`` (finding the project walks up the folders)."""
+    where = (os.getcwd(), os.environ.get("STUDY_ROOT"))
+    with _lock:
+        found = _code.get(where)       # type: ignore[call-overload]
+    if found is None:
+        found = prereg_dir()
+        with _lock:
+            _code[where] = found       # type: ignore[index]
+    return found                       # type: ignore[return-value]
+
+
 def _study_states(study: str) -> tuple[Any, ...]:
-    folder = prereg_dir() / "studies" / study
+    folder = _prereg() / "studies" / study
     out: list[Any] = [str(folder)]
     for where, dirs, names in os.walk(folder):
         dirs.sort()
@@ -224,13 +239,21 @@ def _states(path: Path) -> tuple[Any, ...]:
     return (state_of(path / EVENTS_NAME), state_of(path / META_NAME), *evidence_states(path))
 
 
-def _key(path: Path, family: str, study: str) -> tuple[Any, ...]:
-    return (FORMAT, str(path.resolve()), family, study, _code_digest(family), distributions(("msgspec", "click")),
-            _study_states(study))
+def _installed() -> tuple[str, ...]:
+    """The installed distributions (every ``.dist-info`` beside the project's dependencies: the
+    family's benchmark packages among them), once per process."""
+    with _lock:
+        if "installed" not in _code:
+            _code["installed"] = distributions(("msgspec", "click"))     # type: ignore[assignment]
+        return _code["installed"]     # type: ignore[return-value]
 
 
-def _entry(path: Path) -> Path:
-    return cache_root() / "verdicts" / f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:40]}.pickle"
+def _key(where: str, family: str, study: str) -> tuple[Any, ...]:
+    return (FORMAT, where, family, study, _code_digest(family), _installed(), _study_states(study))
+
+
+def _entry(where: str) -> Path:
+    return cache_root() / "verdicts" / f"{hashlib.sha256(where.encode()).hexdigest()[:40]}.pickle"
 
 
 def rederived(path: Path, events: list[dict[str, Any]], family: str, study: str
@@ -238,11 +261,12 @@ def rederived(path: Path, events: list[dict[str, Any]], family: str, study: str
     """The family's evidence part's answer for the session (``rederive``'s fields and problems, and
     its ``INFORMATIONAL`` fields), from the kept results while everything it was made from holds
     (module docstring: a kept answer imports nothing of the family), else computed and kept."""
-    key = _key(path, family, study)
+    where = os.path.realpath(path)
+    key = _key(where, family, study)
     states = _states(path)
     study_files = [s for _p, s in key[-1][1:]]
     try:
-        kept_key, kept_states, value = pickle.loads(_entry(path).read_bytes())
+        kept_key, kept_states, value = pickle.loads(_entry(where).read_bytes())
         if kept_key == key and kept_states == states:
             return value
     except Exception:           # absent, torn or foreign: not kept
@@ -257,8 +281,8 @@ def rederived(path: Path, events: list[dict[str, Any]], family: str, study: str
         value = (fields, list(problems), tuple(getattr(evidence, "INFORMATIONAL", ())))
     except Exception as exc:    # a defect of the family's part, or evidence it did not foresee: never a verdict
         return None, [f"its verdict could not be re-derived from its evidence ({type(exc).__name__}: {exc})"], ()
-    if _states(path) == states and all_settled([*states, *study_files], began) and _key(path, family, study) == key:
-        write_atomic(_entry(path), pickle.dumps((key, states, value), protocol=pickle.HIGHEST_PROTOCOL))
+    if _states(path) == states and all_settled([*states, *study_files], began) and _key(where, family, study) == key:
+        write_atomic(_entry(where), pickle.dumps((key, states, value), protocol=pickle.HIGHEST_PROTOCOL))
     return value
 
 
