@@ -58,8 +58,8 @@ def record_states(folder: Path | str) -> tuple[State, ...]:
 
 def evidence_states(folder: Path | str) -> tuple[State, ...]:
     """The state of every other file of a session folder, in path order: the evidence a family's
-    verdict is re-derived from (``verdicts``: a τ²-bench session's ``tau2_run.json``, a workspace
-    run's ``workspace/`` with its git history, the earlier contexts' transcripts), never the
+    verdict is re-derived from (``verdicts``: a benchmark's own record of the conversation, a run's
+    working folder with its git history, the earlier contexts' transcripts), never the
     runner's scratch folders (``NOT_EVIDENCE``) or earlier attempts. A link or special file is
     None (never kept); so is a folder of more than ``EVIDENCE_ENTRIES_CAP`` entries. A file added,
     removed, renamed or written changes the tuple (its length, or a proof's inode or ctime)."""

@@ -49,7 +49,7 @@ _ADVICE = ("The log was damaged after it was written; it is never scored. Restor
 _META_ADVICE = ("meta.json and events.jsonl must describe the same session; it is never scored. "
                 "Restore both from the published session archive; do not edit them by hand")
 
-_VERDICT_ADVICE = ("The outcome is re-derived from the session's evidence (its tau2_run.json, its workspace) and "
+_VERDICT_ADVICE = ("The outcome is re-derived from the session's evidence (the family's record of the work) and "
                    "must be what that gives; it is never counted. Restore the session folder from its archive")
 
 

@@ -32,8 +32,8 @@ META_CAP = 4 * 2**20
 TRANSCRIPT_CAP = 512 * 2**20
 #: Cap per line of a log or transcript (one event, one transcript record).
 LINE_CAP = 16 * 2**20
-#: Caps of a family's evidence (``verdicts``): one file a scorer reads (``tau2_run.json``, a
-#: ledger, a report), and a folder it reads (a workspace with its git history: bytes, entries).
+#: Caps of a family's evidence (``verdicts``): one file a scorer reads (a benchmark's run record, a
+#: ledger, a report), and a folder it reads (a working folder with its git history: bytes, entries).
 EVIDENCE_CAP = 64 * 2**20
 TREE_CAP = 4 * 2**30
 TREE_ENTRIES_CAP = 200_000
@@ -116,7 +116,7 @@ def open_regular(path: Path, *, shown: Path | None = None) -> Iterator[tuple[int
 
 
 def check_tree(folder: Path, *, within: Path, max_bytes: int = TREE_CAP, max_entries: int = TREE_ENTRIES_CAP) -> None:
-    """Check a folder of evidence (a workspace) before anything reads in it: ``folder`` itself a
+    """Check a folder of evidence (a run's working folder) before anything reads in it: ``folder`` itself a
     folder and no link; below it only folders, regular files and links that resolve to a regular
     file or folder inside ``within`` (the session folder); at most ``max_entries`` entries and
     ``max_bytes`` bytes of regular files. ``UnsafeFile`` names the first entry that is not (a FIFO

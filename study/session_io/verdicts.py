@@ -1,9 +1,9 @@
 """A family's verdict re-derived from its evidence, never taken as written (issue 50): the rule
 ``verdict`` of a session of another study than the main one.
 
-A τ²-bench session's ``outcome`` event says what τ²-bench's evaluator made of the conversation; a
-staged protocol's run's says what the protocol's scorer made of the workspace. Nothing in the log
-proves either: an edit of the event moves a table. So every reader (``read_session``: status,
+A family session's ``outcome`` event says what the family's evaluator made of the work (a
+benchmark's reward of a conversation, a protocol's scorer's verdict on a run's files). Nothing in
+the log proves it: an edit of the event moves a table. So every reader (``read_session``: status,
 audit, tables, score, view, export) asks the session's family to work the outcome out again from
 its evidence, and compares:
 
@@ -22,10 +22,10 @@ its evidence, and compares:
 Any disagreement is an ``Issue`` of rule ``verdict``: the session's records are invalid, excluded
 from every table with the reason, and the audit fails it naming the field.
 
-Re-deriving costs (τ²-bench's evaluator imports LiteLLM and pandas), so its result is kept
+Re-deriving costs (a benchmark's evaluator may import much and take a while), so its result is kept
 (``verdicts/`` of the cache folder, one entry per session folder) under the proofs of everything
 it read: the log, every file of the session folder but the runner's scratch folders
-(``folders.evidence_states``: ``tau2_run.json``, the workspace and its git history), every file of
+(``folders.evidence_states``: the family's record of the work, its working folder and git history), every file of
 the study's folder in the preregistration, the source of the family's folder and of the modules
 named in ``CODE``, and the installed distributions. A kept result is used only while every proof
 holds; it is written only when every file had settled (``RACY_S``) before it was read and was

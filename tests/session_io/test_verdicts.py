@@ -8,7 +8,6 @@ the real parts on real sessions: tests/families/test_tampered_verdicts.py."""
 from __future__ import annotations
 
 import os
-import time
 import types
 from pathlib import Path
 

@@ -211,10 +211,9 @@ def _turns(messages: list[Any], events: list[dict[str, Any]], reason: str) -> di
     assistant = [m for m in messages if _role(m) == "assistant"]
     rest = assistant[1:]
     calls = _agent_calls(events)
-    closing = 0
     if (reason == "agent_stop" and rest and not rest[-1].is_tool_call() and rest[-1].content == AGENT_STOP
             and not any(c.get("tool") == SEND and (c.get("args") or {}).get("message") == AGENT_STOP for c in calls)):
-        closing, rest = 1, rest[:-1]
+        rest = rest[:-1]      # the closing stop of an agent's stop: neither the agent's call nor the controller's
     matched = _matched(rest, calls)
     first = min(matched, default=len(rest))
     controller = len(rest) - len(matched)
