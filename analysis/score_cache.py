@@ -42,9 +42,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from study.caching import CACHE_ENV, Proof, cache_root  # noqa: F401  (CACHE_ENV: re-exported)
+from study.caching import all_settled
 from study.caching import proof_of as _proof
 from study.caching import unchanged as _unchanged
-from study.session_io.folders import EVENTS_NAME, META_NAME, RECORD_FILES, attempts
+from study.session_io.folders import EVENTS_NAME, META_NAME, RECORD_FILES, attempts, evidence_states
 from study.session_io.safe_files import open_regular
 
 #: Bump to drop every entry written by an older layout.
@@ -245,9 +246,19 @@ def folder_key(session: Path | str, root: Path | str | None, fingerprint: str) -
         if found is None:
             return None
         beside.append(found)
+    evidence: tuple[Any, ...] = ()
+    if fingerprint == RECORDS_ONLY:
+        # another study's session is read for its records alone, and its verdict is re-derived from
+        # every other file of its folder (study.session_io.verdicts): their states are in the key, so
+        # an edit of the evidence is a miss; a link, a special file or a file still being written
+        # (changed less than RACY_S ago) makes the folder not cacheable
+        states = evidence_states(session)
+        if not all_settled(states, time.time_ns()):
+            return None
+        evidence = (states,)
     st, sha, proof = log
     key = (FORMAT, fingerprint, str(session), str(root), st.st_size, st.st_mtime_ns, sha, meta[1],
-           *(b[1] for b in beside))
+           *(b[1] for b in beside), *evidence)
     return Key(key, proof, meta[2], tuple(b[2] for b in beside))
 
 
@@ -265,6 +276,8 @@ def proven_key(session: Path | str, root: Path | str | None, stored: Key, finger
             return None
     if len(stored.beside_proofs) != len(BESIDE):
         return None
+    if fingerprint == RECORDS_ONLY and key[8 + len(BESIDE):] != (evidence_states(folder),):
+        return None     # the evidence a verdict is re-derived from changed (folder_key)
     meta_path = os.path.join(folder, META_NAME)
     if key[7] is None:
         return stored if not os.path.lexists(meta_path) else None

@@ -71,6 +71,9 @@ def freeze(root: Path | None = None, *, allow_dirty: bool = False, refreeze: boo
             f"{shown}\nCommit them first, or pass --allow-dirty to freeze anyway "
             "(freeze.json will record git_dirty true)."
         )
+    problems = study_problems(root)
+    if problems:
+        raise PreregError("A study of preregistration/studies/ cannot be frozen as it is:\n  " + "\n  ".join(problems))
     hashes = hash_tree(root)
     manifest_text = format_manifest(hashes)
     (root / MANIFEST).write_text(manifest_text, encoding="utf-8", newline="\n")
@@ -88,3 +91,46 @@ def freeze(root: Path | None = None, *, allow_dirty: bool = False, refreeze: boo
     })
     write_freeze_record(root, record)
     return record
+
+
+def study_problems(root: Path) -> list[str]:
+    """What stops the studies of ``root``'s ``preregistration/studies/`` from being frozen: a
+    folder whose name is not a study's name (``--study``'s rule), or a link; a ``study.yaml`` that
+    does not name its folder's study; seeds that are not whole numbers from 1, each once. The
+    builds refuse all of these (``study.families.study_files``); a folder written by hand is
+    checked here."""
+    from study.protocol.studies import STUDIES_DIR, STUDY_FILE, is_study_name
+    from study.protocol.yaml_lines import YamlError, load_yaml, read_yaml_text
+
+    folder = root / PREREG_DIR / STUDIES_DIR
+    if not folder.is_dir():
+        return []
+    problems = []
+    for entry in sorted(folder.iterdir()):
+        rel = f"{PREREG_DIR}/{STUDIES_DIR}/{entry.name}"
+        if entry.is_symlink():
+            problems.append(f"{ascii(rel)[1:-1]} is a link: a study's folder is a folder of the preregistration")
+            continue
+        if not entry.is_dir():
+            continue
+        if not is_study_name(entry.name):
+            problems.append(f"{ascii(rel)[1:-1]}: {ascii(entry.name)} is not a study's name (lower-case letters, digits "
+                            "and dashes, 1-41 characters)")
+            continue
+        try:
+            raw = load_yaml(read_yaml_text(entry / STUDY_FILE)) if (entry / STUDY_FILE).is_file() else None
+        except (YamlError, OSError, UnicodeDecodeError) as exc:
+            problems.append(f"{rel}/{STUDY_FILE} cannot be read: {exc}")
+            continue
+        if not isinstance(raw, dict):
+            continue
+        if raw.get("study", entry.name) != entry.name:
+            problems.append(f"{rel}/{STUDY_FILE} names study {raw.get('study')!r}, not its folder's {entry.name!r}")
+        seeds = (raw.get("params") or {}).get("seeds") if isinstance(raw.get("params"), dict) else None
+        if seeds is not None:
+            ok = isinstance(seeds, list) and seeds and all(
+                isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seeds) and len(set(seeds)) == len(seeds)
+            if not ok:
+                problems.append(f"{rel}/{STUDY_FILE}: params.seeds {seeds!r} are not seeds (whole numbers from 1, each "
+                                "once, at least one)")
+    return problems

@@ -76,6 +76,13 @@ class StudyDef:
         return f"task-{unit:02d}" if self.unit == "task" else f"seed-{unit}"
 
 
+def is_study_name(name: object) -> bool:
+    """Whether ``name`` is a study's name (``--study``'s rule, and every family's
+    ``build``'s): lower-case ASCII letters, digits and dashes, 1-41 characters, not
+    beginning with a dash, never ``main`` (the main study's) and never a path."""
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None and name != MAIN
+
+
 def studies_root() -> Path:
     return prereg_dir() / STUDIES_DIR
 
@@ -120,5 +127,5 @@ def _known() -> str:
     return "the studies are " + ", ".join(study_names())
 
 
-__all__ = ["MAIN", "STUDIES_DIR", "STUDY_FILE", "StudyDef", "StudyDefinitionError", "load_study", "study_names",
-           "studies_root"]
+__all__ = ["MAIN", "STUDIES_DIR", "STUDY_FILE", "StudyDef", "StudyDefinitionError", "is_study_name", "load_study",
+           "study_names", "studies_root"]

@@ -40,7 +40,7 @@ from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 from .display import MatrixDisplay, Watch
 from .matrix import MatrixInterrupted, run_matrix
 from .matrix_plan import write_plan
-from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
+from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, seeds_hint, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
 from .summary import format_summary
@@ -142,11 +142,12 @@ def _simulated(model: str | None) -> bool:
     return model is not None and model.startswith(SIM_PREFIX)
 
 
-def parse_seeds(text: str) -> list[int]:
+def parse_seeds(text: str, study: str | None = None) -> list[int]:
     """``2,3,4`` or ``2-9`` (or both mixed); BadParameter (exit code 2) for no seed, a reversed
-    range, a seed below 1 or one given twice (``preflight.check_seeds``)."""
+    range, a seed below 1 or one given twice (``preflight.check_seeds``), saying what the seeds of
+    ``study`` are (None: the main study's)."""
     try:
-        return check_seeds(text)
+        return check_seeds(text, seeds_hint(study))
     except PreflightError as exc:
         raise click.BadParameter(str(exc), param_hint="--seeds") from None
 
@@ -297,7 +298,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     except ShardError as exc:
         raise click.BadParameter(str(exc), param_hint="--shard") from None
     overrides = _limits(limit)
-    seed_list = parse_seeds(seeds)
+    seed_list = parse_seeds(seeds, study)
     model_list = parse_names(models, "--models", "haiku-4.5,sim:oracle") if models is not None else [None]
     condition_list = parse_names(conditions, "--conditions", "Plain,FSM") if conditions is not None else None
     if dry_run:

@@ -95,10 +95,15 @@ MAX_SEED = 1_000_000
 _SEED_PART = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 
 
-def check_seeds(text: str) -> list[int]:
+#: What the main study's seeds are, for an error about ``--seeds`` (a study's own: ``seeds_hint``).
+MAIN_SEEDS_HINT = "the plan's seeds are 1-15: give e.g. 2-9"
+
+
+def check_seeds(text: str, hint: str = MAIN_SEEDS_HINT) -> list[int]:
     """``2,3,4`` or ``2-9`` (or both mixed) as a list of seeds, in ASCII digits; refuses an empty
     list, a reversed or malformed range, a seed below 1 or above ``MAX_SEED``, more than
-    ``MAX_SEEDS`` seeds and a seed given twice."""
+    ``MAX_SEEDS`` seeds and a seed given twice. ``hint``: what the study's seeds are, said after
+    a count out of bounds (the main study's by default)."""
     seeds: list[int] = []
     for part in (p.strip(" ") for p in text.split(",")):
         if not part:
@@ -115,7 +120,7 @@ def check_seeds(text: str) -> list[int]:
             raise PreflightError(f"{part!r} is an empty range: write the lower seed first ({last}-{first})")
         if last > MAX_SEED or len(seeds) + last - first + 1 > MAX_SEEDS:
             raise PreflightError(f"{text!r} names more seeds than one command runs (at most {MAX_SEEDS} seeds, each at "
-                                 f"most {MAX_SEED}); the plan's seeds are 1-15: give e.g. 2-9")
+                                 f"most {MAX_SEED}); {hint}")
         seeds += range(first, last + 1)
     if not seeds:
         raise PreflightError(f"{text!r} names no seed: give seeds as 2,3,4 or 2-9")
@@ -123,6 +128,25 @@ def check_seeds(text: str) -> list[int]:
     if twice:
         raise PreflightError(f"{text!r} names seed(s) {', '.join(map(str, twice))} more than once: give each seed once")
     return seeds
+
+
+def seeds_hint(study: str | None) -> str:
+    """What the seeds of ``study`` are, for an error about ``--seeds`` (its family's units: a
+    benchmark study's positions in its frozen order, a protocol study's preregistered seeds)."""
+    if study is None or study == "main":
+        return MAIN_SEEDS_HINT
+    try:
+        from study.families import family
+        from study.protocol.studies import load_study
+
+        definition = load_study(study)
+        units = sorted(family(definition.family).units(definition))
+    except Exception:   # a study that cannot be read is refused, with its reason, once the seeds are known
+        return "give e.g. 1-2"
+    if not units:
+        return "give e.g. 1-2"
+    shown = f"{units[0]}-{units[-1]}" if units == list(range(units[0], units[-1] + 1)) else ",".join(map(str, units))
+    return f"study {study}'s seeds are {shown}: give e.g. {units[0]}-{units[min(len(units), 2) - 1]}"
 
 
 # ----- the model's key and endpoint ---------------------------------------------------------------

@@ -134,8 +134,10 @@ def _family_facts(record: SessionRecord, progress: LogProgress) -> dict:
     """Another study's session: its study, family, contexts and where it is or what it came to."""
     if record.study == MAIN_STUDY and record.family == DEFAULT_FAMILY:
         return {}
-    return {"study": record.study, "family": record.family, "outcome": family_progress(record.family, progress),
-            "contexts": progress.contexts or None}
+    # a session whose records break a rule (its outcome not what its evidence re-derives among them)
+    # never shows that outcome as its verdict
+    outcome = "invalid records" if record.issues else family_progress(record.family, progress)
+    return {"study": record.study, "family": record.family, "outcome": outcome, "contexts": progress.contexts or None}
 
 
 def family_progress(family: str, progress: LogProgress) -> str:

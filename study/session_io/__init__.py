@@ -16,6 +16,9 @@ Layer 1: may import the foundations only (docs/architecture.md).
   ``batch``), which both readings of ``reader`` apply; ``witnesses``: the witnesses of
   ``simulated`` (flag, model, endpoint, truth file, the log's and the transcript's ids), which
   must agree (rule ``simulated``), and ``RECORD_FILES``, the files those rules read;
+- ``verdicts``: the rule ``verdict``: another family's outcome re-derived from its evidence by
+  the family's ``evidence`` part (the one seam, ``verdicts.part``), kept under the proofs of what
+  it read;
 - ``audited``: what ``study audit`` passed, kept under the proofs of what it read, so that
   ``study tables`` can say whether its numbers are audited.
 """

@@ -45,7 +45,11 @@ AUDIT_MODULES = ("study.prereg.audit", "study.prereg.record_checks", "study.prer
                  "study.prereg.verify", "study.prereg.chain", "study.prereg.history", "study.prereg.runtime",
                  "study.prereg.stamps", "study.session_io.reader", "study.session_io.meta_rules", "study.session_io.record",
                  "study.session_io.values", "study.session_io.witnesses", "study.session_io.audited",
-                 "study.families.registry", *role_modules("reading"))
+                 "study.families.registry", *role_modules("reading"),
+                 "study.session_io.verdicts", "study.session_io.folders", "study.session_io.safe_files")
+#: Where the families' evidence parts and what they re-derive with live (every source there is part
+#: of every entry: ``verdicts`` asks a family's part for a session's verdict).
+FAMILIES_DIR = "families"
 #: The verdicts of sessions the analysis counts only with ``--include-exploratory`` (the audit never checks them).
 NOT_CHECKED = ("exploratory", "dev-seed")
 
@@ -66,8 +70,9 @@ def _audit_code() -> str:
     without importing them (``study.prereg`` imports much that a table does not need)."""
     study_dir = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256(sys.version.encode())
-    for name in AUDIT_MODULES:
-        path = study_dir.joinpath(*name.split(".")[1:]).with_suffix(".py")
+    paths = [(name, study_dir.joinpath(*name.split(".")[1:]).with_suffix(".py")) for name in AUDIT_MODULES]
+    paths += [(str(p), p) for p in sorted((study_dir / FAMILIES_DIR).rglob("*.py"))]
+    for name, path in paths:
         try:
             digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:

@@ -24,9 +24,16 @@ META_NAME = "meta.json"
 TRANSCRIPT_NAME = "transcript.jsonl"
 #: The simulator's ground truth, beside the log of a simulated session.
 SIM_TRUTH_NAME = "sim_truth.jsonl"
+#: The runner's claim on a session while it runs (``study.runner.claim``): no record.
+CLAIM_NAME = "runner.claim"
 #: The files a session's record rules read (the log, meta.json and the two witnesses of
 #: ``simulated`` beside them, ``witnesses``): what the reading commands' caches key a session on.
 RECORD_FILES = (EVENTS_NAME, META_NAME, TRANSCRIPT_NAME, SIM_TRUTH_NAME)
+#: Folders of a session that no record rule reads: the CLI's HOME and working folder, the tool
+#: server's state and the FSM's frames (``attempt-*`` folders are earlier attempts, never read).
+NOT_EVIDENCE = ("home", "work", "tools", "fsm")
+#: A session folder of more entries than this is never kept by a cache (its evidence is read each time).
+EVIDENCE_ENTRIES_CAP = 100_000
 ATTEMPT_PREFIX = "attempt-"
 EXPLORATORY_FOLDER = "exploratory"
 #: ``study demo`` writes to ``demo/`` at the project root (outside ``sessions/``); a ``demo`` folder
@@ -43,9 +50,48 @@ def session_dir_for(out_root: Path, model_folder: str, condition: str, seed: int
 
 
 def record_states(folder: Path | str) -> tuple[State, ...]:
-    """The state of each of a session folder's ``RECORD_FILES`` now (``study.caching.state_of``):
-    what the caches of the reading commands keep a value read from them under."""
-    return tuple(state_of(os.path.join(folder, name)) for name in RECORD_FILES)
+    """The state of each of a session folder's ``RECORD_FILES`` now (``study.caching.state_of``),
+    then of its evidence (``evidence_states``): what the caches of the reading commands keep a value
+    read from them under."""
+    return tuple(state_of(os.path.join(folder, name)) for name in RECORD_FILES) + evidence_states(folder)
+
+
+def evidence_states(folder: Path | str) -> tuple[State, ...]:
+    """The state of every other file of a session folder, in path order: the evidence a family's
+    verdict is re-derived from (``verdicts``: a benchmark's own record of the conversation, a run's
+    working folder with its git history, the earlier contexts' transcripts), never the
+    runner's scratch folders (``NOT_EVIDENCE``) or earlier attempts. A link or special file is
+    None (never kept); so is a folder of more than ``EVIDENCE_ENTRIES_CAP`` entries. A file added,
+    removed, renamed or written changes the tuple (its length, or a proof's inode or ctime)."""
+    out: list[State] = []
+    skip = set(RECORD_FILES) | set(NOT_EVIDENCE)
+
+    def walk(where: str, top: bool) -> bool:
+        try:
+            with os.scandir(where) as found:
+                entries = sorted(found, key=lambda e: e.name)
+        except OSError:
+            out.append(None)
+            return True
+        for entry in entries:
+            if top and (entry.name in skip or is_attempt(entry.name) or entry.name == CLAIM_NAME):
+                continue
+            if len(out) >= EVIDENCE_ENTRIES_CAP:
+                out.append(None)
+                return False
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not walk(entry.path, False):
+                        return False
+                    continue
+            except OSError:
+                out.append(None)
+                continue
+            out.append(state_of(entry.path))
+        return True
+
+    walk(os.fspath(folder), True)
+    return tuple(out)
 
 
 def is_attempt(name: str) -> bool:

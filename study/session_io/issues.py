@@ -36,6 +36,7 @@ class Rule(StrEnum):
     META_FILE = "meta-file"           # meta.json unreadable: not UTF-8, not JSON, not an object
     META_FIELD = "meta-field"         # a meta.json field of the wrong type ("false" for false)
     META_LOG = "meta-log"             # meta.json disagrees with the log
+    VERDICT = "verdict"               # another family's outcome is not what its evidence re-derives (``verdicts``)
 
 
 @dataclass(frozen=True)

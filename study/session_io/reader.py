@@ -49,6 +49,9 @@ _ADVICE = ("The log was damaged after it was written; it is never scored. Restor
 _META_ADVICE = ("meta.json and events.jsonl must describe the same session; it is never scored. "
                 "Restore both from the published session archive; do not edit them by hand")
 
+_VERDICT_ADVICE = ("The outcome is re-derived from the session's evidence (the family's record of the work) and "
+                   "must be what that gives; it is never counted. Restore the session folder from its archive")
+
 
 class _Checked:
     """A read with ``issues``: its errors (warnings aside) and whether it has none."""
@@ -360,6 +363,13 @@ def read_session(session_dir: Path, *, strict: bool = True) -> SessionRead:
         if strict:
             raise LogError.of(issue, _META_ADVICE)
         log.issues.append(issue)
+    if log.start and not log.errors:    # a family's verdict, re-derived from its evidence (``verdicts``)
+        from .verdicts import verdict_issues
+
+        found = verdict_issues(session_dir, log, meta)
+        if found and strict:
+            raise LogError.of(found[0], _VERDICT_ADVICE)
+        log.issues.extend(found)
     issues = list(meta.problems if meta else []) + log.issues
     if log.issues and log.issues[0].rule == Rule.NO_LOG:
         return SessionRead(session_dir, meta, None, issues)

@@ -32,6 +32,11 @@ META_CAP = 4 * 2**20
 TRANSCRIPT_CAP = 512 * 2**20
 #: Cap per line of a log or transcript (one event, one transcript record).
 LINE_CAP = 16 * 2**20
+#: Caps of a family's evidence (``verdicts``): one file a scorer reads (a benchmark's run record, a
+#: ledger, a report), and a folder it reads (a working folder with its git history: bytes, entries).
+EVIDENCE_CAP = 64 * 2**20
+TREE_CAP = 4 * 2**30
+TREE_ENTRIES_CAP = 200_000
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
@@ -108,6 +113,49 @@ def open_regular(path: Path, *, shown: Path | None = None) -> Iterator[tuple[int
         yield fd, st
     finally:
         os.close(fd)
+
+
+def check_tree(folder: Path, *, within: Path, max_bytes: int = TREE_CAP, max_entries: int = TREE_ENTRIES_CAP) -> None:
+    """Check a folder of evidence (a run's working folder) before anything reads in it: ``folder`` itself a
+    folder and no link; below it only folders, regular files and links that resolve to a regular
+    file or folder inside ``within`` (the session folder); at most ``max_entries`` entries and
+    ``max_bytes`` bytes of regular files. ``UnsafeFile`` names the first entry that is not (a FIFO
+    would block a reader, a link to ``/dev/zero`` would never end, a link outside reads another
+    place's files); a missing folder stays ``FileNotFoundError``."""
+    folder = Path(folder)
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(folder)) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeFile(folder, f"is {_kind(st.st_mode) if not stat.S_ISLNK(st.st_mode) else 'a link'}, not a folder")
+    base = Path(os.path.realpath(within))
+    entries, total = 0, 0
+    for where, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            entries += 1
+            if entries > max_entries:
+                raise UnsafeFile(folder, f"holds more than {max_entries:,} entries, over the cap for evidence")
+            path = os.path.join(where, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                real = Path(os.path.realpath(path))
+                if real != base and base not in real.parents:
+                    raise UnsafeFile(Path(path), f"is a link to {real}, outside the session folder; only files inside it are read")
+                try:
+                    mode = os.stat(path).st_mode
+                except OSError:
+                    continue     # a dangling link inside the folder reads as a missing file
+                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                    raise UnsafeFile(Path(path), f"is a link to {_kind(mode)}; only regular files are read")
+                continue
+            if stat.S_ISDIR(mode):
+                continue
+            if not stat.S_ISREG(mode):
+                raise UnsafeFile(Path(path), f"is {_kind(mode)}, not a regular file; only regular files are read")
+            total += os.lstat(path).st_size
+            if total > max_bytes:
+                raise UnsafeFile(folder, f"holds more than {max_bytes:,} bytes, over the cap for evidence")
 
 
 def long_line(data: bytes, cap: int = LINE_CAP) -> tuple[int, int] | None:

@@ -13,8 +13,9 @@ asks it, and says what any reader says of an outcome no family reads:
   page;
 - ``protocol_of(outcome)``: the name the outcome reads under (a protocol's, or the family's own).
 
-The outcome is the log's, never recomputed: an untrusted record (``study.session_io.
-outcome_fields``). Nothing here raises.
+The outcome is the log's, not recomputed here (the readers admit a session only once the rule
+``verdict`` has re-derived its outcome from its evidence: ``study.session_io.verdicts``); still an
+untrusted record here (``study.session_io.outcome_fields``). Nothing here raises.
 """
 
 from __future__ import annotations

@@ -44,7 +44,11 @@ def is_family(session: Session) -> bool:
 
 
 def outcome_of(session: Session) -> dict[str, Any] | None:
-    """The log's last ``outcome`` event (the family's verdict), or None."""
+    """The log's ``outcome`` event (the family's verdict), or None: none written, or records that
+    break a rule (an outcome its evidence does not re-derive among them: ``session.error`` names it),
+    whose verdict is never shown as one."""
+    if session.error is not None:
+        return None
     return next((e for e in reversed(session.events) if e.get("kind") == "outcome"), None)
 
 
@@ -75,7 +79,9 @@ def row_fields(session: Session) -> dict[str, Any]:
     """What a matrix row of a family session shows in place of SOP-Bench's scores."""
     found = outcomes.verdict(outcome_of(session))
     record = session.record
-    if found["text"] == "no outcome" and session.log is not None and session.log.end is None:
+    if session.error is not None:
+        found["text"] = "invalid records: never counted"
+    elif found["text"] == "no outcome" and session.log is not None and session.log.end is None:
         found["text"] = _where(session)      # it runs (or its runner is gone): where it is
     reading = part_of(record.family, "reading")
     protocol = reading.protocol_of(session.start) if reading is not None else session.start.get("protocol")

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from study.cli import main
 
 from ..runner.test_family_status import TAU2 as NOT_JUDGED, write_tau2
+from ..verdict_helpers import outcomes_as_written
 from ..view.family_sessions import CLOSE, GROUP, RESEARCH, TAU2, copy_into, needs_tau2, write_research_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP), needs_tau2,
@@ -31,9 +32,11 @@ def exported(shared_sim_session, tmp_path_factory) -> dict:
     root.mkdir()
     names = {"tau2": copy_into(root, shared_sim_session, TAU2), "close": copy_into(root, shared_sim_session, CLOSE)}
     write_research_run(root)
-    write_tau2(root, judged=False)
+    not_judged = write_tau2(root, judged=False)
     out = base / "logs"
-    done = CliRunner().invoke(main, ["export", "inspect", "--sessions", str(root), str(out)])
+    with pytest.MonkeyPatch.context() as patch:     # a log written by hand: no tau2_run.json to re-score
+        outcomes_as_written(patch, only=[not_judged])
+        done = CliRunner().invoke(main, ["export", "inspect", "--sessions", str(root), str(out)])
     assert done.exit_code == 0, done.output
     from inspect_ai.log import read_eval_log
 

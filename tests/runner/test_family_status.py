@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from study.cli import main
@@ -17,6 +18,10 @@ from study.runner.status_cache import StatusCache
 from study.session_io.writer import EventLog
 
 from ..view.family_sessions import RESEARCH, write_research_run
+
+#: The logs here are written by hand, without the evidence a real session keeps: each outcome is
+#: taken as written (tests/verdict_helpers.py); the rule itself: tests/session_io/test_verdicts.py.
+pytestmark = pytest.mark.usefixtures("outcomes_as_written")
 
 TAU2 = "tau2-telecom/exploratory/sim-oracle/FSM/task-07"
 

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -288,19 +289,57 @@ def _ours(pid: str) -> bool:
     return "relay.py" in line and not Path(line.split()[-1]).exists()
 
 
-def test_a_sigterm_ends_a_codex_session_interrupted_with_no_process_left(tmp_path):
-    """A runner as a process: SIGTERM mid-session ends it ``interrupted`` (voided, final records),
-    and no Codex binary, MCP relay or hook relay of it is left."""
+@pytest.mark.parametrize("sig, to_group", [(signal.SIGTERM, False), (signal.SIGINT, True), (signal.SIGQUIT, True)],
+                         ids=["TERM-runner", "INT-group", "QUIT-group"])
+def test_a_signal_ends_a_codex_session_interrupted_with_no_process_or_folder_left_and_no_traceback(tmp_path, sig,
+                                                                                                 to_group):
+    """A runner as a process: a signal mid-session (to it, or to its process group as a terminal's
+    ^C or ^\\ sends it) ends it ``interrupted`` (voided, final records); no Codex binary, MCP relay
+    or hook relay of it is left, nor its socket folder, and it prints no traceback (the bridge's
+    connections open at the end were reported as ~50 lines of CancelledError each)."""
+    import glob
+
     proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=to_group)
     folder = tmp_path / "exploratory" / "sim-oracle@codex" / "FSM" / "seed-2-first-40"
     _wait_for_calls([folder], proc)
-    proc.send_signal(signal.SIGTERM)
+    os.killpg(proc.pid, sig) if to_group else proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     meta = _meta(folder)
     assert meta["status"] == "interrupted" and meta["voided"] is True, (meta, err)
     assert _events(folder)[-1]["kind"] == "session_end"
+    assert "Traceback" not in err and "CancelledError" not in err, err[-3000:]
+    assert glob.glob(f"{tempfile.gettempdir()}/study-codex-{proc.pid}-*") == []
     time.sleep(0.5)
+    assert _left(tmp_path) == []
+
+
+def test_a_sigkilled_runners_socket_folder_is_swept_by_the_next_session(tmp_path):
+    """SIGKILL leaves the runner no moment to remove its socket folder: the next session removes
+    it (its runner is gone, nobody listens on its socket), never a live one's."""
+    import glob
+
+    from study.runtimes.codex import bridge_server
+
+    proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    folder = tmp_path / "exploratory" / "sim-oracle@codex" / "FSM" / "seed-2-first-40"
+    _wait_for_calls([folder], proc)
+    proc.kill()
+    proc.communicate(timeout=60)
+    [left] = glob.glob(f"{tempfile.gettempdir()}/study-codex-{proc.pid}-*")
+    live = bridge_server.BridgeServer({}, {}, lambda e: None)
+    try:
+        removed = bridge_server.sweep_stale(now=time.time() + bridge_server.STALE_AFTER_S + 1)
+        assert Path(left) in removed and not Path(left).exists()
+        assert live.folder.is_dir() and live.folder not in removed
+    finally:
+        import shutil as _shutil
+
+        _shutil.rmtree(live.folder, ignore_errors=True)
+    deadline = time.monotonic() + 30
+    while _left(tmp_path) and time.monotonic() < deadline:     # the CLI dies with its runner (PDEATHSIG)
+        time.sleep(0.2)
     assert _left(tmp_path) == []
 
 

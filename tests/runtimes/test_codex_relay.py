@@ -102,3 +102,89 @@ def test_an_mcp_client_speaks_to_the_runners_server_through_the_relay(tmp_path):
     assert [c.text for c in ok.content[1:]] == ["REMINDER"]   # the runner's extra block reaches the client
     assert bad.is_error and bad.content[0].text.startswith("Error: ")
     assert calls == [("investigate_account", True), ("investigate_account", False)]
+
+
+def _quiet_loop_test(close: str) -> list[dict]:
+    """An MCP connection held open while the session ends (``close``: ``aclose``, or the event
+    loop's own end, as after a signal); every exception asyncio reported meanwhile."""
+    box = ToolBox.for_seed(2, 3)
+    server = build_server(box)
+    reported: list[dict] = []
+
+    async def main():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: reported.append(context))
+        bridge = await BridgeServer({}, {"sopbench": server}, lambda e: reported.append({"message": e})).start()
+        reader, writer = await asyncio.open_unix_connection(str(bridge.path))
+        writer.write(b'{"mcp": "sopbench"}\n')
+        await writer.drain()
+        for _ in range(50):              # the connection's task is running the MCP server
+            await asyncio.sleep(0.01)
+            if bridge._tasks:
+                break
+        assert bridge._tasks
+        if close == "aclose":
+            await bridge.aclose()
+        else:                            # the loop ends with the connection open: asyncio cancels its task
+            asyncio.get_running_loop().call_later(0.05, lambda: None)
+            return bridge
+        writer.close()
+        return bridge
+
+    bridge = asyncio.run(main())
+    import shutil as _shutil
+
+    _shutil.rmtree(bridge.folder, ignore_errors=True)
+    return reported
+
+
+@pytest.mark.parametrize("close", ["aclose", "loop-end"])
+def test_a_connection_open_when_the_session_ends_ends_quietly(close):
+    """A connection's task cancelled as the session ends (a signal, the call's end) returns: asyncio
+    reports no error for it (it printed ~50 lines of CancelledError traceback per connection)."""
+    reported = _quiet_loop_test(close)
+    assert not [c for c in reported if "CancelledError" in repr(c) or "exception" in c], reported
+
+
+def test_stale_socket_folders_are_swept_and_live_or_foreign_ones_never(tmp_path):
+    """A runner killed outright leaves its socket folder: the next session removes it, and only
+    such a one (its runner gone, nobody listening, old enough, this user's, nothing else in it)."""
+    import os
+    import socket
+    import time
+
+    from study.runtimes.codex.bridge_server import PREFIX, STALE_AFTER_S, sweep_stale
+
+    def folder(name: str, *, sock: str | None = "stale", extra: bool = False, mode: int = 0o700) -> Path:
+        path = tmp_path / f"{PREFIX}{name}"
+        path.mkdir()
+        os.chmod(path, mode)
+        if sock is not None:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(str(path / "s"))
+            if sock == "live":
+                s.listen(1)
+                keep.append(s)
+            else:
+                s.close()
+        if extra:
+            (path / "other").write_text("x", encoding="utf-8")
+        return path
+
+    keep: list[socket.socket] = []
+    dead = 2**22 + 12345          # no such pid (above pid_max's default)
+    stale = folder(f"{dead}-abc")
+    old_style = folder("xyz123")
+    empty = folder(f"{dead}-empty", sock=None)
+    live_socket = folder(f"{dead}-live", sock="live")
+    live_pid = folder(f"{os.getpid()}-mine")
+    crowded = folder(f"{dead}-crowded", extra=True)
+    public = folder(f"{dead}-public", mode=0o755)
+    (tmp_path / f"{PREFIX}{dead}-link").symlink_to(stale)
+    later = time.time() + STALE_AFTER_S + 1
+    assert sweep_stale(tmp_path, now=time.time()) == []            # nothing old enough yet
+    removed = sweep_stale(tmp_path, now=later)
+    assert sorted(p.name for p in removed) == sorted(p.name for p in (stale, old_style, empty))
+    for left in (live_socket, live_pid, crowded, public):
+        assert left.is_dir()
+    for s in keep:
+        s.close()

@@ -7,6 +7,7 @@ ledger row), written through the log's own writer so every reader accepts it."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -47,25 +48,48 @@ def _call(log: EventLog, tool: str, args: dict, *, server: str | None = None, ok
     log.emit_fields("tool_call", {**fields, **more})
 
 
+def _git(workspace: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True, text=True).stdout.strip()
+
+
 def write_research_run(root: Path) -> Path:
-    """A two-context AutoResearch run under FSM (module docstring) at ``root/RESEARCH``."""
+    """A two-context AutoResearch run under FSM (module docstring) at ``root/RESEARCH``: a real
+    workspace (one trial per stage; the baseline kept, a scheduler trial decided ``reject``: an
+    invalid row) whose outcome is the protocol's scorer's, as a run's is, so the ``verdict`` rule
+    (``study.session_io.verdicts``) re-derives it from the workspace."""
+    from study.families.workspace.autoresearch.protocol import Plan
+    from study.families.workspace.autoresearch.scorer import outcome
+    from study.families.workspace.autoresearch.workspace import build_run
+
     folder = root / RESEARCH
+    plan = Plan.uniform(1)
+    run = build_run(folder, plan)
+    workspace = run.workspace
+    _git(workspace, "commit", "-q", "--allow-empty", "-m", "trial 1: baseline")
+    baseline = _git(workspace, "rev-parse", "HEAD")
+    train = workspace / "train.py"
+    text = train.read_text(encoding="utf-8")
+    train.write_text(text.replace('"learning_rate": "constant"', '"learning_rate": "optimal"', 1), encoding="utf-8")
+    _git(workspace, "commit", "-q", "-am", "trial 2: learning_rate=optimal")
+    trial = _git(workspace, "rev-parse", "HEAD")
+    with run.ledger.open("a", encoding="utf-8") as ledger:
+        ledger.write(f"1\tbaseline\tbaseline\ttemplate unchanged\t0.922222\tkeep\t{baseline[:7]}\n")
+        ledger.write(f"2\tscheduler\tlr_schedule\tlearning_rate=optimal\t0.904444\treject\t{trial[:7]}\n")
     with EventLog(folder / "events.jsonl") as log:
         log.emit_fields("session_start", dict(
             schema=3, condition="FSM", seed=1, model="sim:drifter", simulated=True, manifest_sha256="unchecked",
             code_version="test", cli_version="none", order=["context 1", "context 2"], limits={}, exploratory=True,
             runtime="claude-code", family="workspace", study="autoresearch", protocol="autoresearch",
-            workspace="workspace"))
+            workspace="workspace", size=1, plan=dict(plan.trials)))
         log.emit_fields("transition", {"from": None, "to": "S_scheduler", "ok": True, "reason": "entered by the runner"})
         log.emit("context_start", n=1, unit="context 1")
         _call(log, "Edit", {"file_path": f"{RUN}/workspace/train.py", "old_string": '"learning_rate": "constant"',
                             "new_string": '"learning_rate": "optimal"'}, result="edited",
               actions=[{"tool": "edit", "args": {"path": "train.py"}}])
         _call(log, "Bash", {"command": "git commit -am 'trial 2: learning_rate=optimal'"},
-              result='{"stdout": "[main 1a76c2e] trial 2", "stderr": ""}',
+              result=f'{{"stdout": "[main {trial[:7]}] trial 2", "stderr": ""}}',
               actions=[{"tool": "shell", "args": {"command": "git commit -am 'trial 2: learning_rate=optimal'"}}])
-        log.emit("commit", sha="1a76c2e6a361c2f55148bf899d4dd4a6d9bf33d1", parents=["19209b5df968835eac546adfe4c4daea9f680791"],
-                 subject="trial 2: learning_rate=optimal", files=["train.py"])
+        log.emit("commit", sha=trial, parents=[baseline], subject="trial 2: learning_rate=optimal", files=["train.py"])
         _call(log, "Bash", {"command": "rm -rf .git"}, ok=False, allowed=False,
               error="shell is refused here: the command must match 'git status*' (got 'rm -rf .git')")
         refusal = ("guard command `python3 ../checks/stage_check.py scheduler` failed (exit 1): - row 2 (line 3, "
@@ -79,11 +103,6 @@ def write_research_run(root: Path) -> Path:
                                        "reason": "stage check scheduler: passed (2 ledger rows up to scheduler, all valid)"})
         log.emit("assistant_text", text="PROTOCOL COMPLETE")
         log.emit("context_end", n=2, ended="completed", unit="context 2")
-        rows = [{"trial": "1", "stage": "baseline", "decision": "keep", "metric": 0.922222, "valid": True, "rule": None,
-                 "problems": []},
-                {"trial": "2", "stage": "scheduler", "decision": "reject", "metric": 0.904444, "valid": False,
-                 "rule": "decision", "problems": ["decision 'reject' is not one of keep, discard, crash"]}]
-        log.emit("outcome", family="workspace", protocol="autoresearch", rows=rows, valid_rows=1, invalid_rows=1,
-                 required_rows=8, complete=False, best_accuracy=0.922222, incomplete_because="6 trials missing")
+        log.emit("outcome", family="workspace", **outcome(workspace, plan, 1))
         log.emit("session_end", status="completed", cost_usd=0.0, turns=4, duration_s=1.0, decisions=2, accounts_left=0)
     return folder

@@ -113,7 +113,7 @@ def test_a_workspace_session_is_its_contexts_with_every_call_refusal_commit_and_
     assert "decision 'reject' is not one of keep, discard, crash" in refused[0]["reason"]["text"]
     rows = doc["outcome"]["rows"]
     assert [(r["trial"], r["valid"], r["rule"]) for r in rows] == [("1", True, None), ("2", False, "decision")]
-    assert dict(doc["outcome"]["facts"])["not complete because"] == "6 trials missing"
+    assert dict(doc["outcome"]["facts"])["not complete because"] == "1 invalid row; the rows' stages are not the plan's 8 in order"
 
 
 def test_a_forged_huge_value_in_a_family_log_makes_no_huge_page(family_root, tmp_path):

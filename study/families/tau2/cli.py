@@ -16,9 +16,12 @@ from .availability import tau2_problem
 
 
 def _need_tau2() -> None:
+    """Without the extra, one line with the install line and exit 2 (as ``study run`` says it)."""
     problem = tau2_problem()
     if problem is not None:
-        raise click.ClickException(problem)
+        from study.cli.vocabulary import UsageError
+
+        raise UsageError(problem)
 
 
 @click.group(epilog=examples("study tau2 build --domain telecom", "study tau2 build --domain telecom --check",
@@ -34,11 +37,11 @@ def tau2() -> None:
 def build(domain: str, check: bool) -> None:
     """Write the preregistered study of a τ²-bench domain into preregistration/studies/tau2-<domain>/."""
     _need_tau2()
-    from study.paths import prereg_dir
-    from study.protocol.studies import STUDIES_DIR
-
-    from study.families.study_files import build_or_check
+    from study.families.study_files import checked_build, study_folder
 
     from .scaffold import study_files
 
-    build_or_check(prereg_dir() / STUDIES_DIR / f"tau2-{domain}", study_files(domain), check=check, doc="docs/tau2.md")
+    def inputs():
+        return study_folder(f"tau2-{domain}", "tau2", ("domain", domain)), lambda: study_files(domain)
+
+    checked_build(inputs, check=check, doc="docs/tau2.md")

@@ -32,7 +32,7 @@ def _parts(info: Any) -> dict[str, float]:
     return {str(getattr(k, "value", k)): float(v) for k, v in (info.reward_breakdown or {}).items()}
 
 
-def evaluate(simulation: Any, task: Any, domain: str, judge: ModelEndpoint | None = None) -> dict[str, Any]:
+def evaluate(simulation: Any, task: Any, domain: str, judge: "ModelEndpoint | RecordedJudge | None" = None) -> dict[str, Any]:
     """tau2's verdict on ``simulation``: ``reward`` (None when not judged), ``parts``,
     ``reward_basis``, ``judged``, ``note`` (tau2's, e.g. a premature termination) and
     ``reward_info`` (tau2's ``RewardInfo``, to keep in the simulation record)."""
@@ -76,12 +76,33 @@ def evaluate(simulation: Any, task: Any, domain: str, judge: ModelEndpoint | Non
             "reward_info": info}
 
 
-class _judged_by:
-    """Point tau2's NL-assertion judge at ``judge`` for the block (None: leave it alone)."""
+class RecordedJudge:
+    """The judge's verdicts a session recorded (``tau2_run.json``'s ``reward_info.nl_assertions``),
+    given back to tau2's evaluator in place of a model: how the audit re-scores a judged task
+    offline (``evidence.py``). ``checks``: the recorded ``NLAssertionCheck`` records, one per
+    assertion of the task in its order; another list is refused by :meth:`checks_for`."""
 
-    def __init__(self, judge: ModelEndpoint | None):
+    def __init__(self, checks: list[Any]):
+        self.checks = list(checks)
+
+    def checks_for(self, assertions: list[str]) -> list[Any]:
+        said = [getattr(c, "nl_assertion", None) for c in self.checks]
+        if said != list(assertions):
+            raise ValueError(f"the recorded judge's verdicts name {len(said)} assertion(s) that are not the task's "
+                             f"{len(assertions)} in order")
+        return list(self.checks)
+
+    def describe(self) -> dict[str, Any]:
+        return {"model": "recorded", "api": "recorded", "base_url": None, "args": {}}
+
+
+class _judged_by:
+    """Point tau2's NL-assertion judge at ``judge`` for the block (None: leave it alone; a
+    :class:`RecordedJudge`: its recorded verdicts answer instead of a model)."""
+
+    def __init__(self, judge: "ModelEndpoint | RecordedJudge | None"):
         self.judge = judge
-        self.saved: tuple[Any, Any] | None = None
+        self.saved: tuple[Any, ...] | None = None
 
     def __enter__(self) -> None:
         if self.judge is None:
@@ -89,6 +110,12 @@ class _judged_by:
         from tau2.evaluator import evaluator_nl_assertions as nl
 
         _judge_lock.acquire()
+        if isinstance(self.judge, RecordedJudge):
+            recorded = self.judge
+            self.saved = ("recorded", nl.NLAssertionsEvaluator.__dict__["evaluate_nl_assertions"])
+            nl.NLAssertionsEvaluator.evaluate_nl_assertions = classmethod(
+                lambda cls, trajectory, nl_assertions: recorded.checks_for(nl_assertions))
+            return
         self.saved = (nl.DEFAULT_LLM_NL_ASSERTIONS, nl.DEFAULT_LLM_NL_ASSERTIONS_ARGS)
         nl.DEFAULT_LLM_NL_ASSERTIONS, nl.DEFAULT_LLM_NL_ASSERTIONS_ARGS = self.judge.litellm()
 
@@ -97,5 +124,8 @@ class _judged_by:
             return
         from tau2.evaluator import evaluator_nl_assertions as nl
 
-        nl.DEFAULT_LLM_NL_ASSERTIONS, nl.DEFAULT_LLM_NL_ASSERTIONS_ARGS = self.saved
+        if self.saved[0] == "recorded":
+            nl.NLAssertionsEvaluator.evaluate_nl_assertions = self.saved[1]
+        else:
+            nl.DEFAULT_LLM_NL_ASSERTIONS, nl.DEFAULT_LLM_NL_ASSERTIONS_ARGS = self.saved
         _judge_lock.release()

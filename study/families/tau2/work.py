@@ -147,6 +147,7 @@ class Tau2Work:
         #: the controller's scope step's calls (``controller.scope``), each {tool, args, ok, result}
         self.scope_calls: list[dict[str, Any]] = []
         self._finished = False
+        self._voided = False
         self.controller_turns = 0
         self.outcome: dict[str, Any] | None = None
         self.error: str | None = None
@@ -166,12 +167,19 @@ class Tau2Work:
         return self.conversation.done or self.error is not None
 
     @property
+    def decided(self) -> bool:
+        """The conversation ended on its own (the customer, tau2's limits, the agent's stop at the
+        session's end), not because the runner voided the session (a signal, an infrastructure
+        failure): a voided conversation is never decided, whatever ended it afterwards."""
+        return self.ended and not self._voided
+
+    @property
     def decisions(self) -> dict[str, Any]:
-        return {self.task_id: self.termination_reason} if self.ended else {}
+        return {self.task_id: self.termination_reason} if self.decided else {}
 
     @property
     def accounts_left(self) -> int:
-        return 0 if self.ended else 1
+        return 0 if self.decided else 1
 
     def next_undecided(self) -> str | None:
         return None if self.ended else self.task_id
@@ -355,6 +363,7 @@ class Tau2Work:
             if self._finished:
                 return self.outcome or {}
             self._finished = True
+            self._voided = voided and not self.ended    # voided mid-conversation: never decided
             if log is not None:
                 self._emit = log if callable(log) and not hasattr(log, "emit") else log.emit
             if self.error is None and self._opening is not None:

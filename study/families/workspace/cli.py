@@ -32,17 +32,14 @@ def staged() -> None:
 @click.option("--check", is_flag=True, help="Write nothing: exit 1 naming each file that differs from the builder's.")
 def build(protocol: str, name: str | None, turns: int | None, seeds: str | None, check: bool) -> None:
     """Write a staged protocol's preregistered study into preregistration/studies/<name>/."""
-    from study.paths import prereg_dir
-    from study.protocol.studies import STUDIES_DIR
-
-    from study.families.study_files import build_or_check
+    from study.families.study_files import check_seeds, checked_build, study_folder
 
     from .scaffold import study_files
 
-    try:
-        seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
-    except ValueError:
-        raise click.BadParameter(f"{seeds!r} is not a list of seeds: give e.g. 1,2", param_hint="--seeds") from None
-    name = name or PROTOCOLS[protocol][1]
-    build_or_check(prereg_dir() / STUDIES_DIR / name, study_files(protocol, name, turns=turns, seeds=seed_list),
-                   check=check, doc="docs/staged.md")
+    def inputs():
+        seed_list = check_seeds(seeds)
+        study = PROTOCOLS[protocol][1] if name is None else name
+        root = study_folder(study, "workspace", ("protocol", protocol))
+        return root, lambda: study_files(protocol, study, turns=turns, seeds=seed_list)
+
+    checked_build(inputs, check=check, doc="docs/staged.md")

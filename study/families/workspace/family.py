@@ -13,7 +13,8 @@ period per context, each period's inputs released into the workspace when its co
 FSM frame started anew (a new instance of the close workflow). At the end the protocol's own
 scorer reads the workspace (the ledger and the git history; the period reports against the
 generator's close, which no file of the workspace holds) and the ``outcome`` event records it: the
-tables (``tables.py``) read that, never the workspace.
+tables (``tables.py``) read that, once every reader's ``verdict`` rule has re-derived it from the
+workspace (``evidence.py``, through ``study.session_io.verdicts``).
 
 ``--accounts N`` makes a smaller run of the same code (exploratory): N trials per AutoResearch
 stage (the baseline always one), N month-end periods.
@@ -51,9 +52,10 @@ def protocol_of(study: Any) -> str:
 
 def seeds_of(study: Any) -> list[int]:
     seeds = study.params.get("seeds")
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 1 for s in seeds):
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1
+                                                           for s in seeds) or len(set(seeds)) != len(seeds):
         raise WorkspaceStudyError(f"{study.root / 'study.yaml'}: params.seeds must list the preregistered seeds "
-                                  "(whole numbers from 1)")
+                                  "(whole numbers from 1, each once)")
     return seeds
 
 
@@ -199,22 +201,15 @@ class WorkspaceWork:
         emit("outcome", family=self.family, **self.score())
 
     def score(self) -> dict[str, Any]:
+        """The protocol's scorer's outcome (the same function re-derives it from the workspace:
+        ``evidence.py``)."""
         if self.protocol == "autoresearch":
-            from .autoresearch.scorer import score
+            from .autoresearch.scorer import outcome
 
-            result = score(self.workspace, self.plan)
-            rows = [{"trial": r.trial, "stage": r.stage, "decision": r.decision, "metric": r.metric, "valid": r.valid,
-                     "rule": r.rule, "problems": [list(p) for p in r.problems]} for r in result.rows]
-            return {"protocol": self.protocol, "seed": self.seed, "rows": rows, "valid_rows": result.valid_rows,
-                    "invalid_rows": result.invalid_rows, "required_rows": result.required, "complete": result.complete,
-                    "best_accuracy": result.best_accuracy, "incomplete_because": result.incomplete_because}
-        from .month_end_close.scorer import score
+            return outcome(self.workspace, self.plan, self.seed)
+        from .month_end_close.scorer import outcome
 
-        periods = score(self.workspace, self.seed)[:len(self.order)]
-        out = [{"period": p.period, "started": p.started, "fraction": round(p.fraction, 6), "correct": p.correct,
-                "right": p.right, "problem": p.problem} for p in periods]
-        return {"protocol": self.protocol, "seed": self.seed, "periods": out,
-                "correct_periods": sum(p["correct"] for p in out), "turn_cap": self.turns}
+        return outcome(self.workspace, self.seed, len(self.order), self.turns)
 
 
 class WorkspaceFamily:

@@ -16,8 +16,14 @@ A connection starts with one JSON line naming what it is:
 
 The socket lies in a private folder (mode 0700) of its own, so only this user's processes reach
 it, and its path stays short (a Unix socket's path is limited to about 100 bytes; session folders
-can be deeper). A failing hook is never silent: the bridge's exception is logged by the runner and
-the relay exits 2.
+can be deeper): ``study-codex-<pid>-<random>`` in the temporary folder, removed when the session
+ends. A runner killed outright (SIGKILL) cannot remove its folder: every new session first removes
+the stale ones (``sweep_stale``), never a live session's. A failing hook is never silent: the
+bridge's exception is logged by the runner and the relay exits 2.
+
+A connection's task ends quietly when the session ends (a signal, the call's end) while it is
+open: it is cancelled and returns, so asyncio never reports the cancellation as an error (it
+printed a traceback of ``CancelledError`` for each open connection).
 """
 
 from __future__ import annotations
@@ -37,6 +43,10 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
+#: The socket folders' names in the temporary folder: ``study-codex-<pid>-<random>``.
+PREFIX = "study-codex-"
+#: A socket folder younger than this is never swept (its session may be binding its socket now).
+STALE_AFTER_S = 60.0
 #: The most bytes one hook input may have (a tool's whole result can be in it).
 MAX_HOOK_INPUT = 64 * 1024 * 1024
 #: The longest line of an MCP stream.
@@ -54,7 +64,8 @@ class BridgeServer:
         self.hooks = hooks
         self.servers = servers
         self.on_error = on_error
-        self.folder = Path(tempfile.mkdtemp(prefix="study-codex-"))
+        sweep_stale()
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         os.chmod(self.folder, 0o700)
         self.path = self.folder / "s"
         self._server: asyncio.AbstractServer | None = None
@@ -71,25 +82,27 @@ class BridgeServer:
         return sorted({g for g in self._groups.values() if g != own})
 
     async def aclose(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
-            self._server = None
-        # a connection accepted as the server closed starts its task a moment later: cancel and await
-        # until none is left, so no connection's callback outlives the event loop (asyncio would
-        # print "Exception in callback ... connection_made" when the runner's loop closes)
-        for _round in range(20):
-            pending = list(self._tasks)
-            for task in pending:
-                task.cancel()
-            for task in pending:
-                with contextlib.suppress(BaseException):
-                    await task
-            await asyncio.sleep(0)
-            if not self._tasks:
-                break
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            if self._server is not None:
+                self._server.close()
+                with contextlib.suppress(Exception):
+                    await self._server.wait_closed()
+                self._server = None
+            # a connection accepted as the server closed starts its task a moment later: cancel and await
+            # until none is left, so no connection's callback outlives the event loop (asyncio would
+            # print "Exception in callback ... connection_made" when the runner's loop closes)
+            for _round in range(20):
+                pending = list(self._tasks)
+                for task in pending:
+                    task.cancel()
+                for task in pending:
+                    with contextlib.suppress(BaseException):
+                        await task
+                await asyncio.sleep(0)
+                if not self._tasks:
+                    break
+        finally:    # even when the closing itself is cancelled (the loop's end after a signal)
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -106,7 +119,10 @@ class BridgeServer:
             elif "mcp" in header:
                 await self._mcp(str(header["mcp"]), reader, writer)
         except asyncio.CancelledError:
-            raise
+            # the session ended while the connection was open (``aclose``, or the event loop's end
+            # after a signal): the connection ends here. Returning (not raising) keeps asyncio's
+            # stream callback from reporting the cancelled task as an error with its traceback.
+            return
         except Exception as exc:   # a hook or a server failed: the runner must know, the relay exits 2
             self.on_error(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
             if hook:
@@ -170,3 +186,74 @@ class BridgeServer:
             group.start_soon(to_codex)
             await server.run(read_stream, write_stream, server.create_initialization_options())
             group.cancel_scope.cancel()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _accepts(socket_path: Path) -> bool:
+    """Whether a process listens on the Unix socket (a live session's bridge)."""
+    import socket
+
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(str(socket_path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def sweep_stale(tmp: Path | None = None, now: float | None = None) -> list[Path]:
+    """Remove the socket folders of sessions whose runner is gone (killed outright: SIGKILL), and
+    return them. A folder is removed only when all holds: it is this user's, a folder (no link)
+    of mode 0700 named ``study-codex-*``, older than ``STALE_AFTER_S``, its runner's pid (in its
+    name) is not running, no process listens on its socket, and it holds nothing but that socket.
+    Anything else (another user's, a live session's, a folder being made now) is left alone."""
+    import stat
+    import time
+
+    tmp = Path(tempfile.gettempdir()) if tmp is None else Path(tmp)
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = [e for e in os.scandir(tmp) if e.name.startswith(PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) != 0o700:
+            continue
+        if now - st.st_mtime < STALE_AFTER_S:
+            continue
+        pid = entry.name[len(PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        folder = Path(entry.path)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        if set(names) - {"s"}:
+            continue
+        sock = folder / "s"
+        if names and (not stat.S_ISSOCK(os.lstat(sock).st_mode) or _accepts(sock)):
+            continue
+        with contextlib.suppress(OSError):
+            if names:
+                os.unlink(sock)
+            os.rmdir(folder)
+            removed.append(folder)
+    return removed

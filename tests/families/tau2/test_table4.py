@@ -16,6 +16,10 @@ from study.session_io.events import SCHEMA_VERSION
 from study.session_io.vocabulary import EventKind, SessionStatus
 from study.session_io.writer import EventLog
 
+#: The logs here are written by hand, without the evidence a real session keeps: each outcome is
+#: taken as written (tests/verdict_helpers.py); the rule itself: tests/session_io/test_verdicts.py.
+pytestmark = pytest.mark.usefixtures("outcomes_as_written")
+
 STUDY = "tau2-telecom"
 
 

@@ -149,3 +149,57 @@ def test_retail_and_airline_tasks_load_from_the_vendored_v101_files():
     assert len(retail) == 40 and sum("NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis] for t in retail) > 30
     record = data.data_record("airline")
     assert "vendored:domains/airline/tasks.json" in record["files"] and record["tau2_version"] == "26.3"
+
+
+def test_a_conversation_the_runner_voided_is_never_decided(tmp_path):
+    """Interrupted mid-conversation (the runner voids the session, then ends the conversation as
+    tau2's agent stops): nothing was decided, so the session's end says 0 of 1, not 1/1; a
+    conversation that had ended on its own before the signal stays decided."""
+    from study.families.tau2 import data
+    from study.families.tau2.conversation import ModelEndpoint
+    from study.families.tau2.work import Tau2Work
+    from study.sim.server import SimServer
+    from study.sim.tau2.customer import Customer
+
+    task = data.load_task("telecom", SERVICE_TASK)
+    with SimServer(Customer(task.model_dump(mode="json"))) as sim:
+        work = Tau2Work("telecom", SERVICE_TASK, ModelEndpoint("sim-customer", base_url=sim.base_url), texts=TEXTS,
+                        session_dir=tmp_path)
+        assert work.opening() and work.decisions == {} and work.accounts_left == 1
+        assert work.finish(None, voided=True) == {}
+    assert work.ended and work.decisions == {} and work.accounts_left == 1
+    assert not (tmp_path / "tau2_run.json").exists()
+
+
+def test_a_judged_tasks_recorded_verdicts_re_score_it_as_the_judge_did(tmp_path):
+    """The audit re-scores a judged task offline with the judge's verdicts its tau2_run.json
+    recorded (``evaluation.RecordedJudge``): all met, one not met, and verdicts of other
+    assertions (refused)."""
+    from tau2.data_model.simulation import NLAssertionCheck
+
+    from study.families.tau2 import data
+    from study.families.tau2.conversation import ModelEndpoint
+    from study.families.tau2.evaluation import RecordedJudge, evaluate
+    from study.families.tau2.work import Tau2Work
+    from study.sim.server import SimServer
+    from study.sim.tau2.customer import Customer
+
+    task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis]
+                and t.evaluation_criteria.nl_assertions)
+    with SimServer(Customer(task.model_dump(mode="json"))) as sim:
+        work = Tau2Work("retail", task.id, ModelEndpoint("sim-customer", base_url=sim.base_url), texts=TEXTS)
+        assert work.opening()
+        work.conversation.stop_as_agent()
+    simulation = work.conversation.simulation()
+    assertions = list(task.evaluation_criteria.nl_assertions)
+
+    def checks(met):
+        return [NLAssertionCheck(nl_assertion=a, met=m, justification="recorded") for a, m in zip(assertions, met)]
+
+    all_met = evaluate(simulation, task, "retail", RecordedJudge(checks([True] * len(assertions))))
+    one_not = evaluate(simulation, task, "retail", RecordedJudge(checks([False] + [True] * (len(assertions) - 1))))
+    assert all_met["judged"] is True and one_not["judged"] is True
+    assert all_met["parts"]["NL_ASSERTION"] == 1.0 and one_not["parts"]["NL_ASSERTION"] == 0.0
+    assert one_not["reward"] == 0.0
+    with pytest.raises(ValueError, match="not the task's"):
+        evaluate(simulation, task, "retail", RecordedJudge([]))      # no verdict of the task's assertions

@@ -4,6 +4,8 @@ correct periods per month-end turn cap and seed, a period not started, smaller r
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -13,6 +15,10 @@ from analysis.study_sessions import load_study_sessions
 from study.session_io.events import SCHEMA_VERSION
 from study.session_io.vocabulary import EventKind, SessionStatus
 from study.session_io.writer import EventLog
+
+#: The logs here are written by hand, without the evidence a real session keeps: each outcome is
+#: taken as written (tests/verdict_helpers.py); the rule itself: tests/session_io/test_verdicts.py.
+pytestmark = pytest.mark.usefixtures("outcomes_as_written")
 
 
 def write_run(folder: Path, *, study: str, condition: str, seed: int, outcome: dict, turns: int = 40,

@@ -92,3 +92,14 @@ def score(workspace: Path, plan: Plan = FULL_PLAN) -> LedgerScore:
     if [v.stage for v in verdicts] != plan.sequence():
         reasons.append(f"the rows' stages are not the plan's {plan.total} in order")
     return LedgerScore(tuple(verdicts), plan.total, not reasons, max(kept) if kept else None, "; ".join(reasons))
+
+
+def outcome(workspace: Path, plan: Plan = FULL_PLAN, seed: int | None = None) -> dict:
+    """The ``outcome`` event's fields of the run whose workspace is ``workspace`` (what the run
+    logs at its end, and what the audit re-derives from the workspace: ``workspace.evidence``)."""
+    result = score(workspace, plan)
+    rows = [{"trial": r.trial, "stage": r.stage, "decision": r.decision, "metric": r.metric, "valid": r.valid,
+             "rule": r.rule, "problems": [list(p) for p in r.problems]} for r in result.rows]
+    return {"protocol": "autoresearch", "seed": seed, "rows": rows, "valid_rows": result.valid_rows,
+            "invalid_rows": result.invalid_rows, "required_rows": result.required, "complete": result.complete,
+            "best_accuracy": result.best_accuracy, "incomplete_because": result.incomplete_because}

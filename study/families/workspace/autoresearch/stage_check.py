@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -50,8 +51,24 @@ METRIC_TOLERANCE = 0.001
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 
 
+#: git reads only: no repository setting runs a program (an fsmonitor, a hook), the workspace's own
+#: repository is the only one (never a parent folder's), no lock is taken, a repository another user
+#: owns is read too (a reviewer's copy of the sessions), and nothing waits forever.
+_GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false")
+GIT_TIMEOUT_S = 120
+
+
 def git(workspace: Path, *args: str) -> tuple[int, str]:
-    proc = subprocess.run(["git", *args], cwd=str(workspace), capture_output=True, text=True)
+    where = Path(workspace).resolve()
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(where.parent), "GIT_OPTIONAL_LOCKS": "0",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    try:
+        proc = subprocess.run(["git", *_GIT_SAFE, "-c", f"safe.directory={where}", *args], cwd=str(where),
+                              capture_output=True, text=True, env=env, timeout=GIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return 124, ""
     return proc.returncode, proc.stdout
 
 
@@ -110,7 +127,7 @@ def row_problems(fields: list[str], workspace: Path) -> list[tuple[str, str]]:
         if len(parents.split()) < 2:
             problems.append(("files", f"commit {row['commit']} has no parent: commit each candidate on top of the workspace's history"))
         else:
-            code, out = git(workspace, "diff", "--name-only", "-z", commit + "^1", commit)
+            code, out = git(workspace, "diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", commit + "^1", commit)
             other = sorted(name for name in out.split("\0") if name and name != ALLOWED_FILE)
             if code != 0 or other:
                 problems.append(("files", f"commit {row['commit']} changes {', '.join(other) or 'files it cannot show'}; only {ALLOWED_FILE} may change"))

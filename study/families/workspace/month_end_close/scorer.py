@@ -87,3 +87,14 @@ def score(workspace: Path, seed: int) -> list[PeriodScore]:
         folder = workspace / "periods" / close.period
         scores.append(score_report(close.period, folder / "close" / "report.json", close.report, (folder / "inputs").is_dir()))
     return scores
+
+
+def outcome(workspace: Path, seed: int, periods: int, turn_cap: int) -> dict:
+    """The ``outcome`` event's fields of the run of ``seed`` over its first ``periods`` periods
+    (what the run logs at its end, and what the audit re-derives from the workspace:
+    ``workspace.evidence``)."""
+    scored = score(workspace, seed)[:periods]
+    out = [{"period": p.period, "started": p.started, "fraction": round(p.fraction, 6), "correct": p.correct,
+            "right": p.right, "problem": p.problem} for p in scored]
+    return {"protocol": "month-end-close", "seed": seed, "periods": out,
+            "correct_periods": sum(p["correct"] for p in out), "turn_cap": turn_cap}
