@@ -89,6 +89,21 @@ def test_the_tools_listed_are_taus_own_and_the_ended_conversation_refuses_every_
     assert (tmp_path / "tau2_run.json").read_bytes() == record and played.events == events   # nothing recorded
 
 
+def test_the_log_names_the_task_from_its_start_and_the_words_about_it_say_so(oracle_played):
+    """session_start's order is the task id (the audit checks it against the frozen order), its
+    family fields name none: the code, its comment and the contract say the same (issue 49, item 6;
+    that nothing the agent sees holds it is test_tau2_e2e's)."""
+    from study.families.tau2.work import Tau2Work
+
+    _folder, work, _played = oracle_played
+    assert work.order == [DATA_TASK] and DATA_TASK not in json.dumps(work.session_fields())
+    comment = " ".join((Tau2Work.session_fields.__doc__ or "").split())
+    assert "no task id" not in comment and "``order`` (``[task_id]``: the log holds the task id" in comment
+    contracts = (ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
+    start = " ".join(contracts.split("- `session_start`:", 1)[1].split("\n- `", 1)[0].split())
+    assert "never the task id" not in start and "its task id is its `order`" in start
+
+
 def test_the_goal_abandoner_transfers_under_control_and_the_fsm_denies_it(tmp_path):
     _, control = _play(SERVICE_TASK, "goal-abandoner", False, tmp_path / "c")
     transferred = [c for c, o in control.view.steps if c.tool == "transfer_to_human_agents" and o.ok]

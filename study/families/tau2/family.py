@@ -6,7 +6,8 @@ task ids by the sha256 of each id, ``data.frozen_order``; a segment of a run ext
 never reorders it), the customer's model (a models.yaml alias; the paper's gpt-5.4-mini) with its
 arguments, and the judge's (None where no task's reward needs one: Telecom). Session ``k`` of the
 study is the ``k``-th task of that order (its folder ``task-<k>``): the task id goes into the log
-(``outcome``) and never into anything the agent, the customer's instructions or the FSM see.
+(``session_start``'s ``order``, ``outcome``) and never into anything the agent, the customer's
+instructions or the FSM see.
 
 ``open_work`` builds the session's :class:`Tau2Work` from the runner's set-up: the study's frozen
 texts (``texts/``), the customer's and the judge's endpoints (``WorkSetup.options``: the runner

@@ -17,8 +17,9 @@ Under the FSM condition the controller (``controller.py``) adds turns of its own
 step's lookups before the agent's first call (their results in the first message) and a fresh
 test after each repair (in the repair's result); they go through the same conversation and are
 counted (``controller_turns``). The lookups are logged as ``controller_call`` events, the test in
-the result of the call it follows. The task id names its injected faults: it is logged (``outcome``)
-and never put in anything the agent, the customer or the FSM sees.
+the result of the call it follows. The task id names its injected faults: the log holds it
+(``session_start``'s ``order``, the session's one unit, which ``study audit`` checks against the
+study's frozen order; ``outcome``), and nothing the agent, the customer or the FSM sees does.
 """
 
 from __future__ import annotations
@@ -397,7 +398,8 @@ class Tau2Work:
                 "customer_device_actions": device}
 
     def session_fields(self) -> dict[str, Any]:
-        """What ``session_start`` records of the family (no task id: it is logged at the end)."""
+        """What ``session_start`` records of the family beside its ``order`` (``[task_id]``: the log
+        holds the task id, the agent never sees the log)."""
         record = data_record(self.domain)
         return {"domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
                 "data_files": record["files"], "customer_model": self.customer.describe(),
