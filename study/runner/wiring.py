@@ -78,7 +78,7 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
         exploratory=prepared.exploratory, manifest_sha256=meta.manifest_sha256,
         code_version=meta.code_version, runtime=model.runtime, cli_version=versions.get("cli_version"),
         sdk_version=meta.sdk_version, lock_sha256=meta.lock_sha256, order=list(task_work.order),
-        limits=prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
+        limits=prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok, model_settings=dict(model.settings),
         factors=prepared.condition.as_dict(), token_reminder=prepared.token_reminder,
         cli_settings=meta.cli_settings, inherited_env=adapter.inherited_env, base_url=base_url,
         family=task_work.family, **_study_field(prepared), **task_work.start_fields(), **_runtime_lock(versions),

@@ -67,15 +67,29 @@ def _jobs() -> dict[str, dict]:
     return jobs
 
 
+#: The sessions whose every model request the simulator writes down (``_Sessions.requests``).
+LOGGED = ("oracle-FSM-10",)
+
+
 class _Sessions:
     """The module's Codex sessions, each run on first use."""
 
     def __init__(self, root: Path):
         self.root, self.jobs, self.done = root, _jobs(), {}
 
+    def requests(self, name: str) -> list[dict]:
+        """Every request body Codex sent the simulator in session ``name`` (one of ``LOGGED``)."""
+        self[name]
+        path = self.root / f"{name}.requests.jsonl"
+        return [json.loads(line)["body"] for line in path.read_text(encoding="utf-8").splitlines()]
+
     def __getitem__(self, name: str) -> Path:
         if name not in self.done:
-            self.done[name] = run_session(SessionSpec(out_root=self.root / name, runtime="codex", **self.jobs[name]))
+            job = dict(self.jobs[name])
+            if name in LOGGED:
+                job["sim_options"] = {**job.get("sim_options", {}),
+                                      "request_log": str(self.root / f"{name}.requests.jsonl")}
+            self.done[name] = run_session(SessionSpec(out_root=self.root / name, runtime="codex", **job))
         return self.done[name]
 
 
@@ -112,6 +126,17 @@ def test_the_oracle_decides_a_ten_account_fsm_batch_with_fc_ten(sessions):
     with sqlite3.connect(home / "state_5.sqlite") as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert db.execute("SELECT count(*) FROM threads").fetchone()[0] >= 1
+
+
+def test_every_request_carries_the_aliass_reasoning_effort_and_the_log_records_it(sessions):
+    """models.yaml runs gpt-5.4-mini (and the simulator standing in for it) at medium reasoning
+    effort, as the paper did: Codex sends it with every request (issue 49, item 1)."""
+    start = _events(sessions["oracle-FSM-10"])[0]
+    assert start["model_settings"] == {"reasoning_effort": "medium"}
+    assert start["cli_settings"]["config"]["model_reasoning_effort"] == "medium"
+    requests = sessions.requests("oracle-FSM-10")
+    assert len(requests) >= 20
+    assert {json.dumps(r.get("reasoning"), sort_keys=True) for r in requests} == {'{"effort": "medium", "summary": "auto"}'}
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)
