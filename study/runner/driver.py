@@ -19,8 +19,11 @@ the first message and then drives calls until the session ends:
   the error a call ended with is classified by the adapter (a limit, a model outcome or a voiding
   infrastructure failure);
 - a ``usage`` event after each model response records the cost so far, so a session whose runner
-  was killed shows what it streamed; ``session_end`` and the final meta.json close it (a crash of
-  the runtime is an ``infrastructure_failure``; voided).
+  was killed shows what it streamed; the models the session calls beside the agent's (a τ²-bench
+  customer, its judge) are priced, logged (``model_usage``) and counted in the cost and against
+  the cap as their responses come (``spending.SideSpend``, from whatever thread calls them);
+  ``session_end`` and the final meta.json close it (a crash of the runtime is an
+  ``infrastructure_failure``; voided).
 
 Everything the session does is in ``events.jsonl`` (``study.session_io.writer.EventLog``),
 summarised in ``meta.json``; the CLI's own transcript is kept once, as ``transcript.jsonl``
@@ -52,6 +55,7 @@ from .bridge import SessionBridge
 from .ending import CallEnd, End, NewContext, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
 from .ledger import CostLedger
+from .spending import SideSpend
 from .wiring import Wiring, wire
 
 if TYPE_CHECKING:
@@ -102,6 +106,7 @@ class SessionDriver:
 
     async def run(self) -> Path:
         self.stop_requested = self.interruption.attach()
+        loop = asyncio.get_running_loop()
         for d in (self.dir, self.home, self.work):
             d.mkdir(parents=True, exist_ok=True)
         spec, model = self.prepared.spec, self.prepared.model
@@ -122,9 +127,11 @@ class SessionDriver:
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
             self.log = log
+            side = SideSpend(self.ledger, log.emit, self.prepared.limits.spending_usd,
+                             on_cap=lambda: loop.call_soon_threadsafe(self._side_cap))
             try:
                 wiring = wire(self.prepared, self.meta, log, stack, runtime=self.runtime, home=self.home, work=self.work,
-                              versions=self.versions, on_refusal=self._on_refusal)
+                              versions=self.versions, on_refusal=self._on_refusal, side=side)
                 bridge, self.adapter = wiring.bridge, wiring.adapter
                 try:
                     end = await self._drive(log, bridge, bridge.work.first_message(self.prepared.condition))
@@ -186,6 +193,8 @@ class SessionDriver:
         """One call of the CLI under the watchdog of the spending and time limits and the signals."""
         self.ledger.new_call()
         self.cap_reached = asyncio.Event()
+        if self.ledger.so_far_usd >= self.prepared.limits.spending_usd:   # reached between calls (a customer's
+            self.cap_reached.set()                                         # opening): the call ends at once
         bridge.new_call()
         consumer = asyncio.create_task(self.adapter.call(prompt, resume_id, _Sink(self, bridge)))
         watchdog = asyncio.create_task(self._watch(bridge))
@@ -242,6 +251,11 @@ class SessionDriver:
             log.emit(EventKind.TRANSITION, **{"from": before}, to=bridge.fsm.state, ok=True,
                      reason=f"context {self.context} starts workflow {name} anew (the runner, at a fresh context)")
         return prompt
+
+    def _side_cap(self) -> None:
+        """A model beside the agent's brought the session to its spending cap (in the loop's thread):
+        the running call ends as at the agent's own cap."""
+        self.cap_reached.set()
 
     def _on_refusal(self, refusals: int) -> None:
         if refusals >= (self.prepared.limits.gate_refusals or 0):
@@ -308,6 +322,8 @@ class SessionDriver:
         extra: dict[str, Any] = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
         if end.after_last_decision:   # completed: stopped by a signal once every account was decided
             extra["interrupted_after_last_decision"] = end.after_last_decision
+        if self.ledger.side_usd:      # the part of the cost the models beside the agent's cost
+            extra["side_cost_usd"] = round(self.ledger.side_usd, 6)
         status, void_kind, reason = end.status, end.void_kind, (end.error or str(end.void_kind)) if end.void_kind else None
         try:
             log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,

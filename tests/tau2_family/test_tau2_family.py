@@ -136,6 +136,34 @@ def test_a_task_that_needs_a_judge_is_not_scored_without_one(tmp_path):
     assert "NL_ASSERTION" in outcome["reward_basis"] and "judge" in outcome["note"]
 
 
+def test_the_customers_responses_are_metered_and_no_judge_is_asked_once_the_cap_is_reached(tmp_path):
+    """Each response of the models tau2 calls reaches its endpoint's meter (the runner prices, logs
+    and caps it); a judge is not asked once the session's spending cap is reached: the task is then
+    not judged, saying why (issue 49, item 2)."""
+    from study.families.tau2 import data
+    from study.families.tau2.conversation import ModelEndpoint, register_meter
+    from study.families.tau2.work import Tau2Work
+
+    from study.sim.server import SimServer
+    from study.sim.tau2.customer import Customer
+
+    task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis]
+                and t.evaluation_criteria.nl_assertions)
+    customer_usage, judge_usage = [], []
+    judge = ModelEndpoint("gpt-5.4-mini", api="openai-chat", base_url="http://127.0.0.1:9/v1", api_key="never-used",
+                          meter=register_meter(judge_usage.append))       # nothing listens there: asking it would fail
+    with SimServer(Customer(task.model_dump(mode="json"))) as sim:
+        work = Tau2Work("retail", task.id, ModelEndpoint("sim-customer", base_url=sim.base_url,
+                                                         meter=register_meter(customer_usage.append)),
+                        texts=TEXTS, session_dir=tmp_path, judge=judge, may_judge=lambda: False)
+        assert work.opening()
+        outcome = work.finish(None)
+        requests = sim.requests
+    assert len(customer_usage) == requests >= 1 and all(u.input + u.cache_read > 0 and u.output > 0 for u in customer_usage)
+    assert judge_usage == [] and outcome["judged"] is False and outcome["reward"] is None
+    assert outcome["note"] == "the session's spending cap was reached before its judge was asked: not scored"
+
+
 def test_a_task_whose_basis_names_nl_assertions_but_lists_none_is_scored_without_a_judge(tmp_path):
     from study.families.tau2 import data
     from study.families.tau2.conversation import ModelEndpoint

@@ -116,6 +116,8 @@ class Tau2Work:
     object with ``after(work, name, args, result) -> ToolResult``; None under Control).
     ``emit(kind, **fields)``: where events go as they happen (``customer_message``); the runner
     may set it later (:meth:`attach`). ``session_dir``: where ``tau2_run.json`` is written.
+    ``may_judge()``: whether the session's spending cap leaves room for the judge (None: always);
+    a task its judge was not asked for at the cap is logged not judged, as without a judge.
     """
 
     family = "tau2"
@@ -126,12 +128,14 @@ class Tau2Work:
     def __init__(self, domain: str, task_id: str, customer: ModelEndpoint, *, texts: Path,
                  judge: ModelEndpoint | None = None, controller: Any = None,
                  emit: Callable[..., Any] | None = None, session_dir: Path | None = None,
-                 max_steps: int | None = None, seed: int | None = None):
+                 max_steps: int | None = None, seed: int | None = None,
+                 may_judge: Callable[[], bool] | None = None):
         self.domain = domain
         self.task_id = task_id
         self.task = load_task(domain, task_id)
         self.customer = customer
         self.judge = judge
+        self.may_judge = may_judge
         self.texts = Texts(texts)
         self.controller = controller
         self.session_dir = Path(session_dir) if session_dir is not None else None
@@ -370,7 +374,10 @@ class Tau2Work:
             if voided:
                 return {}
             simulation = self.conversation.simulation()
-            verdict = evaluate(simulation, self.task, self.domain, self.judge)
+            capped = self.judge is not None and self.may_judge is not None and not self.may_judge()
+            verdict = evaluate(simulation, self.task, self.domain, None if capped else self.judge)
+            if capped and not verdict["judged"]:
+                verdict["note"] = "the session's spending cap was reached before its judge was asked: not scored"
             simulation.reward_info = verdict.pop("reward_info")
             if self.session_dir is not None:
                 self.session_dir.mkdir(parents=True, exist_ok=True)
