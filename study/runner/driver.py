@@ -1,7 +1,9 @@
 """The I/O of one session on any runtime: the calls under the watchdog, what the CLI reports, the end.
 
 ``SessionDriver(prepared, interruption).run()`` (called by ``session.run_claimed`` once the
-folder is claimed) writes meta.json (``running``), has ``wiring.wire`` set the session up (the
+folder is claimed) makes the agent's folder (``agent_folder``: the CLI's HOME and working folder
+outside the session folder, under a name that says nothing of the session, linked from it and
+moved into it when the session ends), writes meta.json (``running``), has ``wiring.wire`` set the session up (the
 tool state, the simulator for ``sim:<policy>`` models, the FSM, the bridge, ``session_start``, the
 runtime adapter of the model's runtime, the condition's workflow entered for the agent), sends
 the first message and then drives calls until the session ends:
@@ -54,6 +56,7 @@ from study.session_io.writer import EventLog, utc_now
 from .bridge import SessionBridge
 from .ending import CallEnd, End, NewContext, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
+from .agent_folder import AgentFolder, open_agent_folder, settle
 from .ledger import CostLedger
 from .spending import SideSpend
 from .wiring import Wiring, wire
@@ -84,6 +87,7 @@ class SessionDriver:
         self.prepared = prepared
         self.interruption = interruption
         self.dir = prepared.session_dir
+        self.agent: AgentFolder | None = None                     # where the CLI runs (run(): agent_folder)
         self.home = self.dir / "home"
         self.work = self.dir / "work"
         self.runtime = runtime(prepared.model.runtime)
@@ -107,8 +111,18 @@ class SessionDriver:
     async def run(self) -> Path:
         self.stop_requested = self.interruption.attach()
         loop = asyncio.get_running_loop()
-        for d in (self.dir, self.home, self.work):
-            d.mkdir(parents=True, exist_ok=True)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        # the CLI's HOME and working folder: outside the session folder, named by nothing of it
+        # (a CLI shows the model where it runs), linked from it; moved into it at the end
+        self.agent = open_agent_folder(self.prepared)
+        self.home, self.work = self.agent.home, self.agent.work
+        self.agent.link(self.dir)
+        try:
+            return await self._run(loop)
+        finally:
+            settle(self.dir)
+
+    async def _run(self, loop: asyncio.AbstractEventLoop) -> Path:
         spec, model = self.prepared.spec, self.prepared.model
         self.meta = SessionMeta(
             model=model.name, model_id=model.model_id, condition=spec.condition, seed=spec.seed,
@@ -131,8 +145,11 @@ class SessionDriver:
                              on_cap=lambda: loop.call_soon_threadsafe(self._side_cap))
             try:
                 wiring = wire(self.prepared, self.meta, log, stack, runtime=self.runtime, home=self.home, work=self.work,
-                              versions=self.versions, on_refusal=self._on_refusal, side=side)
+                              versions=self.versions, on_refusal=self._on_refusal, side=side,
+                              agent_root=self.agent.path if self.agent is not None else None)
                 bridge, self.adapter = wiring.bridge, wiring.adapter
+                if self.agent is not None:
+                    self.agent.link(self.dir)   # what the family laid out for the agent (a workspace)
                 try:
                     end = await self._drive(log, bridge, bridge.work.first_message(self.prepared.condition))
                 finally:

@@ -41,11 +41,12 @@ class Wiring:
 
 def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextlib.ExitStack, *, runtime: Any,
          home: Path, work: Path, versions: dict[str, Any], on_refusal: Callable[[int], None],
-         side: SideSpend | None = None) -> Wiring:
+         side: SideSpend | None = None, agent_root: Path | None = None) -> Wiring:
     """Tool state, simulator (sim: models), FSM, the runtime adapter, the session_start event.
     Fills in ``meta``'s ``accounts`` (and writes meta.json) and ``cli_settings``; ``on_refusal``
     is told each refusal of the tool-call gate where the limits have ``gate_refusals``; ``side``
-    prices, logs and caps the responses of the models beside the agent's (``_side_models``)."""
+    prices, logs and caps the responses of the models beside the agent's (``_side_models``);
+    ``agent_root`` is the agent's folder (``agent_folder``), where the family lays out a workspace."""
     spec, model = prepared.spec, prepared.model
     session_dir = prepared.session_dir
     fam = family(prepared.family)
@@ -53,7 +54,7 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
     if side is not None:      # ... and what its models cost meanwhile (the customer's opening, the scope step)
         side.emit = early.emit
     side_models = _side_models(prepared, fam, stack, side)
-    task_work = fam.open_work(WorkSetup(prepared, session_dir, early.emit, side_models))
+    task_work = fam.open_work(WorkSetup(prepared, session_dir, early.emit, side_models, agent_root=agent_root))
     meta.accounts = len(task_work.order)
     write_meta(session_dir, meta)
     sim = None

@@ -29,6 +29,8 @@ from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
 from study.sim import route_counts
 
+from ..agent_paths import assert_the_model_saw_no_session_name
+
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}"),
@@ -137,6 +139,15 @@ def test_every_request_carries_the_aliass_reasoning_effort_and_the_log_records_i
     requests = sessions.requests("oracle-FSM-10")
     assert len(requests) >= 20
     assert {json.dumps(r.get("reasoning"), sort_keys=True) for r in requests} == {'{"effort": "medium", "summary": "auto"}'}
+
+
+def test_the_working_folder_codex_shows_the_model_names_nothing_of_the_session(sessions):
+    """Codex CLI puts its working folder in every request (<environment_context>'s cwd): it is the
+    agent's folder, named by no model, condition or seed (issue 49, item 5)."""
+    folder = sessions["oracle-FSM-10"]
+    text = (sessions.root / "oracle-FSM-10.requests.jsonl").read_text(encoding="utf-8")
+    seen = assert_the_model_saw_no_session_name(text, sessions.root / "oracle-FSM-10", folder)
+    assert any(path.endswith("/work") for path in seen)
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)

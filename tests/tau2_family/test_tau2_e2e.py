@@ -29,6 +29,8 @@ import pytest
 
 from study.families.tau2 import tau2_problem
 
+from ..agent_paths import assert_the_model_saw_no_session_name
+
 PROBLEM = tau2_problem()
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or ""),
               pytest.mark.xdist_group("tau2-e2e")]
@@ -135,6 +137,15 @@ def test_the_fsm_refuses_the_adversarial_agents_moves(runs):
     assert several and all(e["tool"] == "send_message_to_customer" for e in several)
     assert [e for e in run.of("stop") if e["outcome"] == "blocked"]    # it ended its turn with the problem open
     assert not [e for e in run.calls(TRANSFER) if e["ok"]] and run.outcome["reward"] == 1.0
+
+
+@pytest.mark.parametrize("runtime", ["claude-code", "codex"])
+def test_the_folder_the_agent_works_in_names_no_model_condition_or_task(runs, runtime):
+    """Every path under the sessions folder the agent's model was sent is the agent's folder, which
+    names no model, condition, study or task (issue 49, item 5)."""
+    run = runs[("oracle", runtime, "FSM")]
+    text = (runs["out"] / f"requests-oracle-{runtime}-FSM.jsonl").read_text(encoding="utf-8")
+    assert_the_model_saw_no_session_name(text, runs["out"], run.path)
 
 
 @pytest.mark.parametrize("runtime,condition", [("claude-code", "Control"), ("codex", "FSM")])
