@@ -3,10 +3,10 @@
 ``SessionDriver(prepared, interruption).run()`` (called by ``session.run_claimed`` once the
 folder is claimed) makes the agent's folder (``agent_folder``: the CLI's HOME and working folder
 outside the session folder, under a name that says nothing of the session, linked from it and
-moved into it when the session ends), writes meta.json (``running``), has ``wiring.wire`` set the session up (the
-tool state, the simulator for ``sim:<policy>`` models, the FSM, the bridge, ``session_start``, the
-runtime adapter of the model's runtime, the condition's workflow entered for the agent), sends
-the first message and then drives calls until the session ends:
+moved into it when the session ends), writes meta.json (``running``), has ``wiring.wire`` set
+the session up (the tool state, the simulator for ``sim:<policy>`` models, the FSM, the bridge,
+``session_start``, the runtime adapter of the model's runtime, the condition's workflow entered
+for the agent), sends the first message and then drives calls until the session ends:
 
 - each call is the adapter's (``study.runtimes.base.RuntimeSession.call``): it starts its CLI in a
   process group of its own and tells this driver (the ``CallSink``) what the CLI reports; the
@@ -53,10 +53,10 @@ from study.session_io.meta import SessionMeta, runner_identity, write_meta
 from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from study.session_io.writer import EventLog, utc_now
 
+from .agent_folder import AgentFolder, open_agent_folder, settle
 from .bridge import SessionBridge
 from .ending import CallEnd, End, NewContext, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
-from .agent_folder import AgentFolder, open_agent_folder, settle
 from .ledger import CostLedger
 from .spending import SideSpend
 from .wiring import Wiring, wire

@@ -80,8 +80,8 @@ def test_the_rules_read_two_ways_are_decided_by_the_papers_definition(tmp_path):
 def test_the_workflow_refuses_a_shell_redirect_into_the_ledger_and_admits_its_edit(tmp_path):
     """docs/staged.md listed `printf/echo * >> ledger.tsv` as allowed; the frozen workflow has no
     such rule and refuses it (a compound command): the ledger is edited or written (issue 49, item 8)."""
-    from study.fsm import Workflow
     from study.families.workspace.autoresearch import WORKFLOW
+    from study.fsm import Workflow
     from study.sim.workspace_plans.workflows import load_workflow
 
     root = Path(__file__).resolve().parents[2]
