@@ -18,8 +18,11 @@ version), then checks, each with what to fix when it fails:
   probe goes through the runtime seam, as every session does: nothing here knows an agent SDK;
 - the sessions folder is writable.
 
-Exit code 0 only when all of them hold. The API key is reported, never required; without it the
-last line says what a confirmatory run still needs.
+Exit code 0 only when all of them hold. The API keys are reported, never required: those the
+models of the run in view need (``keys_needed``: the agent's models, ``--models`` or what ``study
+run-all`` runs by default, the aliases of ``--runtime``'s runtime where one is named; and the
+study's other models, a benchmark study's customer and judge, ``--study``), each with the models
+that need it; without one the last line says what a confirmatory run still needs.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 import click
 
 from study.cli.vocabulary import examples, sessions_option
+from study.errors import StudyError
 from study.protocol.runtimes import DEFAULT_RUNTIME, RUNTIMES
 
 INSTALL = "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ."
@@ -54,17 +58,58 @@ def _faces() -> list:
     return [runtime(name) for name in names]
 
 
-def _runtime_lines() -> list[tuple[str, str]]:
-    key = "set" if os.environ.get("ANTHROPIC_API_KEY") else "not set"
-    base = os.environ.get("ANTHROPIC_BASE_URL")
-    openai = "set" if os.environ.get("OPENAI_API_KEY") else "not set"
+def _runtime_lines(needed: dict[str, list[str]] | None = None) -> list[tuple[str, str]]:
+    """What the doctor shows of the install (nothing is run); ``needed``: the API keys to report
+    (``keys_needed``; None: the main study's)."""
+    needed = keys_needed() if needed is None else needed
+    keys = "; ".join(f"{env} {'set' if os.environ.get(env, '').strip() else 'not set'} ({', '.join(users)})"
+                     for env, users in needed.items()) or "none needed"
+    base = "".join(f", {name}={os.environ[name]}" for name in ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
+                   if os.environ.get(name))
     return [
         ("Python", f"{platform.python_version()} ({sys.executable})"),
         *[line for face in _faces() for line in face.describe()],
         *family_lines(),
-        ("API key", f"ANTHROPIC_API_KEY {key}" + (f", ANTHROPIC_BASE_URL={base}" if base else "")
-         + f", OPENAI_API_KEY {openai} (reported only: the simulator needs none; a real run needs a key or a relay)"),
+        ("API keys", f"{keys}{base} (reported only: the simulator needs none; a real run needs a key or a relay)"),
     ]
+
+
+def keys_needed(study: str | None = None, models: list[str] | None = None,
+                runtime: str | None = None) -> dict[str, list[str]]:
+    """The API keys a confirmatory run needs, each (the environment variable of models.yaml's
+    ``api_key_env``) with what needs it, in order: the agent's models (``models``; else the
+    aliases of models.yaml on ``runtime`` where it is not Claude Code, the runtime asked for;
+    else the table's default, which ``study run-all`` runs without ``--models``), then the models
+    ``study`` needs beside the agent's (its family's ``side_models``: a benchmark study's
+    customer and judge). A ``sim:`` model needs none; an alias the table does not have is listed under
+    ``?`` with what to do."""
+    from study.families import family
+    from study.protocol.models import SIM_PREFIX, ModelError, load_models
+    from study.protocol.studies import load_study
+
+    chosen = load_study(study)
+    table = load_models(chosen.models_file())
+    agents = list(models or [])
+    if not agents and runtime is not None and runtime != DEFAULT_RUNTIME:
+        agents = [alias for alias, entry in table.models.items() if entry.runtime == runtime]
+    agents = agents or [table.default]
+    users = [(alias, "the agent") for alias in agents]
+    if not chosen.main:
+        side = family(chosen.family).side_models(chosen)
+        users += [(alias, f"{chosen.name}'s {role}") for role, alias in side.items() if alias is not None]
+    needed: dict[str, list[str]] = {}
+    for alias, role in users:
+        if alias.startswith(SIM_PREFIX):
+            continue
+        entry = table.models.get(alias)
+        if entry is None:
+            error = ModelError(f"unknown model {alias!r}; models.yaml has {', '.join(table.models)}")
+            needed.setdefault("?", []).append(f"{alias}: {error}")
+            continue
+        said = f"{alias}: {role}"
+        if said not in needed.setdefault(entry.api_key_env, []):
+            needed[entry.api_key_env].append(said)
+    return needed
 
 
 def family_lines() -> list[tuple[str, str]]:
@@ -172,38 +217,53 @@ def check_sessions_folder(folder: Path | None = None) -> Check:
     return Check("sessions folder", True, f"{folder} {state}")
 
 
-def missing_for_a_real_run(environ: dict[str, str] | None = None) -> list[str]:
-    """What a confirmatory run of the default model still needs that doctor does not require:
-    its API key (the simulator needs none)."""
-    from study.protocol.models import ModelError, load_models
-
+def missing_for_a_real_run(environ: dict[str, str] | None = None,
+                           needed: dict[str, list[str]] | None = None) -> list[str]:
+    """What a confirmatory run still needs that doctor does not require: the API keys its models
+    need (``needed``: ``keys_needed()``'s; the simulator needs none), each named with the models
+    that need it."""
     environ = dict(os.environ if environ is None else environ)
-    try:
-        table = load_models()
-        entry = table.models[table.default]
-    except (ModelError, KeyError) as exc:
-        return [f"the models table cannot be read ({exc})"]
-    if environ.get(entry.api_key_env, "").strip():
-        return []
-    return [f"{entry.api_key_env} is not set: the default model {table.default} needs it "
-            f"(export {entry.api_key_env}=..., or a relay's key with ANTHROPIC_BASE_URL)"]
+    if needed is None:
+        try:
+            needed = keys_needed()
+        except (StudyError, KeyError) as exc:
+            return [f"the models table cannot be read ({exc})"]
+    missing = []
+    for env, users in needed.items():
+        if env == "?":
+            missing += users
+        elif not environ.get(env, "").strip():
+            relay = "ANTHROPIC_BASE_URL" if env == "ANTHROPIC_API_KEY" else "OPENAI_BASE_URL"
+            missing.append(f"{env} is not set: {'; '.join(users)} (export {env}=..., or a relay's key with {relay})")
+    return missing
 
 
 @click.command(epilog=examples(
     "study doctor                                   # after the install; exit code 0 when ready",
     "study doctor --sessions /shared/study-sessions # also check a shared sessions folder is writable",
+    "study doctor --runtime codex --models gpt-5.4-mini # Codex CLI too, and the keys its models need",
 ))
 @sessions_option(help="The sessions folder to check for writing [default: sessions/ of the project].")
 @click.option("--runtime", "runtime", type=click.Choice([name for name in RUNTIMES if name != DEFAULT_RUNTIME]),
               default=None, help="Also require this runtime (installed and working); without it, a missing one is only "
-                                 "a note.")
-def doctor(sessions: Path | None, runtime: str | None) -> None:
+                                 "a note. Its models.yaml aliases are the agent's models whose keys are named.")
+@click.option("--study", "study", default=None, metavar="NAME",
+              help="The study to be run (`study prereg show` lists them) [default: the main study]: the keys its "
+                   "models need beside the agent's are named too (a benchmark study's customer and judge).")
+@click.option("--models", "models", default=None, metavar="ALIAS[,ALIAS]",
+              help="The agent's models to be run (models.yaml aliases) [default: the aliases of --runtime's runtime, "
+                   "else the table's default, as study run-all]: whose API keys are named.")
+def doctor(sessions: Path | None, runtime: str | None, study: str | None, models: str | None) -> None:
     """Check that this install is ready for a confirmatory run: the runtime, the lock, the frozen
     runtime, each runtime's install and one short session of the study's runner on it against the
     simulator (hooks, MCP tools, resume), and the sessions folder. Says what to fix for each failure; exit code 0 only
     when everything holds (an API key is reported, not required)."""
+    try:
+        needed = keys_needed(study, [m.strip() for m in models.split(",") if m.strip()] if models else None, runtime)
+    except StudyError as exc:
+        raise click.UsageError(str(exc)) from None
     click.echo("study doctor: is this install ready for a confirmatory run?")
-    for name, value in _runtime_lines():
+    for name, value in _runtime_lines(needed):
         click.echo(f"      {name:<16} {value}")
     checks: list[Check] = []
 
@@ -231,7 +291,7 @@ def doctor(sessions: Path | None, runtime: str | None) -> None:
         click.echo(f"Not ready: {len(failed)} check(s) failed ({', '.join(failed)}). "
                    "Fix them and run `study doctor` again.")
         sys.exit(1)
-    missing = missing_for_a_real_run()
+    missing = missing_for_a_real_run(needed=needed)
     if missing:
         click.echo("Ready for simulated sessions; a confirmatory run still needs: " + "; ".join(missing)
                    + ". Then `study prereg verify` (the frozen plan is intact).")

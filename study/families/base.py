@@ -44,12 +44,16 @@ class WorkSetup:
     ``prepared`` is the runner's ``Prepared`` session (its spec, condition, model, limits, task,
     workflow, reminder), ``session_dir`` the session's folder (the family keeps its state below
     it), ``emit`` the session log's writer; ``options`` holds family-specific things the runner
-    started for the session (a customer simulator's endpoint, say)."""
+    started for the session (a customer simulator's endpoint, say); ``agent_root`` is where the
+    family lays out what the agent works in (a workspace, say): a folder outside the session
+    folder whose path names nothing of the session (``study.runner.agent_folder``; None: the
+    session folder), which the runner links from the session folder and moves into it at the end."""
 
     prepared: Any
     session_dir: Path
     emit: Emit
     options: dict[str, Any] = field(default_factory=dict)
+    agent_root: Path | None = None
 
 
 class Work(Protocol):

@@ -17,7 +17,7 @@ from .amend import amend as record_amendment
 from .seeds import add_seed
 from .errors import PreregError
 from .files import FREEZE_RECORD, MANIFEST, RUNTIME, STAMPS_DIR, format_manifest
-from .freeze import freeze as write_freeze
+from .freeze import freeze as write_freeze, nothing_to_freeze
 from .runtime import REFUSING, current_runtime, parse_runtime, runtime_text, write_runtime
 from .stamps import StampCheck, check_stamps, stamp as request_stamp
 from .tsa import CaFileError
@@ -77,7 +77,12 @@ def prereg() -> None:
 @click.option("--allow-dirty", is_flag=True, help="Freeze even if the git tree has uncommitted changes (recorded).")
 @click.option("--refreeze", is_flag=True, help="Replace an existing freeze (only before any formal run and any amendment).")
 def freeze_command(allow_dirty: bool, refreeze: bool) -> None:
-    """Hash every frozen file into preregistration/MANIFEST.sha256 and write freeze.json."""
+    """Hash every frozen file into preregistration/MANIFEST.sha256 and write freeze.json. A
+    preregistration already frozen whose files are all as frozen has nothing to freeze: said, exit 0."""
+    said = None if refreeze else nothing_to_freeze()
+    if said is not None:
+        click.echo(said)
+        return
     try:
         record = write_freeze(allow_dirty=allow_dirty, refreeze=refreeze)
     except PreregError as exc:

@@ -28,6 +28,27 @@ from .runtime import current_runtime, parse_runtime
 FORMAT_VERSION = 1
 
 
+def nothing_to_freeze(root: Path | None = None) -> str | None:
+    """What to say when a freeze would change nothing: the preregistration is frozen, its records
+    intact, and every frozen file is as the manifest in effect (the freeze and its amendments)
+    holds it (``study prereg verify``'s file statuses all ``ok``). None otherwise: not frozen yet,
+    or something differs (then ``freeze`` refuses, saying how to record a change)."""
+    root = Path(root) if root is not None else project_root()
+    if not ((root / MANIFEST).exists() or (root / FREEZE_RECORD).exists()):
+        return None
+    from .verify import verify
+
+    try:
+        report = verify(root)
+    except PreregError:
+        return None
+    if not report.chain_intact or any(status != "ok" for status, _path in report.statuses):
+        return None
+    return (f"Nothing to freeze: the preregistration is frozen ({MANIFEST}, {len(report.amendments)} amendment(s)) "
+            f"and all {len(report.statuses)} frozen files are as frozen. `study prereg verify` checks everything "
+            "else (the records' history, the runtime).")
+
+
 def freeze(root: Path | None = None, *, allow_dirty: bool = False, refreeze: bool = False) -> dict[str, Any]:
     """Freeze the preregistration under ``root``; return the freeze record written.
 

@@ -11,7 +11,9 @@ cannot easily keep consistent is the other records of the same session, which on
 reads in full. ``check_records`` adds:
 
 - **the log with itself**, for a finished run: the decisions and resumes it counts against
-  ``session_end``'s, the cost against the sum of its calls and the estimate;
+  ``session_end``'s, the cost against the sum of its calls, the estimate and the responses of the
+  models beside the agent's (``model_usage``: a benchmark's customer, its judge), which
+  ``side_cost_usd`` sums;
 - **simulated**: the evidence that the session ran on the simulator (a ``sim:`` model, the
   simulator's ids, its ``sim_truth.jsonl``), which makes it simulated in the audit's report;
 - **the log with the transcript**: every logged tool call has its ``tool_use`` in the transcript
@@ -103,11 +105,15 @@ def _log_against_itself(events: list[dict], start: dict, end: dict, problems: li
         problems.append(f"session_end says {end['resumes']} resumes but the log has {resumes} resume events")
     cost = _number(end.get("cost_usd"))
     reported = [_number(c.get("cost_usd")) for c in calls]
+    side = [_number(e.get("priced_usd")) or 0.0 for e in events if e.get("kind") == "model_usage"]
     if cost is not None and calls and None not in reported:
-        expected = sum(reported) + (_number(end.get("cost_estimated_usd")) or 0.0)
-        if abs(cost - expected) > USD_SLACK * (len(calls) + 2):
-            problems.append(f"session_end cost_usd {cost} is not the sum of its calls' costs and the estimate "
-                            f"({round(expected, 6)})")
+        expected = sum(reported) + (_number(end.get("cost_estimated_usd")) or 0.0) + sum(side)
+        if abs(cost - expected) > USD_SLACK * (len(calls) + len(side) + 2):
+            problems.append(f"session_end cost_usd {cost} is not the sum of its calls' costs, the estimate and the "
+                            f"models' beside the agent's (model_usage) ({round(expected, 6)})")
+    if abs((_number(end.get("side_cost_usd")) or 0.0) - sum(side)) > USD_SLACK * (len(side) + 1):
+        problems.append(f"session_end side_cost_usd {end.get('side_cost_usd')} is not the sum of the model_usage "
+                        f"events' prices ({round(sum(side), 6)})")
 
 
 def _number(value: Any) -> float | None:

@@ -11,6 +11,10 @@ at). The list prices are what the runner's spending cap is priced with
 the form of the key and of the URL (and whether the endpoint answers at all) is checked by
 ``study/runner/preflight.py``.
 
+An alias (and a simulator stand-in) may give the generation settings its runtime passes to the
+CLI (``settings``: ``MODEL_SETTINGS`` lists each runtime's, each checked against what the pinned
+CLI really sends the model API); none: the CLI's own defaults, as the paper's Claude Code runs had.
+
 A table written before the runtime seam (no ``runtime:`` keys, one ``simulator:`` entry) is read
 as it always was: every model on Claude Code.
 """
@@ -19,8 +23,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from study.errors import StudyError
 from study.paths import prereg_dir
@@ -31,6 +36,21 @@ from .yaml_file import read_yaml_file
 SIM_PREFIX = "sim:"
 #: The list prices a model needs (USD per million tokens) for the runner's spending cap to be applied mid-call.
 PRICE_KEYS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+#: The generation settings a models.yaml alias may give (``settings:``), per runtime: each key with
+#: the values it takes (``int``: a whole number > 0). What each runtime's adapter makes of them, each
+#: checked against the pinned CLI's requests to the simulator (docs/runtimes.md, "Generation
+#: settings"): Codex CLI 0.169.0 ``reasoning_effort`` -> config.toml ``model_reasoning_effort`` (the
+#: Responses API's ``reasoning.effort``), ``reasoning_summary`` -> ``model_reasoning_summary``
+#: (``reasoning.summary``); Claude Code 2.1.332 ``reasoning_effort`` -> ``--effort``
+#: (``output_config.effort``, sent for the models that take one: not Claude Haiku 4.5),
+#: ``thinking`` -> ``--thinking`` (``thinking.type``), ``thinking_budget`` -> ``--max-thinking-tokens``
+#: (``thinking.budget_tokens``, for the models with a fixed budget).
+MODEL_SETTINGS: dict[str, dict[str, tuple[str, ...] | type]] = {
+    "codex": {"reasoning_effort": ("none", "minimal", "low", "medium", "high", "xhigh"),
+              "reasoning_summary": ("auto", "concise", "detailed", "none")},
+    "claude-code": {"reasoning_effort": ("low", "medium", "high", "xhigh", "max"),
+                    "thinking": ("adaptive", "disabled"), "thinking_budget": int},
+}
 
 
 class ModelError(StudyError, ValueError):
@@ -70,14 +90,18 @@ class ModelEntry:
     prices_per_mtok: dict[str, float] | None
     runtime: str = DEFAULT_RUNTIME
     api: str = RUNTIMES[DEFAULT_RUNTIME].api
+    #: the generation settings its runtime passes to the CLI (``MODEL_SETTINGS``; empty: the CLI's defaults)
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class StandIn:
-    """The model a runtime's CLI is told it talks to when it talks to the simulator."""
+    """The model a runtime's CLI is told it talks to when it talks to the simulator (with the
+    settings of the model it stands in for, so that the simulated sessions pass them as real ones do)."""
 
     model_id: str
     prices_per_mtok: dict[str, float]
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -95,6 +119,8 @@ class ResolvedModel:
     base_url_source: str | None = None  # where base_url came from: --base-url, the runtime's variable or models.yaml
     runtime: str = DEFAULT_RUNTIME      # the agent runtime the session runs on
     api: str = RUNTIMES[DEFAULT_RUNTIME].api   # the model API that runtime speaks
+    #: the generation settings the runtime passes to its CLI (models.yaml's ``settings``; empty: its defaults)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def folder_name(self) -> str:
@@ -133,6 +159,31 @@ def _prices(path: Path, owner: str, raw: object, *, required: bool) -> dict[str,
     return {k: float(v) for k, v in raw.items()}
 
 
+def _settings(path: Path, owner: str, runtime: str, raw: object) -> dict[str, Any]:
+    """A validated ``settings`` mapping of a model on ``runtime`` (None or absent: {})."""
+    if raw is None:
+        return {}
+    known = MODEL_SETTINGS.get(runtime, {})
+    if not isinstance(raw, dict):
+        raise ModelError(f"{path}: {owner}: settings must map generation settings to values ({', '.join(known)} "
+                         f"on {runtime}); got {raw!r}")
+    for key, value in raw.items():
+        allowed = known.get(key)
+        if allowed is None:
+            raise ModelError(f"{path}: {owner}: {key!r} is no generation setting {runtime} passes; its settings are "
+                             f"{', '.join(known) or 'none'}")
+        if allowed is int:
+            good = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        else:
+            good = isinstance(value, str) and value in allowed
+        if not good:
+            kinds = "a whole number > 0" if allowed is int else f"one of {', '.join(allowed)}"  # type: ignore[arg-type]
+            raise ModelError(f"{path}: {owner}: settings.{key} must be {kinds} on {runtime}, not {value!r}")
+    if raw.get("thinking") == "disabled" and "thinking_budget" in raw:
+        raise ModelError(f"{path}: {owner}: settings give a thinking_budget with thinking disabled; leave one out")
+    return dict(raw)
+
+
 def _runtime_of(path: Path, owner: str, body: dict) -> tuple[str, str]:
     """The runtime a model entry names (default: Claude Code) and the API it gives (which must be
     the runtime's)."""
@@ -159,7 +210,8 @@ def _simulators(path: Path, raw: object) -> dict[str, StandIn]:
         if name not in RUNTIMES:
             raise ModelError(f"{path}: simulator: unknown runtime {name!r}; the runtimes are {', '.join(RUNTIMES)}")
         out[name] = StandIn(str(body["model_id"]), _prices(path, f"simulator on {name}", body.get("prices_per_mtok"),
-                                                             required=True))
+                                                             required=True),
+                            _settings(path, f"simulator on {name}", name, body.get("settings")))
     if DEFAULT_RUNTIME not in out:
         raise ModelError(f"{path}: simulator: needs a stand-in for {DEFAULT_RUNTIME}")
     return out
@@ -178,7 +230,7 @@ def load_models(path: Path | None = None) -> ModelsTable:
                 endpoint=body.get("endpoint"),
                 api_key_env=str(body.get("api_key_env", "ANTHROPIC_API_KEY")),
                 prices_per_mtok=_prices(path, alias, body.get("prices_per_mtok"), required=False),
-                runtime=runtime, api=api,
+                runtime=runtime, api=api, settings=_settings(path, alias, runtime, body.get("settings")),
             )
         table = ModelsTable(default=raw["default"], models=models, simulators=_simulators(path, raw["simulator"]))
     except (KeyError, TypeError, AttributeError) as exc:
@@ -209,7 +261,7 @@ def resolve_model(name: str | None, base_url: str | None = None, environ: Mappin
                              f"simulator: in preregistration/models.yaml")
         return ResolvedModel(name=name, model_id=stand_in.model_id, base_url=None, api_key="sim-no-key",
                              simulated=True, policy=policy, prices_per_mtok=stand_in.prices_per_mtok,
-                             runtime=on.name, api=on.api)
+                             runtime=on.name, api=on.api, settings=dict(stand_in.settings))
     entry = table.models.get(name)
     if entry is None:
         raise ModelError(
@@ -240,4 +292,4 @@ def resolve_model(name: str | None, base_url: str | None = None, environ: Mappin
         )
     return ResolvedModel(name=name, model_id=entry.model_id, base_url=url, api_key=key, simulated=False,
                          policy=None, prices_per_mtok=entry.prices_per_mtok, api_key_env=entry.api_key_env,
-                         base_url_source=source, runtime=entry.runtime, api=entry.api)
+                         base_url_source=source, runtime=entry.runtime, api=entry.api, settings=dict(entry.settings))

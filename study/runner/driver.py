@@ -1,10 +1,12 @@
 """The I/O of one session on any runtime: the calls under the watchdog, what the CLI reports, the end.
 
 ``SessionDriver(prepared, interruption).run()`` (called by ``session.run_claimed`` once the
-folder is claimed) writes meta.json (``running``), has ``wiring.wire`` set the session up (the
-tool state, the simulator for ``sim:<policy>`` models, the FSM, the bridge, ``session_start``, the
-runtime adapter of the model's runtime, the condition's workflow entered for the agent), sends
-the first message and then drives calls until the session ends:
+folder is claimed) makes the agent's folder (``agent_folder``: the CLI's HOME and working folder
+outside the session folder, under a name that says nothing of the session, linked from it and
+moved into it when the session ends), writes meta.json (``running``), has ``wiring.wire`` set
+the session up (the tool state, the simulator for ``sim:<policy>`` models, the FSM, the bridge,
+``session_start``, the runtime adapter of the model's runtime, the condition's workflow entered
+for the agent), sends the first message and then drives calls until the session ends:
 
 - each call is the adapter's (``study.runtimes.base.RuntimeSession.call``): it starts its CLI in a
   process group of its own and tells this driver (the ``CallSink``) what the CLI reports; the
@@ -19,8 +21,11 @@ the first message and then drives calls until the session ends:
   the error a call ended with is classified by the adapter (a limit, a model outcome or a voiding
   infrastructure failure);
 - a ``usage`` event after each model response records the cost so far, so a session whose runner
-  was killed shows what it streamed; ``session_end`` and the final meta.json close it (a crash of
-  the runtime is an ``infrastructure_failure``; voided).
+  was killed shows what it streamed; the models the session calls beside the agent's (a benchmark
+  customer, its judge) are priced, logged (``model_usage``) and counted in the cost and against
+  the cap as their responses come (``spending.SideSpend``, from whatever thread calls them);
+  ``session_end`` and the final meta.json close it (a crash of the runtime is an
+  ``infrastructure_failure``; voided).
 
 Everything the session does is in ``events.jsonl`` (``study.session_io.writer.EventLog``),
 summarised in ``meta.json``; the CLI's own transcript is kept once, as ``transcript.jsonl``
@@ -48,10 +53,12 @@ from study.session_io.meta import SessionMeta, runner_identity, write_meta
 from study.session_io.vocabulary import EventKind, Limit, SessionStatus, VoidReason
 from study.session_io.writer import EventLog, utc_now
 
+from .agent_folder import AgentFolder, open_agent_folder, settle
 from .bridge import SessionBridge
 from .ending import CallEnd, End, NewContext, SessionState, after_call, interrupted, unwritable
 from .interrupt import Interruption
 from .ledger import CostLedger
+from .spending import SideSpend
 from .wiring import Wiring, wire
 
 if TYPE_CHECKING:
@@ -80,6 +87,7 @@ class SessionDriver:
         self.prepared = prepared
         self.interruption = interruption
         self.dir = prepared.session_dir
+        self.agent: AgentFolder | None = None                     # where the CLI runs (run(): agent_folder)
         self.home = self.dir / "home"
         self.work = self.dir / "work"
         self.runtime = runtime(prepared.model.runtime)
@@ -102,8 +110,19 @@ class SessionDriver:
 
     async def run(self) -> Path:
         self.stop_requested = self.interruption.attach()
-        for d in (self.dir, self.home, self.work):
-            d.mkdir(parents=True, exist_ok=True)
+        loop = asyncio.get_running_loop()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        # the CLI's HOME and working folder: outside the session folder, named by nothing of it
+        # (a CLI shows the model where it runs), linked from it; moved into it at the end
+        self.agent = open_agent_folder(self.prepared)
+        self.home, self.work = self.agent.home, self.agent.work
+        self.agent.link(self.dir)
+        try:
+            return await self._run(loop)
+        finally:
+            settle(self.dir)
+
+    async def _run(self, loop: asyncio.AbstractEventLoop) -> Path:
         spec, model = self.prepared.spec, self.prepared.model
         self.meta = SessionMeta(
             model=model.name, model_id=model.model_id, condition=spec.condition, seed=spec.seed,
@@ -122,10 +141,15 @@ class SessionDriver:
         bridge: SessionBridge | None = None
         with EventLog(self.dir / EVENTS_NAME) as log, contextlib.ExitStack() as stack:
             self.log = log
+            side = SideSpend(self.ledger, log.emit, self.prepared.limits.spending_usd,
+                             on_cap=lambda: loop.call_soon_threadsafe(self._side_cap))
             try:
                 wiring = wire(self.prepared, self.meta, log, stack, runtime=self.runtime, home=self.home, work=self.work,
-                              versions=self.versions, on_refusal=self._on_refusal)
+                              versions=self.versions, on_refusal=self._on_refusal, side=side,
+                              agent_root=self.agent.path if self.agent is not None else None)
                 bridge, self.adapter = wiring.bridge, wiring.adapter
+                if self.agent is not None:
+                    self.agent.link(self.dir)   # what the family laid out for the agent (a workspace)
                 try:
                     end = await self._drive(log, bridge, bridge.work.first_message(self.prepared.condition))
                 finally:
@@ -186,6 +210,8 @@ class SessionDriver:
         """One call of the CLI under the watchdog of the spending and time limits and the signals."""
         self.ledger.new_call()
         self.cap_reached = asyncio.Event()
+        if self.ledger.so_far_usd >= self.prepared.limits.spending_usd:   # reached between calls (a customer's
+            self.cap_reached.set()                                         # opening): the call ends at once
         bridge.new_call()
         consumer = asyncio.create_task(self.adapter.call(prompt, resume_id, _Sink(self, bridge)))
         watchdog = asyncio.create_task(self._watch(bridge))
@@ -242,6 +268,11 @@ class SessionDriver:
             log.emit(EventKind.TRANSITION, **{"from": before}, to=bridge.fsm.state, ok=True,
                      reason=f"context {self.context} starts workflow {name} anew (the runner, at a fresh context)")
         return prompt
+
+    def _side_cap(self) -> None:
+        """A model beside the agent's brought the session to its spending cap (in the loop's thread):
+        the running call ends as at the agent's own cap."""
+        self.cap_reached.set()
 
     def _on_refusal(self, refusals: int) -> None:
         if refusals >= (self.prepared.limits.gate_refusals or 0):
@@ -308,6 +339,8 @@ class SessionDriver:
         extra: dict[str, Any] = {"cli_stop_s": round(self.cli_stop_s, 3)} if self.cli_stop_s is not None else {}
         if end.after_last_decision:   # completed: stopped by a signal once every account was decided
             extra["interrupted_after_last_decision"] = end.after_last_decision
+        if self.ledger.side_usd:      # the part of the cost the models beside the agent's cost
+            extra["side_cost_usd"] = round(self.ledger.side_usd, 6)
         status, void_kind, reason = end.status, end.void_kind, (end.error or str(end.void_kind)) if end.void_kind else None
         try:
             log.emit(EventKind.SESSION_END, status=end.status, cost_usd=cost, turns=self.turns, duration_s=duration,

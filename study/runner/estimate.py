@@ -16,8 +16,11 @@ sessions about to run, for a basis, in this order:
    known before it is spent).
 
 The worst case is always known: each session ends at its spending cap (limits.yaml), so the
-cap times the sessions bounds the spend. Estimates of simulated sessions are of simulated costs.
-Nothing here writes anything or needs a key.
+cap times the sessions bounds the spend. A session's cost, and so its cap and your finished
+sessions' basis, covers every model it calls: the agent's and those beside it (a benchmark study's
+customer and judge, named under their group with their list prices; a judge is asked only while
+the cap leaves room, so a session passes its cap by at most that one call). Estimates of
+simulated sessions are of simulated costs. Nothing here writes anything or needs a key.
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ class Estimate:
     simulated: bool
     #: what one session's work is, when not a batch of accounts (another study's: "task", "run")
     unit: str = "accounts"
+    #: the models a session calls beside the agent's, each "role alias (prices)" (``beside_agent``)
+    beside: tuple[str, ...] = ()
 
     @property
     def worst_usd(self) -> float:
@@ -130,8 +135,36 @@ def estimate(planned: Iterable[Any], root: Path) -> list[Estimate]:
         study = getattr(first, "study", None)
         unit = "accounts" if study is None or study.main else ("task" if study.unit == "task" else "run")
         out.append(Estimate(shown, condition, len(members), accounts, spend, wall, basis,
-                            first.limits.spending_usd, first.model.simulated, unit))
+                            first.limits.spending_usd, first.model.simulated, unit, beside_agent(first)))
     return out
+
+
+def beside_agent(prepared: Any) -> tuple[str, ...]:
+    """The models a prepared session calls beside the agent's (its study's family's side models: a
+    benchmark's customer and judge), as "role alias (list prices per million tokens)"; a simulated
+    session's are the simulator's, priced as its stand-in on Claude Code. None for the main study."""
+    from study.families import family
+    from study.protocol.models import ModelError, load_models
+
+    study = getattr(prepared, "study", None)
+    if study is None or study.main:
+        return ()
+    try:
+        sides = family(study.family).side_models(study)
+        table = load_models(study.models_file())
+    except (ModelError, ValueError, KeyError):
+        return ()
+    out = []
+    for role, alias in sides.items():
+        if alias is None or (role == "judge" and prepared.model.simulated):   # the simulator plays no judge
+            continue
+        prices = table.simulator_prices if prepared.model.simulated else (
+            table.models[alias].prices_per_mtok if alias in table.models else None)
+        name = "the simulator" if prepared.model.simulated else alias
+        price = (f"${prices['input']:g} in / ${prices['output']:g} out per Mtok" if prices
+                 else "no list prices: its cost is not known")
+        out.append(f"{role} {name} ({price})")
+    return tuple(out)
 
 
 def _accounts(prepared: Any) -> int:
@@ -169,6 +202,8 @@ def render(estimates: list[Estimate], jobs: int) -> list[str]:
         lines.append(f"  {e.model:<{width}}  {e.condition:<12} {e.sessions:>3} x {size}  "
                      f"spend {spend}{sim}  wall {wall}")
         lines.append(f"  {'':<{width}}  basis: {e.basis}")
+        if e.beside:
+            lines.append(f"  {'':<{width}}  beside the agent: {'; '.join(e.beside)}: in each session's cost and cap")
     known = [e for e in estimates if e.spend is not None]
     worst = sum(e.worst_usd for e in estimates)
     total = Range(sum(e.spend.expected for e in known), sum(e.spend.low for e in known),
@@ -183,6 +218,9 @@ def render(estimates: list[Estimate], jobs: int) -> list[str]:
         by_cap[e.cap_usd] = by_cap.get(e.cap_usd, 0) + e.sessions
     lines.append(f"Worst case, every session at its spending cap (limits.yaml): {_money(worst)} "
                  f"({' + '.join(f'{n} x {_money(cap)}' for cap, n in sorted(by_cap.items()))})")
+    if any(e.beside for e in estimates):
+        lines[-1] += ("; the cap counts every model a session calls, and a judge asked below it may pass it by "
+                      "its one call")
     walls = [e.wall_s for e in estimates if e.wall_s is not None]
     if walls:
         serial = sum(w.expected for w in walls)

@@ -10,7 +10,9 @@ part of the total is the runner's estimate.
   fed with the usage the runtime adapter reports);
 - ``estimated_usd``: the streamed price of calls that were ended (a limit, a signal) before they
   could report a cost; ``complete`` is False once there is such a call;
-- ``cost_usd`` = reported + estimated (what ``session_end`` and ``meta.json`` record), and
+- ``side_usd``: what the models the session calls beside the agent's have cost (a benchmark
+  customer, its judge: ``spending.SideSpend``, each response at list price as it comes);
+- ``cost_usd`` = reported + estimated + side (what ``session_end`` and ``meta.json`` record), and
   ``so_far_usd`` adds the running call (what the spending cap and the ``usage`` events use).
 """
 
@@ -26,14 +28,20 @@ class CostLedger:
         self.prices = prices
         self.reported_usd = 0.0
         self.estimated_usd = 0.0
+        self.side_usd = 0.0
         self.complete = True
         self.meter = CallMeter(prices)
         self._last_total = 0.0
 
     @property
     def cost_usd(self) -> float:
-        """The session's cost of the calls that ended (reported, or estimated when unreported)."""
-        return self.reported_usd + self.estimated_usd
+        """The session's cost of the calls that ended (reported, or estimated when unreported) and
+        of the models beside the agent's."""
+        return self.reported_usd + self.estimated_usd + self.side_usd
+
+    def on_side(self, usd: float) -> None:
+        """A response of a model beside the agent's, at its list price."""
+        self.side_usd += usd
 
     @property
     def running_usd(self) -> float | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from study.session_io.folders import ATTEMPT_PREFIX, is_attempt
 
+from .agent_folder import settle
 from .claim import CLAIM_NAME
 
 
@@ -25,6 +26,7 @@ def archive_attempt(session_dir: Path) -> Path:
     """Move a voided or unfinished session's files into ``attempt-<k>/`` inside its folder, so the
     rerun starts from scratch and the earlier attempt is kept. Returns the attempt folder."""
     session_dir = Path(session_dir)
+    settle(session_dir)   # a runner killed mid-session left its agent's folders linked: moved in first
     k = 1
     while (session_dir / f"{ATTEMPT_PREFIX}{k}").exists():
         k += 1

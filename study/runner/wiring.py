@@ -25,6 +25,7 @@ from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 
 from .bridge import SessionBridge
+from .spending import SideSpend
 
 if TYPE_CHECKING:
     from .prepared import Prepared
@@ -39,15 +40,21 @@ class Wiring:
 
 
 def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextlib.ExitStack, *, runtime: Any,
-         home: Path, work: Path, versions: dict[str, Any], on_refusal: Callable[[int], None]) -> Wiring:
+         home: Path, work: Path, versions: dict[str, Any], on_refusal: Callable[[int], None],
+         side: SideSpend | None = None, agent_root: Path | None = None) -> Wiring:
     """Tool state, simulator (sim: models), FSM, the runtime adapter, the session_start event.
     Fills in ``meta``'s ``accounts`` (and writes meta.json) and ``cli_settings``; ``on_refusal``
-    is told each refusal of the tool-call gate where the limits have ``gate_refusals``."""
+    is told each refusal of the tool-call gate where the limits have ``gate_refusals``; ``side``
+    prices, logs and caps the responses of the models beside the agent's (``_side_models``);
+    ``agent_root`` is the agent's folder (``agent_folder``), where the family lays out a workspace."""
     spec, model = prepared.spec, prepared.model
     session_dir = prepared.session_dir
     fam = family(prepared.family)
     early = _Deferred(log)    # what the work says before session_start is written (a customer's opening)
-    task_work = fam.open_work(WorkSetup(prepared, session_dir, early.emit, _side_models(prepared, fam, stack)))
+    if side is not None:      # ... and what its models cost meanwhile (the customer's opening, the scope step)
+        side.emit = early.emit
+    side_models = _side_models(prepared, fam, stack, side)
+    task_work = fam.open_work(WorkSetup(prepared, session_dir, early.emit, side_models, agent_root=agent_root))
     meta.accounts = len(task_work.order)
     write_meta(session_dir, meta)
     sim = None
@@ -78,7 +85,7 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
         exploratory=prepared.exploratory, manifest_sha256=meta.manifest_sha256,
         code_version=meta.code_version, runtime=model.runtime, cli_version=versions.get("cli_version"),
         sdk_version=meta.sdk_version, lock_sha256=meta.lock_sha256, order=list(task_work.order),
-        limits=prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok,
+        limits=prepared.limits.as_dict(), prices_per_mtok=model.prices_per_mtok, model_settings=dict(model.settings),
         factors=prepared.condition.as_dict(), token_reminder=prepared.token_reminder,
         cli_settings=meta.cli_settings, inherited_env=adapter.inherited_env, base_url=base_url,
         family=task_work.family, **_study_field(prepared), **task_work.start_fields(), **_runtime_lock(versions),
@@ -121,14 +128,21 @@ def _agent_policy(prepared: "Prepared", fam: Any) -> Any:
                               condition=prepared.condition.name, **fam.sim_context(study, unit))
 
 
-def _side_models(prepared: "Prepared", fam: Any, stack: contextlib.ExitStack) -> dict[str, Any]:
+def _side_models(prepared: "Prepared", fam: Any, stack: contextlib.ExitStack,
+                 side: SideSpend | None = None) -> dict[str, Any]:
     """The models a session needs beside the agent's (a benchmark's customer, a judge), by role: for
     a simulated session, the simulator's policy of that role on a server of its own (a role the
-    simulator cannot play, the judge, is None); else the models.yaml alias resolved. Each one a
-    dict: model_id, api, base_url, api_key (never logged), simulated."""
+    simulator cannot play, the judge, is None), priced as the simulator's stand-in on Claude Code
+    (whose model id it is sent); else the models.yaml alias resolved. Each one a dict: model_id,
+    api, base_url, api_key (never logged), simulated, alias, prices_per_mtok, and with ``side``
+    ``on_usage(usage)`` (each response's usage: priced, logged, counted against the cap) and
+    ``open()`` (the spending cap leaves room)."""
     study = prepared.study
     if study is None or study.main:
         return {}
+    from study.protocol.models import load_models, resolve_model
+
+    table = load_models(study.models_file())
     out: dict[str, Any] = {}
     for role, alias in fam.side_models(study).items():
         if alias is None:
@@ -143,14 +157,19 @@ def _side_models(prepared: "Prepared", fam: Any, stack: contextlib.ExitStack) ->
             unit = prepared.spec.seed
             policy = make_family_policy(fam.name, role, names[0], seed=unit, **fam.sim_context(study, unit))
             server = stack.enter_context(SimServer(policy, unit, None))
-            out[role] = {"model_id": "claude-haiku-4-5", "api": "anthropic-messages", "base_url": server.base_url,
-                         "api_key": None, "simulated": True, "alias": f"sim:{names[0]}"}
+            out[role] = {"model_id": table.simulator_model_id, "api": "anthropic-messages", "base_url": server.base_url,
+                         "api_key": None, "simulated": True, "alias": f"sim:{names[0]}",
+                         "prices_per_mtok": table.simulator_prices}
         else:
-            from study.protocol.models import load_models, resolve_model
-
-            resolved = resolve_model(alias, table=load_models(study.models_file()))
+            resolved = resolve_model(alias, table=table)
             out[role] = {"model_id": resolved.model_id, "api": resolved.api, "base_url": resolved.base_url,
-                         "api_key": resolved.api_key, "simulated": False, "alias": alias}
+                         "api_key": resolved.api_key, "simulated": False, "alias": alias,
+                         "prices_per_mtok": resolved.prices_per_mtok}
+        if side is not None and out[role] is not None:
+            option = out[role]
+            option["on_usage"] = (lambda usage, role=role, o=option:
+                                  side.record(role, o["alias"], o["model_id"], o["prices_per_mtok"], usage))
+            option["open"] = side.open
     return out
 
 

@@ -137,6 +137,19 @@ class Usage(TypedDict):
     context: NotRequired[int]             # a run of fresh contexts: the context the response is of
 
 
+class ModelUsage(TypedDict):
+    """One response of a model the session calls beside the agent's (a benchmark study's customer,
+    its judge): its usage, priced at models.yaml's list prices and counted in the session's cost
+    and against its spending cap."""
+
+    role: str                             # what the model plays: customer, judge
+    model: str                            # its models.yaml alias (sim:<policy> for the simulator's)
+    usage: dict[str, int]                 # the response's tokens in the price keys (input, output, cache_read, ...)
+    priced_usd: float | None              # the response at list price (None: the model has no list prices)
+    session_cost_usd: float               # the session so far, this response included
+    model_id: NotRequired[str]            # the model id sent
+
+
 class Proposal(TypedDict):
     """A workflow change the agent proposed (``propose_workflow_change``; FSM-propose). Never applied
     during the session; the whole proposal is in the session's ``fsm/proposals.jsonl``."""
@@ -205,6 +218,7 @@ class SessionEnd(TypedDict):
     decisions: NotRequired[int | None]
     accounts_left: NotRequired[int | None]
     cli_stop_s: NotRequired[float | None]  # time taken to stop the CLI when the runner ended the call
+    side_cost_usd: NotRequired[float]      # the part of cost_usd the models beside the agent's cost (model_usage)
 
 
 #: The definition of each kind every family's log may hold.
@@ -218,6 +232,7 @@ _COMMON: dict[EventKind, type] = {
     EventKind.ASSISTANT_TEXT: AssistantText,
     EventKind.CALL_END: CallEnd,
     EventKind.USAGE: Usage,
+    EventKind.MODEL_USAGE: ModelUsage,
     EventKind.PROPOSAL: Proposal,
     EventKind.API_RETRY: ApiRetry,
     EventKind.CONTEXT_START: ContextStart,

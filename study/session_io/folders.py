@@ -8,7 +8,10 @@
 - ``attempt-<k>/`` folders inside a session are its earlier attempts (moved aside by
   ``--rerun-voided``), never sessions of their own, and nothing below them is one;
 - a session below an ``exploratory/`` folder, or below the demo's output folder ``demo/`` at the
-  top of the scanned folder, is exploratory by its location.
+  top of the scanned folder, is exploratory by its location;
+- ``.agents/`` at the top of a sessions folder holds the folders the agents of running sessions
+  work in (``study.runner.agent_folder``: named by no model, condition, seed or task, linked from
+  their session folders and moved into them when the sessions end): never a session.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ EXPLORATORY_FOLDER = "exploratory"
 #: ``study demo`` writes to ``demo/`` at the project root (outside ``sessions/``); a ``demo`` folder
 #: at the top of a scanned folder (older demos wrote ``sessions/demo``) is still exploratory.
 DEMO_FOLDER = "demo"
+#: Where the agents of running sessions work, at the top of a sessions folder (never a session).
+AGENTS_FOLDER = ".agents"
 
 
 def session_dir_for(out_root: Path, model_folder: str, condition: str, seed: int, *,
@@ -109,7 +114,7 @@ def find_sessions(root: Path) -> list[Path]:
     root = Path(root)
     found = []
     for folder, dirs, files in os.walk(root, onerror=lambda _: None):
-        dirs[:] = sorted(d for d in dirs if not is_attempt(d))
+        dirs[:] = sorted(d for d in dirs if not is_attempt(d) and d != AGENTS_FOLDER)
         if EVENTS_NAME in files or META_NAME in files:
             found.append(Path(folder))
     return sorted(found)

@@ -33,7 +33,7 @@ MIN_COST_SHARE = 0.5
 #: Rounding slack: the runner rounds every logged dollar figure to 6 decimals.
 USD_SLACK = 2e-6
 #: The kinds whose numbers are costs, counts and durations (all of them finite and >= 0).
-VALUED_KINDS = frozenset({EventKind.SESSION_END, EventKind.CALL_END, EventKind.USAGE})
+VALUED_KINDS = frozenset({EventKind.SESSION_END, EventKind.CALL_END, EventKind.USAGE, EventKind.MODEL_USAGE})
 #: meta.json's figures (each finite and >= 0 where set).
 META_FIGURES = ("cost_usd", "cost_estimated_usd", "turns", "duration_s", "resumes", "decisions", "accounts")
 #: Fields whose numbers are not a figure of the session (the line's own bookkeeping).

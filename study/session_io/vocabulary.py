@@ -117,6 +117,7 @@ class EventKind(StrEnum):
     ASSISTANT_TEXT = "assistant_text"
     CALL_END = "call_end"
     USAGE = "usage"           # schema 2: the running cost after each streamed model response
+    MODEL_USAGE = "model_usage"  # a response of a model beside the agent's (a benchmark's customer, a judge), priced
     PROPOSAL = "proposal"     # a workflow change the agent proposed (exploratory FSM-propose only)
     API_RETRY = "api_retry"   # schema 2: a transient API error the CLI retried (HTTP 529, 429, 5xx)
     CONTEXT_START = "context_start"        # a run of fresh contexts: a new CLI session begins

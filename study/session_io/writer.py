@@ -108,6 +108,11 @@ class EventLog:
              session_cost_usd: float, context: int = ..., **more: Any) -> dict[str, Any]: ...
 
     @overload
+    def emit(self, kind: Literal[EventKind.MODEL_USAGE, "model_usage"], *, role: str, model: str,
+             usage: dict[str, int], priced_usd: float | None, session_cost_usd: float, model_id: str = ...,
+             **more: Any) -> dict[str, Any]: ...
+
+    @overload
     def emit(self, kind: Literal[EventKind.PROPOSAL, "proposal"], *, id: str, workflow: str, state: str | None,
              valid: bool, problems: int, reason: str = ..., **more: Any) -> dict[str, Any]: ...
 
@@ -136,7 +141,7 @@ class EventLog:
              cost_usd: float | None, turns: int, duration_s: float, error: str | None = ...,
              cost_complete: bool = ..., cost_estimated_usd: float | None = ..., resumes: int = ...,
              decisions: int | None = ..., accounts_left: int | None = ..., cli_stop_s: float | None = ...,
-             **more: Any) -> dict[str, Any]: ...
+             side_cost_usd: float = ..., **more: Any) -> dict[str, Any]: ...
 
     def emit(self, kind: EventKind | str, **fields: Any) -> dict[str, Any]:
         """Check the event against its kind's definition, write it and flush; return it as written."""

@@ -41,6 +41,8 @@ import json
 import re
 from typing import Any
 
+from study.transcripts.codex import command_result
+
 from .conversation import Event, Said, ToolCall, ToolOutcome, UserText
 from .responses import MCP_PREFIX
 
@@ -55,7 +57,6 @@ COMMAND_BLOCKED = "Command blocked by PreToolUse hook: "
 UNSUPPORTED = "unsupported call:"
 #: Codex's own tools whose outputs are read by :func:`builtin_outcome`.
 BUILTIN_CALLS = ("exec_command", "write_stdin", "apply_patch")
-_EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.MULTILINE)
 
 
 def _texts(content: Any) -> list[str]:
@@ -108,17 +109,15 @@ def _denial(text: str) -> str | None:
 
 def builtin_outcome(output: Any) -> tuple[bool, str, str | None]:
     """(whether it succeeded, what it printed, the gate's reason if it was denied) of the output
-    of one of Codex's own tools (see the module docstring): success is exit code 0; a refusal of
-    the gate, of the sandbox's patch check or of an unknown call is a failure."""
+    of one of Codex's own tools (see the module docstring), read as the viewer reads it
+    (``study.transcripts.codex.command_result``): success is exit code 0, or a command still
+    running; a refusal of the gate, of the sandbox's patch check or of an unknown call is a failure."""
     text = "\n".join(_texts(output))
     denied = _denial(text)
     if denied is not None:
         return False, denied, denied
-    codes = _EXIT.findall(text)
-    body = text.rsplit("Output:\n", 1)[1] if "Output:\n" in text else text
-    if not codes:   # a running process (a session id), or a refusal without an exit code
-        return "Process running with session ID" in text, body, None
-    return int(codes[-1]) == 0, body, None
+    result = command_result(text)
+    return result.ok, result.output, None
 
 
 def _outcome_parts(output: Any) -> tuple[bool, str, list[str]]:

@@ -6,9 +6,13 @@ A rollout line is ``{"timestamp", "type", "payload"}`` (Codex CLI 0.169.0). What
 - ``response_item`` with payload ``message`` (role ``user``: the prompt, a resume's prompt, a
   Stop-hook block ``<hook_prompt …>R</hook_prompt>``; role ``assistant``: the model's text; role
   ``developer``: Codex's own instructions, or a PostToolUse hook's note between a call and its
-  output), ``function_call`` (``namespace`` ``mcp__<server>`` and the bare name) and
-  ``function_call_output`` (``"Wall time: …\\nOutput:"`` and the tool's texts; a plain string for
-  a call the PreToolUse hook denied: ``Tool call blocked by PreToolUse hook: …``), ``reasoning``;
+  output), ``function_call`` (an MCP tool's: ``namespace`` ``mcp__<server>`` and the bare name;
+  Codex's own shell: ``exec_command``) and ``function_call_output``, ``custom_tool_call`` (Codex's
+  own ``apply_patch``, its ``input`` the patch) and ``custom_tool_call_output``, ``reasoning``.
+  What an output holds is read by :func:`command_result` (the forms are listed there): Codex's
+  header, the exit status a command or patch reports, and what the tool wrote; a call the
+  PreToolUse hook denied has a plain string (``Tool call blocked by PreToolUse hook: …``, a
+  built-in call's ``Command blocked by PreToolUse hook: …``);
 - ``event_msg`` ``item_completed`` of an ``McpToolCall`` item: a call whose tool answered with an
   error (``status`` ``failed``, ``result.isError``), e.g. an FSM tool refusing a transition; its
   output item carries only the text, so this is what flags the call's ``error`` (as Claude Code's
@@ -27,6 +31,7 @@ its call).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,8 +42,90 @@ from study.protocol.models import Usage
 from . import TEXT_CAP
 
 _STOP_PROMPT = re.compile(r'<hook_prompt hook_run_id="stop:[^"]*">(.*?)</hook_prompt>', re.DOTALL)
-WALL_TIME = "Wall time:"
 BLOCKED = "Tool call blocked by PreToolUse hook: "
+COMMAND_BLOCKED = "Command blocked by PreToolUse hook: "
+#: The lines of the header Codex CLI 0.169.0 writes before a tool's output, up to ``Output:``
+#: (``ExecCommandToolOutput::response_text``: each line only where it has a value).
+_HEADER_LINE = re.compile(r"^(?:Chunk ID: .*|Wall time: .*|Process exited with code -?\d+"
+                          r"|Process running with session ID .*|Original token count: .*|Total output lines: .*"
+                          r"|Exit code: -?\d+)$")
+_EXIT_CODE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$")
+#: Codex CLI's own tools, as its transcript names them (the rest are MCP tools, in a namespace).
+BUILTIN_TOOLS = ("exec_command", "write_stdin", "apply_patch", "shell", "local_shell")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one of Codex CLI's tool outputs says (:func:`command_result`)."""
+
+    ran: bool                 # Codex ran the tool: the output starts with Codex's header
+    exit_code: int | None     # the exit status the command or patch reported (None: none reported)
+    running: bool             # the command still runs (``Process running with session ID N``)
+    output: str               # what the tool wrote, after the header(s)
+
+    @property
+    def ok(self) -> bool:
+        """A command or patch that ran and exited 0, or still runs (a built-in tool's success)."""
+        return self.ran and (self.exit_code == 0 or (self.exit_code is None and self.running))
+
+
+def command_result(text: str) -> CommandResult:
+    """Codex CLI 0.169.0's output of a tool, read: its header, the exit status, what the tool wrote.
+
+    The forms it writes (checked against the CLI's rollouts and its source, ``response_text`` of
+    ``core/src/tools/context.rs``):
+
+    - the shell (``exec_command``, ``write_stdin``): ``Chunk ID: 8c0a7a\\nWall time: 0.0000
+      seconds\\nProcess exited with code 0\\nOriginal token count: 12\\nOutput:\\n<output>``; a
+      command still running says ``Process running with session ID N`` instead of its exit code;
+    - ``apply_patch`` (a ``custom_tool_call``): ``Exit code: 0\\nWall time: 0.1 seconds\\nOutput:\\n
+      Success. Updated the following files:\\nA ledger.tsv``; a patch Codex refused is a plain
+      line (``apply_patch verification failed: …``, ``patch rejected: …``): not run;
+    - a patch written as a shell command (``apply_patch <<'EOF'``, which Codex applies itself):
+      ``Wall time: …\\nOutput:\\n`` followed by the patch's own answer as above: two headers, the
+      exit status is the inner one's (a header that reports an exit status or a running command
+      is the last: what follows is the command's own output, whatever it reads);
+    - an MCP tool: ``Wall time: 0.0061 seconds\\nOutput:`` as the first text, the tool's texts after
+      it (no exit status: the tool's text says whether it failed);
+    - a denial or a refusal (``… blocked by PreToolUse hook: …``): no header, not run.
+    """
+    ran, code, running = False, None, False
+    rest = text
+    while code is None and not running:
+        lines = rest.split("\n")
+        n = 0
+        while n < len(lines) and _HEADER_LINE.match(lines[n]):
+            n += 1
+        if n == 0 or n >= len(lines) or lines[n] != "Output:":
+            break
+        ran = True
+        for line in lines[:n]:
+            found = _EXIT_CODE.match(line)
+            if found:
+                code = int(found.group(1))
+            running = running or line.startswith("Process running with session ID")
+        rest = "\n".join(lines[n + 1:])
+    return CommandResult(ran, code, running and code is None, rest)
+
+
+_ADD_FILE = "*** Add File: "
+
+
+def added_files(patch: str) -> dict[str, str]:
+    """The content of each file a patch of Codex's adds (``*** Add File: PATH`` and its ``+`` lines,
+    each a line of the file), by the path the patch names; the patch may be a shell command's
+    (``apply_patch <<'EOF'`` …). A patch that adds no file gives {}."""
+    files: dict[str, str] = {}
+    path: str | None = None
+    for line in patch.split("\n"):
+        if line.startswith(_ADD_FILE):
+            path = line[len(_ADD_FILE):].strip()
+            files[path] = ""
+        elif line.startswith("*** ") or (path is not None and not line.startswith("+")):
+            path = None
+        elif path is not None:
+            files[path] += line[1:] + "\n"
+    return files
 
 
 def _cut_text(text: str, cap: int | None = TEXT_CAP) -> dict[str, Any]:
@@ -191,6 +278,7 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
     out: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
     failures: set[str] = set()   # call ids whose MCP tool answered with an error (item_completed)
+    builtin: set[str] = set()    # call ids of Codex's own tools (the shell, apply_patch)
     pending: list[dict[str, Any]] = []   # the model's turns since the last token_usage_record
     other = 0
     prompts_seen = False
@@ -239,25 +327,36 @@ def turns(lines: list[bytes], *, cap: int | None = TEXT_CAP) -> tuple[list[dict[
                 pending.append(out[-1])
             else:
                 other += 1
-        elif kind == "function_call":
+        elif kind in ("function_call", "custom_tool_call"):
+            namespace = payload.get("namespace")
+            arguments = payload.get("arguments") if kind == "function_call" else payload.get("input")
             call = {"n": n, "role": "call", "t": t, "id": payload.get("call_id"),
-                    "tool": _tool(payload.get("namespace"), payload.get("name")),
-                    "args": cut(str(payload.get("arguments") or "")), "result": None}
+                    "tool": _tool(namespace, payload.get("name")), "args": cut(str(arguments or "")), "result": None}
+            if namespace is None and payload.get("name") in BUILTIN_TOOLS:
+                builtin.add(str(payload.get("call_id")))
             calls[str(payload.get("call_id"))] = call
             out.append(call)
             pending.append(call)
-        elif kind == "function_call_output":
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            call_id = str(payload.get("call_id"))
             texts = _texts(payload.get("output"))
-            ran = bool(texts) and texts[0].startswith(WALL_TIME)
-            body = "\n".join(texts[1:] if ran else texts)
-            denied = not ran and body.startswith(BLOCKED)
-            call = calls.get(str(payload.get("call_id")))
+            head = command_result(texts[0]) if texts else command_result("")
+            if head.ran:   # what the tool wrote: after Codex's header, and an MCP tool's further texts
+                body = "\n".join(([head.output] if head.output or len(texts) == 1 else []) + texts[1:])
+            else:
+                body = "\n".join(texts)
+            blocked = next((p for p in (BLOCKED, COMMAND_BLOCKED) if not head.ran and body.startswith(p)), None)
+            call = calls.get(call_id)
             if call is None:
                 call = {"n": n, "role": "call", "t": t, "id": payload.get("call_id"), "tool": "?", "args": cut(""),
                         "result": None}
                 out.append(call)
-            error = not ran or body.startswith("Error: ") or str(payload.get("call_id")) in failures
-            call.update(result=cut(body[len(BLOCKED):] if denied else body), result_n=n, error=error, denied=denied)
+            if call_id in builtin:   # Codex's own tool: its exit status says (a patch refused has none)
+                error = not head.ok
+            else:                    # an MCP tool: its text, or the item Codex completed, says
+                error = not head.ran or body.startswith("Error: ") or call_id in failures
+            call.update(result=cut(body[len(blocked):] if blocked else body), result_n=n, error=error,
+                        denied=blocked is not None)
         else:
             other += 1
     return out, other

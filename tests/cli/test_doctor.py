@@ -159,6 +159,45 @@ def test_ready_says_what_a_confirmatory_run_still_needs_without_an_api_key(tmp_p
     assert with_key.output.strip().splitlines()[-1].startswith("Ready for a confirmatory run")
 
 
+def test_the_keys_named_are_those_the_chosen_studys_models_need(monkeypatch):
+    """`study doctor --runtime codex` asked for ANTHROPIC_API_KEY while the τ²-bench studies need
+    the OpenAI key (issue 49, item 3): the keys named are the agent's models' (those of the
+    runtime asked for, or --models, else run-all's default) and the study's customer's and judge's."""
+    from click.testing import CliRunner
+
+    from study.cli import main
+
+    ok = doctor.Check("x", True, "fine")
+    for name in ("check_lock", "check_frozen_runtime", "check_sessions_folder"):
+        monkeypatch.setattr(doctor, name, lambda *a, **k: ok)
+    monkeypatch.setattr(doctor, "runtime_checks", lambda face, required: ([ok], None))
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+
+    def last(*args):
+        done = CliRunner().invoke(main, ["doctor", *args])
+        assert done.exit_code == 0, done.output
+        keys = next(line for line in done.output.splitlines() if line.strip().startswith("API keys"))
+        return keys, done.output.strip().splitlines()[-1]
+
+    keys, said = last("--runtime", "codex")
+    assert said.startswith("Ready for simulated sessions; a confirmatory run still needs: OPENAI_API_KEY is not set: "
+                           "gpt-5.4-mini: the agent") and "ANTHROPIC" not in said
+    keys, said = last("--runtime", "codex", "--study", "tau2-telecom")
+    assert "gpt-5.4-mini: the agent; gpt-5.4-mini: tau2-telecom's customer" in said and "ANTHROPIC" not in said
+    assert "OPENAI_API_KEY not set (gpt-5.4-mini: the agent, gpt-5.4-mini: tau2-telecom's customer)" in keys
+    keys, said = last("--study", "tau2-retail")            # run-all's default agent (haiku-4.5), its customer and judge
+    assert "ANTHROPIC_API_KEY is not set: haiku-4.5: the agent" in said
+    assert "OPENAI_API_KEY is not set: gpt-5.4-mini: tau2-retail's customer; gpt-5.4-mini: tau2-retail's judge" in said
+    keys, said = last("--models", "sonnet-4.6,sim:oracle")
+    assert "ANTHROPIC_API_KEY is not set: sonnet-4.6: the agent (" in said and "OPENAI" not in said
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    keys, said = last("--runtime", "codex", "--study", "tau2-telecom")
+    assert said.startswith("Ready for a confirmatory run") and keys.split()[2:4] == ["OPENAI_API_KEY", "set"]
+    unknown = CliRunner().invoke(main, ["doctor", "--study", "no-such-study"])
+    assert unknown.exit_code == 2 and "no study 'no-such-study'" in unknown.output
+
+
 @pytest.mark.e2e
 def test_the_probe_plays_the_projects_own_task_on_the_bundled_cli_and_an_unstartable_cli_fails_clearly(
         tmp_path, freeze_tree):

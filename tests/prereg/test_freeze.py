@@ -138,10 +138,13 @@ def test_freeze_command_and_show_manifest_pipe_into_sha256sum(tree, study_root):
     frozen = runner.invoke(main, ["prereg", "freeze"])
     assert frozen.exit_code == 0, frozen.output
     assert "sha256sum -c preregistration/MANIFEST.sha256" in frozen.output
-    again = runner.invoke(main, ["prereg", "freeze"])
-    assert again.exit_code == 1 and "already frozen" in again.output
+    again = runner.invoke(main, ["prereg", "freeze"])     # nothing changed: nothing to freeze (issue 49, item 4)
+    assert again.exit_code == 0 and again.output.startswith("Nothing to freeze: the preregistration is frozen")
+    assert "all 18 frozen files are as frozen" in again.output
 
     (tree / "preregistration/plan.md").write_text("# Plan v2\n", encoding="utf-8")
+    changed = runner.invoke(main, ["prereg", "freeze"])   # a change: recorded by an amendment, not a freeze
+    assert changed.exit_code == 1 and "already frozen" in changed.output and "study prereg amend" in changed.output
     assert runner.invoke(main, ["prereg", "amend", "--reason", "v2", "preregistration/plan.md"]).exit_code == 0
     effective = runner.invoke(main, ["prereg", "show", "--manifest"]).output
     checked = subprocess.run(["sha256sum", "--strict", "-c", "-"], input=effective, cwd=tree,

@@ -149,6 +149,24 @@ def test_a_tiny_cost_with_rescaled_usage_is_caught_by_the_transcript(copy):
     one(copy.check(), "but the transcript's responses price at")
 
 
+def test_the_cost_of_the_models_beside_the_agents_is_summed_from_their_model_usage_events(copy):
+    """A τ²-bench session's cost is its calls' and its customer's and judge's (model_usage events,
+    which session_end's side_cost_usd sums): an edit of one without the other is found (issue 49, item 2)."""
+    events = copy.events
+    side = {"kind": "model_usage", "t": events[-1]["t"], "role": "customer", "model": "gpt-5.4-mini",
+            "model_id": "gpt-5.4-mini", "usage": {"input": 1000}, "priced_usd": 0.00075, "session_cost_usd": 0.1}
+    cost = round(events[-1]["cost_usd"] + 0.00075, 6)
+    events[-1].update(cost_usd=cost, side_cost_usd=0.00075)
+    copy.write({**copy.meta, "cost_usd": cost}, events[:-1] + [side, events[-1]])
+    assert copy.check() == []                             # the calls, the estimate and the customer add up
+    events = copy.events
+    events[-2]["priced_usd"] = 0.5                        # the customer said to cost more than the session's total
+    copy.write(events=events)
+    problems = copy.check()
+    one(problems, "is not the sum of its calls' costs, the estimate and the models' beside the agent's")
+    one(problems, "side_cost_usd 0.00075 is not the sum of the model_usage events' prices (0.5)")
+
+
 def test_meta_cost_and_decisions_are_compared_with_the_log(copy):
     meta = copy.meta
     copy.write({**meta, "cost_usd": meta["cost_usd"] + 1.0, "decisions": meta["decisions"] + 1})

@@ -76,3 +76,23 @@ def test_a_bad_input_is_still_refused(tmp_path):
     result = _invoke("--models", "haiku-4.5", "--conditions", "NoSuchCondition", "--seeds", "2",
                      "--sessions", str(tmp_path / "s"))
     assert result.exit_code == 2 and "NoSuchCondition" in result.output
+
+
+def test_the_models_beside_the_agent_are_named_with_their_prices_and_in_the_cap(tmp_path):
+    """A τ²-bench study's customer and judge are priced, in each session's cost and its cap, and
+    the dry run says so (issue 49, item 2): the finished sessions' costs it scales include them."""
+    sessions = tmp_path / "sessions"
+    _meta(sessions / "tau2-retail" / "gpt-5.4-mini" / "Control" / "task-01", model="gpt-5.4-mini", condition="Control",
+          seed=1, accounts=1, cost_usd=0.30, duration_s=120.0, runtime="codex", study="tau2-retail", family="tau2")
+    result = _invoke("--study", "tau2-retail", "--models", "gpt-5.4-mini", "--conditions", "Control", "--seeds", "1-3",
+                     "--sessions", str(sessions))
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "gpt-5.4-mini on Codex CLI  Control        2 x   1 task      spend $0.60 [$0.60-$0.60]" in out
+    assert ("beside the agent: customer gpt-5.4-mini ($0.75 in / $4.5 out per Mtok); judge gpt-5.4-mini "
+            "($0.75 in / $4.5 out per Mtok): in each session's cost and cap") in out
+    assert ("Worst case, every session at its spending cap (limits.yaml): $6.00 (2 x $3.00); the cap counts every "
+            "model a session calls, and a judge asked below it may pass it by its one call") in out
+    simulated = _invoke("--study", "tau2-telecom", "--models", "sim:oracle", "--conditions", "FSM", "--seeds", "1",
+                        "--sessions", str(sessions))
+    assert "beside the agent: customer the simulator ($1 in / $5 out per Mtok)" in simulated.output   # no judge

@@ -30,6 +30,8 @@ from study.runner.session import SessionSpec, run_session
 from study.runner.status import format_table, scan
 from study.session_io.reader import log_events
 
+from ..agent_paths import assert_the_model_saw_no_session_name
+
 pytestmark = pytest.mark.e2e
 
 
@@ -38,8 +40,11 @@ def _t(text: str) -> float:
 
 
 def test_two_parallel_sessions_share_no_home_state_or_server_and_finished_ones_are_skipped(tmp_path):
-    specs = [SessionSpec(condition="FSM", seed=2, model="sim:oracle", accounts=2, out_root=tmp_path),
-             SessionSpec(condition="Remind-loop", seed=3, model="sim:oracle", accounts=2, out_root=tmp_path)]
+    logs = [tmp_path / "requests-1.jsonl", tmp_path / "requests-2.jsonl"]
+    specs = [SessionSpec(condition="FSM", seed=2, model="sim:oracle", accounts=2, out_root=tmp_path,
+                         sim_options={"request_log": str(logs[0])}),
+             SessionSpec(condition="Remind-loop", seed=3, model="sim:oracle", accounts=2, out_root=tmp_path,
+                         sim_options={"request_log": str(logs[1])})]
     out = io.StringIO()
     result = run_matrix(specs, jobs=2, stream=out, refresh_s=0.2)
     assert sorted(s for _, s in result.ran) == ["completed", "completed"] and not result.errors
@@ -52,10 +57,18 @@ def test_two_parallel_sessions_share_no_home_state_or_server_and_finished_ones_a
     assert metas[0]["runner"]["pid"] != metas[1]["runner"]["pid"]
     assert starts[0]["base_url"] != starts[1]["base_url"]
     assert all(m["simulated"] for m in metas)
-    # each CLI had its own HOME and working directory (its transcript names its own cwd)
+    # each CLI had its own HOME and working directory (its transcript names its own cwd), in a folder
+    # of its own whose path names nothing of the session (the model sees it: issue 49, item 5), moved
+    # into the session folder once the session ended
+    shown = []
     for d in dirs:
+        log = logs[0] if d.parent.name == "FSM" else logs[1]
         cwds = {json.loads(line).get("cwd") for line in (d / "transcript.jsonl").read_text().splitlines()} - {None}
-        assert cwds == {str(d / "work")}
+        assert len(cwds) == 1 and Path(next(iter(cwds))).parent.parent == tmp_path / ".agents"
+        seen = assert_the_model_saw_no_session_name(log.read_text(encoding="utf-8"), tmp_path, d)
+        assert next(iter(cwds)) in seen and (d / "work").is_dir() and not (d / "work").is_symlink()
+        shown.append(cwds)
+    assert shown[0] != shown[1] and not (tmp_path / ".agents").exists()
     # each session's tool state holds its own batch only
     for d, start in zip(dirs, starts):
         decided = [json.loads(line)["account_id"] for line in (d / "tools" / "decisions.jsonl").read_text().splitlines()]

@@ -30,6 +30,8 @@ from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
 from study.sim import route_counts
 
+from ..agent_paths import assert_the_model_saw_no_session_name
+
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}"),
@@ -68,15 +70,29 @@ def _jobs() -> dict[str, dict]:
     return jobs
 
 
+#: The sessions whose every model request the simulator writes down (``_Sessions.requests``).
+LOGGED = ("oracle-FSM-10",)
+
+
 class _Sessions:
     """The module's Codex sessions, each run on first use."""
 
     def __init__(self, root: Path):
         self.root, self.jobs, self.done = root, _jobs(), {}
 
+    def requests(self, name: str) -> list[dict]:
+        """Every request body Codex sent the simulator in session ``name`` (one of ``LOGGED``)."""
+        self[name]
+        path = self.root / f"{name}.requests.jsonl"
+        return [json.loads(line)["body"] for line in path.read_text(encoding="utf-8").splitlines()]
+
     def __getitem__(self, name: str) -> Path:
         if name not in self.done:
-            self.done[name] = run_session(SessionSpec(out_root=self.root / name, runtime="codex", **self.jobs[name]))
+            job = dict(self.jobs[name])
+            if name in LOGGED:
+                job["sim_options"] = {**job.get("sim_options", {}),
+                                      "request_log": str(self.root / f"{name}.requests.jsonl")}
+            self.done[name] = run_session(SessionSpec(out_root=self.root / name, runtime="codex", **job))
         return self.done[name]
 
 
@@ -113,6 +129,26 @@ def test_the_oracle_decides_a_ten_account_fsm_batch_with_fc_ten(sessions):
     with sqlite3.connect(home / "state_5.sqlite") as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert db.execute("SELECT count(*) FROM threads").fetchone()[0] >= 1
+
+
+def test_every_request_carries_the_aliass_reasoning_effort_and_the_log_records_it(sessions):
+    """models.yaml runs gpt-5.4-mini (and the simulator standing in for it) at medium reasoning
+    effort, as the paper did: Codex sends it with every request (issue 49, item 1)."""
+    start = _events(sessions["oracle-FSM-10"])[0]
+    assert start["model_settings"] == {"reasoning_effort": "medium"}
+    assert start["cli_settings"]["config"]["model_reasoning_effort"] == "medium"
+    requests = sessions.requests("oracle-FSM-10")
+    assert len(requests) >= 20
+    assert {json.dumps(r.get("reasoning"), sort_keys=True) for r in requests} == {'{"effort": "medium", "summary": "auto"}'}
+
+
+def test_the_working_folder_codex_shows_the_model_names_nothing_of_the_session(sessions):
+    """Codex CLI puts its working folder in every request (<environment_context>'s cwd): it is the
+    agent's folder, named by no model, condition or seed (issue 49, item 5)."""
+    folder = sessions["oracle-FSM-10"]
+    text = (sessions.root / "oracle-FSM-10.requests.jsonl").read_text(encoding="utf-8")
+    seen = assert_the_model_saw_no_session_name(text, sessions.root / "oracle-FSM-10", folder)
+    assert any(path.endswith("/work") for path in seen)
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)

@@ -14,6 +14,13 @@ are tau2's run defaults: 200 steps, 10 errors, the seed of trial 0 under tau2's 
 
 The record: :meth:`Conversation.simulation` is tau2's ``SimulationRun`` (what ``tau2 run``
 saves), which :func:`evaluate` scores with tau2's evaluator.
+
+The spend: every model tau2 calls (the customer, the judge) is called through LiteLLM's
+``completion`` in ``tau2.utils.llm_utils``; :func:`import_tau2` wraps that one function (once per
+process), so that each response's usage reaches the meter its endpoint names (a
+:class:`ModelEndpoint`'s ``meter``, passed to tau2 as the LiteLLM argument ``METER_ARG``, which
+the wrapper takes out before LiteLLM sees it): the runner prices it, logs it and counts it against
+the session's spending cap (``study.runner.spending.SideSpend``).
 """
 
 from __future__ import annotations
@@ -22,8 +29,11 @@ import itertools
 import random
 import threading
 import time
+import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
+
+from study.protocol.models import Usage
 
 from .data import use_paper_data
 
@@ -45,9 +55,75 @@ def trial_seed(seed: int = TAU2_SEED, trial: int = 0) -> int:
     return seeds[trial]
 
 
+#: The LiteLLM argument naming the meter of a model tau2 calls (taken out before LiteLLM sees it).
+METER_ARG = "study_meter"
+#: meter id -> what to tell of each response's usage (``register_meter``)
+_METERS: dict[str, Callable[[Usage], None]] = {}
+_meters_lock = threading.Lock()
+
+
 def import_tau2() -> None:
-    """Import tau2 quietly and offline, reading the paper's data (``data.use_paper_data``)."""
+    """Import tau2 quietly and offline, reading the paper's data (``data.use_paper_data``), with
+    its LiteLLM calls metered (``_metered``)."""
     use_paper_data()
+    _metered()
+
+
+def register_meter(on_usage: Callable[[Usage], None] | None) -> str | None:
+    """A meter id for a :class:`ModelEndpoint`: each response of a call that names it is told to
+    ``on_usage`` (None: no meter)."""
+    if on_usage is None:
+        return None
+    meter = uuid.uuid4().hex
+    with _meters_lock:
+        _METERS[meter] = on_usage
+    return meter
+
+
+def litellm_usage(response: Any) -> Usage:
+    """A LiteLLM response's usage in the price keys: the prompt less its cached and cache-written
+    parts (OpenAI's ``prompt_tokens_details.cached_tokens``; Anthropic's ``cache_read_input_tokens``
+    and ``cache_creation_input_tokens``, which LiteLLM counts in ``prompt_tokens``), the completion
+    (reasoning included) as output."""
+    usage = getattr(response, "usage", None)
+    if usage is None and isinstance(response, dict):
+        usage = response.get("usage")
+
+    def tokens(obj: Any, key: str) -> int:
+        value = obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0
+
+    if usage is None:
+        return Usage()
+    key = "prompt_tokens_details"
+    details = usage.get(key) if isinstance(usage, dict) else getattr(usage, key, None)
+    cached = tokens(details, "cached_tokens") if details is not None else 0
+    cached = cached or tokens(usage, "cache_read_input_tokens")
+    written = tokens(usage, "cache_creation_input_tokens")
+    prompt = tokens(usage, "prompt_tokens")
+    return Usage(input=max(prompt - cached - written, 0), output=tokens(usage, "completion_tokens"),
+                 cache_write_5m=written, cache_read=cached)
+
+
+def _metered() -> None:
+    """Wrap ``tau2.utils.llm_utils.completion`` (what tau2's ``generate`` calls for the customer and
+    the judge) so that a call naming a meter (``METER_ARG``) tells it the response's usage."""
+    from tau2.utils import llm_utils
+
+    with _meters_lock:
+        if getattr(llm_utils.completion, "study_metered", False):
+            return
+        completion = llm_utils.completion
+
+        def metered(*args: Any, **kwargs: Any) -> Any:
+            meter = _METERS.get(kwargs.pop(METER_ARG, None) or "")
+            response = completion(*args, **kwargs)
+            if meter is not None:
+                meter(litellm_usage(response))
+            return response
+
+        metered.study_metered = True  # type: ignore[attr-defined]
+        llm_utils.completion = metered
 
 
 @dataclass(frozen=True)
@@ -58,13 +134,15 @@ class ModelEndpoint:
     ``anthropic/<model>``: the simulator, or Anthropic) or ``openai-chat`` (``openai/<model>``:
     OpenAI or any Chat Completions endpoint); ``base_url``: None for the provider's own;
     ``api_key``: None to use the provider's environment variable (the simulator takes any);
-    ``args``: further LiteLLM arguments (``temperature``, ``reasoning_effort``)."""
+    ``args``: further LiteLLM arguments (``temperature``, ``reasoning_effort``); ``meter``: where
+    each response's usage goes (``register_meter``; None: nowhere)."""
 
     model: str
     api: str = "anthropic-messages"
     base_url: str | None = None
     api_key: str | None = None
     args: tuple[tuple[str, Any], ...] = ()
+    meter: str | None = None
 
     def litellm(self) -> tuple[str, dict[str, Any]]:
         """The LiteLLM model string and arguments tau2's ``generate`` is given."""
@@ -78,6 +156,8 @@ class ModelEndpoint:
             args["api_key"] = self.api_key
         elif self.base_url and prefix == "anthropic":
             args["api_key"] = "sim-no-key"  # a local endpoint takes any key; LiteLLM insists on one
+        if self.meter is not None:
+            args[METER_ARG] = self.meter
         return f"{prefix}/{self.model}", args
 
     def describe(self) -> dict[str, Any]:

@@ -6,11 +6,13 @@ task ids by the sha256 of each id, ``data.frozen_order``; a segment of a run ext
 never reorders it), the customer's model (a models.yaml alias; the paper's gpt-5.4-mini) with its
 arguments, and the judge's (None where no task's reward needs one: Telecom). Session ``k`` of the
 study is the ``k``-th task of that order (its folder ``task-<k>``): the task id goes into the log
-(``outcome``) and never into anything the agent, the customer's instructions or the FSM see.
+(``session_start``'s ``order``, ``outcome``) and never into anything the agent, the customer's
+instructions or the FSM see.
 
 ``open_work`` builds the session's :class:`Tau2Work` from the runner's set-up: the study's frozen
 texts (``texts/``), the customer's and the judge's endpoints (``WorkSetup.options``: the runner
-resolves the models, or starts the simulator's customer for a simulated session), the Telecom
+resolves the models, or starts the simulator's customer for a simulated session, and meters
+them: each response priced, logged and counted against the spending cap), the Telecom
 controller under an FSM condition, and the seed ``tau2 run`` gives trial 0 under the study's
 ``tau2_seed`` (300, tau2's default: ``conversation.trial_seed``), as the paper's one run per task.
 """
@@ -101,10 +103,12 @@ class Tau2Family:
         customer = _endpoint(options.get("customer"), study.params.get("customer_args"))
         if customer is None:
             raise Tau2StudyError(f"{study.root / 'study.yaml'}: params.customer_model must name the customer's model")
+        judge = options.get("judge")
         return Tau2Work(domain, self.task_id(study, unit), customer, texts=Path(study.root) / "texts",
-                        judge=_endpoint(options.get("judge"), study.params.get("judge_args")), controller=controller,
+                        judge=_endpoint(judge, study.params.get("judge_args")), controller=controller,
                         emit=setup.emit, session_dir=setup.session_dir, max_steps=study.params.get("max_steps"),
-                        seed=trial_seed(_int(study.params.get("tau2_seed"), TAU2_SEED)))
+                        seed=trial_seed(_int(study.params.get("tau2_seed"), TAU2_SEED)),
+                        may_judge=(judge or {}).get("open"))
 
 
 def _int(value: Any, default: int) -> int:
@@ -118,15 +122,16 @@ def _int(value: Any, default: int) -> int:
 def _endpoint(option: dict[str, Any] | None, args: Any) -> Any:
     """A side model the runner resolved (``WorkSetup.options``) as tau2's LiteLLM endpoint: the
     simulator's speaks the Anthropic Messages API; a real model's arguments (the paper's
-    ``reasoning_effort: medium``) are the study's; an OpenAI model is reached by Chat Completions."""
-    from .conversation import ModelEndpoint
+    ``reasoning_effort: medium``) are the study's; an OpenAI model is reached by Chat Completions.
+    Each response's usage goes to the runner's ``on_usage`` (priced, logged, capped)."""
+    from .conversation import ModelEndpoint, register_meter
 
     if option is None:
         return None
     api = "anthropic-messages" if option["api"] == "anthropic-messages" else "openai-chat"
     extra = () if option.get("simulated") else tuple(sorted((args or {}).items()))
     return ModelEndpoint(option["model_id"], api=api, base_url=option.get("base_url"), api_key=option.get("api_key"),
-                         args=extra)
+                         args=extra, meter=register_meter(option.get("on_usage")))
 
 
 FAMILY = Tau2Family()

@@ -17,8 +17,9 @@ Under the FSM condition the controller (``controller.py``) adds turns of its own
 step's lookups before the agent's first call (their results in the first message) and a fresh
 test after each repair (in the repair's result); they go through the same conversation and are
 counted (``controller_turns``). The lookups are logged as ``controller_call`` events, the test in
-the result of the call it follows. The task id names its injected faults: it is logged (``outcome``)
-and never put in anything the agent, the customer or the FSM sees.
+the result of the call it follows. The task id names its injected faults: the log holds it
+(``session_start``'s ``order``, the session's one unit, which ``study audit`` checks against the
+study's frozen order; ``outcome``), and nothing the agent, the customer or the FSM sees does.
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ class Tau2Work:
     object with ``after(work, name, args, result) -> ToolResult``; None under Control).
     ``emit(kind, **fields)``: where events go as they happen (``customer_message``); the runner
     may set it later (:meth:`attach`). ``session_dir``: where ``tau2_run.json`` is written.
+    ``may_judge()``: whether the session's spending cap leaves room for the judge (None: always);
+    a task its judge was not asked for at the cap is logged not judged, as without a judge.
     """
 
     family = "tau2"
@@ -125,12 +128,14 @@ class Tau2Work:
     def __init__(self, domain: str, task_id: str, customer: ModelEndpoint, *, texts: Path,
                  judge: ModelEndpoint | None = None, controller: Any = None,
                  emit: Callable[..., Any] | None = None, session_dir: Path | None = None,
-                 max_steps: int | None = None, seed: int | None = None):
+                 max_steps: int | None = None, seed: int | None = None,
+                 may_judge: Callable[[], bool] | None = None):
         self.domain = domain
         self.task_id = task_id
         self.task = load_task(domain, task_id)
         self.customer = customer
         self.judge = judge
+        self.may_judge = may_judge
         self.texts = Texts(texts)
         self.controller = controller
         self.session_dir = Path(session_dir) if session_dir is not None else None
@@ -378,7 +383,10 @@ class Tau2Work:
             if voided:
                 return {}
             simulation = self.conversation.simulation()
-            verdict = evaluate(simulation, self.task, self.domain, self.judge)
+            capped = self.judge is not None and self.may_judge is not None and not self.may_judge()
+            verdict = evaluate(simulation, self.task, self.domain, None if capped else self.judge)
+            if capped and not verdict["judged"]:
+                verdict["note"] = "the session's spending cap was reached before its judge was asked: not scored"
             simulation.reward_info = verdict.pop("reward_info")
             if self.session_dir is not None:
                 self.session_dir.mkdir(parents=True, exist_ok=True)
@@ -406,7 +414,8 @@ class Tau2Work:
                 "customer_device_actions": device}
 
     def session_fields(self) -> dict[str, Any]:
-        """What ``session_start`` records of the family (no task id: it is logged at the end)."""
+        """What ``session_start`` records of the family beside its ``order`` (``[task_id]``: the log
+        holds the task id, the agent never sees the log)."""
         record = data_record(self.domain)
         return {"domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
                 "data_files": record["files"], "customer_model": self.customer.describe(),

@@ -4,7 +4,8 @@ A workspace study (``preregistration/studies/<name>/study.yaml``, ``family: work
 by seed) names its ``protocol`` (``autoresearch``, ``month-end-close``), its preregistered seeds
 and how many contexts a run may have. Session ``s`` is the run of seed ``s``: its folder holds the
 agent's git workspace (``workspace/``) and, beside it, the check scripts the FSM's guards run
-(``checks/``), laid out by the protocol's own builder; the agent's CLI works in ``workspace/``
+(``checks/``), laid out by the protocol's own builder (in the agent's folder while the run runs,
+``WorkSetup.agent_root``: a path that names nothing of the session, linked from its folder); the agent's CLI works in ``workspace/``
 with its own tools (shell, reads, edits) and no MCP tool of the study's but the FSM's.
 
 The run is a sequence of fresh contexts (``study.runner.ending``'s rules C1-C4): AutoResearch one
@@ -255,7 +256,7 @@ class WorkspaceFamily:
     def open_work(self, setup: Any) -> WorkspaceWork:
         prepared = setup.prepared
         study = prepared.study
-        return WorkspaceWork(protocol_of(study), setup.session_dir, seed=prepared.spec.seed,
+        return WorkspaceWork(protocol_of(study), setup.agent_root or setup.session_dir, seed=prepared.spec.seed,
                              uses_fsm=prepared.condition.uses_fsm, turns=prepared.limits.turns,
                              contexts=int(study.params.get("contexts") or 10), size=prepared.spec.accounts)
 

@@ -16,7 +16,8 @@ context (``n`` None). Each item is a dict with ``kind`` and ``seq``:
   stdout and stderr, Codex CLI's output), ``tool`` (the runtime's name);
 - ``edit``: ``path``, ``changes`` (each ``old`` and ``new`` text: Claude Code's Edit and MultiEdit)
   or ``patch`` (a patch's text: Codex CLI's apply_patch), ``paths`` (every file it touches);
-- ``write``: ``path``, ``content``; ``read``: ``path``; ``search``: ``pattern``, ``path``;
+- ``write``: ``path``, ``content`` (of a file Codex CLI adds with a patch: the patch's lines for
+  it); ``read``: ``path``; ``search``: ``pattern``, ``path``;
 - ``call``: another tool (the FSM's: ``server`` ``fsm``), ``server``, ``tool``, ``args``;
 - every call item: ``ok``, ``state`` (the FSM state), ``result`` (texts cut), or ``error`` and
   ``denied`` (the tool-call gate refused it; ``error`` is the gate's reason);
@@ -37,6 +38,8 @@ import posixpath
 from typing import Any
 
 import orjson
+
+from study.transcripts import codex
 
 TEXT_CAP = 4000
 #: The runtimes' own names of their tools, by what they do.
@@ -126,6 +129,19 @@ def _command_of(args: dict[str, Any]) -> str | None:
     return _str(command)
 
 
+def _added(args: dict[str, Any], path: str | None) -> str | None:
+    """What a patch of Codex CLI's writes into the file it adds (its ``*** Add File:`` section, the
+    patch being the call's ``command``: apply_patch's, or a shell heredoc's): the file ``path``
+    names, or the patch's only added file."""
+    patch = _command_of(args)
+    added = codex.added_files(patch) if patch else {}
+    if path is not None:
+        for name, content in added.items():
+            if name == path or name.endswith("/" + path):
+                return content
+    return next(iter(added.values())) if len(added) == 1 else None
+
+
 def _kind(event: dict[str, Any]) -> str:
     """What a call of the CLI's own tools does: its actions' vocabulary first, else its name."""
     tool = str(event.get("tool"))
@@ -195,7 +211,7 @@ class _Builder:
                 item["patch"] = _cut(patch, self.cap)
         elif kind == "write":
             item["path"] = path
-            item["content"] = _cut(args.get("content"), self.cap)
+            item["content"] = _cut(args.get("content") if "content" in args else _added(args, path), self.cap)
         elif kind == "read":
             item["path"] = path
             if ok:

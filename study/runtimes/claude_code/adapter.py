@@ -38,7 +38,7 @@ from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
 from study.runtimes.launcher import agent_path, write_launcher
 from study.transcripts.claude_code import usage_of
 
-from .options import cli_env, inherited, options, recorded_settings
+from .options import cli_env, generation, inherited, options, recorded_settings
 from .errors import classify_error
 from .retries import retry_fields
 from .pin import bundled_cli_path
@@ -96,6 +96,9 @@ class ClaudeCodeSession:
         if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
             self.env["PATH"] = agent_path()
         self.settings = recorded_settings(self.env)
+        passed = generation(prepared.model.settings)
+        if passed:   # the model's generation settings, as the SDK's options the CLI gets as flags
+            self.settings["generation"] = passed
         self.inherited_env = inherited(self.env)
         from .tool_server import make_sdk_server
 

@@ -3,7 +3,9 @@
 The CLI runs with its own fresh HOME and working directory inside the session folder (a workspace
 session: the workspace, with Claude Code's own tools on, ``WORKSPACE_TOOLS``), no
 filesystem settings, built-in tools off otherwise, the SOP-Bench (and FSM) tools in process over MCP,
-Claude Code's default system prompt (plus the SOP copy for the Sys conditions), the hooks of
+Claude Code's default system prompt (plus the SOP copy for the Sys conditions), the model's
+generation settings of models.yaml (``generation``: ``--effort``, ``--thinking``,
+``--max-thinking-tokens``; none: the CLI's defaults), the hooks of
 the runner's ``SessionBridge``, and ``cli_path`` pointing at the runner's launcher
 (``study/runtimes/launcher.py``),
 which execs the bundled CLI so that it never outlives the runner.
@@ -54,6 +56,27 @@ def inherited(env: dict[str, str]) -> list[str]:
     return sorted(k for k in os.environ if k.startswith(("CLAUDE", "ANTHROPIC")) and k not in env)
 
 
+def generation(settings: dict[str, Any] | None) -> dict[str, Any]:
+    """A model's generation settings of models.yaml (``study.protocol.models.MODEL_SETTINGS``) as
+    ``ClaudeAgentOptions`` fields, which the SDK passes as the CLI's flags: ``reasoning_effort`` ->
+    ``effort`` (``--effort``: Claude Code 2.1.332 sends it as ``output_config.effort`` to a model
+    that takes one, not to Claude Haiku 4.5), ``thinking`` (``adaptive``, ``disabled``) and
+    ``thinking_budget`` -> ``thinking`` (``--thinking``, or ``--max-thinking-tokens N``: the
+    request's ``thinking``). Empty: nothing passed, the CLI's own defaults (the paper's runs)."""
+    settings = dict(settings or {})
+    unknown = sorted(set(settings) - {"reasoning_effort", "thinking", "thinking_budget"})
+    if unknown:
+        raise ValueError(f"Claude Code has no flag for the generation setting(s) {', '.join(unknown)}")
+    out: dict[str, Any] = {}
+    if "reasoning_effort" in settings:
+        out["effort"] = settings["reasoning_effort"]
+    if "thinking_budget" in settings:
+        out["thinking"] = {"type": "enabled", "budget_tokens": int(settings["thinking_budget"])}
+    elif "thinking" in settings:
+        out["thinking"] = {"type": settings["thinking"]}
+    return out
+
+
 #: Claude Code's own tools a workspace session offers (reading, editing, writing, the shell); every
 #: call reaches the PreToolUse hook, where the FSM's built-in vocabulary gates it (study.fsm.builtin_tools).
 WORKSPACE_TOOLS = ["Bash", "Read", "Edit", "Write", "MultiEdit", "Glob", "Grep"]
@@ -72,6 +95,7 @@ def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, 
         return [HookMatcher(hooks=[fn], timeout=HOOK_TIMEOUT_S)]
 
     return ClaudeAgentOptions(
+        **generation(prepared.model.settings),
         tools=list(WORKSPACE_TOOLS) if builtin_tools else [],
         allowed_tools=allowed + (list(WORKSPACE_TOOLS) if builtin_tools else []),
         mcp_servers=servers,

@@ -6,7 +6,8 @@ Nothing of the user's ``~/.codex`` is read: every session (and every ``study cod
 
 - the model provider: ``wire_api = "responses"`` at the session's endpoint, its key read from the
   variable ``env_key`` names, with the retry counts written out (Codex's defaults: 4 HTTP-level
-  retries inside 5 stream-level ones);
+  retries inside 5 stream-level ones); the model's generation settings of models.yaml as Codex's
+  keys (:func:`generation_keys`: ``model_reasoning_effort``, ``model_reasoning_summary``);
 - unattended: ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"`` (no tool of
   Codex's own that could use them is offered), the working folder trusted; a workspace session
   (:func:`workspace_config`) and ``study codex --workflow`` instead keep Codex's own tools on in
@@ -47,6 +48,20 @@ STREAM_MAX_RETRIES = 5
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "Stop", "PreCompact")
 #: The provider's name in config.toml.
 PROVIDER = "study"
+#: A models.yaml generation setting (``study.protocol.models.MODEL_SETTINGS``) -> Codex's config key:
+#: Codex CLI 0.169.0 sends ``model_reasoning_effort`` as the Responses API's ``reasoning.effort`` and
+#: ``model_reasoning_summary`` as ``reasoning.summary`` (checked in its requests to the simulator;
+#: without them it sends ``reasoning: {"summary": "auto"}`` and the API's default effort applies).
+GENERATION_KEYS = {"reasoning_effort": "model_reasoning_effort", "reasoning_summary": "model_reasoning_summary"}
+
+
+def generation_keys(settings: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A model's generation settings as config.toml keys (a setting Codex has no key for is refused:
+    models.yaml's reader lets only Codex's through)."""
+    unknown = sorted(set(settings or {}) - set(GENERATION_KEYS))
+    if unknown:
+        raise ValueError(f"Codex CLI has no config key for the generation setting(s) {', '.join(unknown)}")
+    return {GENERATION_KEYS[key]: value for key, value in (settings or {}).items()}
 
 
 def _value(value: Any) -> str:
@@ -90,16 +105,17 @@ def toml_text(config: Mapping[str, Any]) -> str:
 
 def session_config(*, model: str, base_url: str, env_key: str, work: Path, servers: Mapping[str, tuple[str, list[str]]],
                    developer_instructions: str | None = None, context_window: int | None = None,
-                   provider: bool = True, builtin_tools: bool = False,
-                   writable_roots: Sequence[Path] = ()) -> dict[str, Any]:
+                   provider: bool = True, builtin_tools: bool = False, writable_roots: Sequence[Path] = (),
+                   model_settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The config of one Codex home. ``servers`` maps an MCP server name to its command and
     arguments; ``developer_instructions`` is appended to Codex's system prompt (the Sys
     conditions' SOP copy); ``context_window`` sets the model's context window (Codex compacts at
     about 90% of it); ``provider`` False keeps Codex's own OpenAI provider (``study codex``).
     ``builtin_tools``: Codex's own tools stay on (the shell, ``apply_patch`` where Codex offers it)
     inside its ``workspace-write`` sandbox (:func:`sandbox_settings`: writes only in ``work`` and
-    ``writable_roots``, not in /tmp, no network for commands); the study's SOP sessions never set it."""
-    config: dict[str, Any] = {"model": model}
+    ``writable_roots``, not in /tmp, no network for commands); the study's SOP sessions never set it.
+    ``model_settings``: the model's generation settings of models.yaml (:func:`generation_keys`)."""
+    config: dict[str, Any] = {"model": model, **generation_keys(model_settings)}
     if provider:
         config["model_provider"] = PROVIDER
     config.update({
@@ -151,7 +167,8 @@ def sandbox_settings(writable_roots: Sequence[Path] = ()) -> dict[str, Any]:
 
 def workspace_config(*, model: str, base_url: str, env_key: str, workspace: Path,
                      servers: Mapping[str, tuple[str, list[str]]] | None = None, developer_instructions: str | None = None,
-                     context_window: int | None = None, provider: bool = True, commits: bool = True) -> dict[str, Any]:
+                     context_window: int | None = None, provider: bool = True, commits: bool = True,
+                     model_settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The config of a workspace session's Codex home: the session config (nothing of the user's,
     the endpoint the only host, hooks on, MCP ``servers`` required and approved) with Codex's own
     tools on in its ``workspace-write`` sandbox rooted at ``workspace`` (the agent's working
@@ -161,7 +178,7 @@ def workspace_config(*, model: str, base_url: str, env_key: str, workspace: Path
     roots = [workspace / ".git"] if commits else []
     config = session_config(model=model, base_url=base_url, env_key=env_key, work=workspace, servers=servers or {},
                             developer_instructions=developer_instructions, context_window=context_window,
-                            provider=provider, builtin_tools=True, writable_roots=roots)
+                            provider=provider, builtin_tools=True, writable_roots=roots, model_settings=model_settings)
     # the agent's commands run in a plain shell with the session's PATH (the runner's Python first,
     # whose packages a protocol's script imports); a login shell would reset PATH from /etc/profile
     config["allow_login_shell"] = False

@@ -29,6 +29,8 @@ import pytest
 
 from study.families.tau2 import tau2_problem
 
+from ...agent_paths import assert_the_model_saw_no_session_name
+
 PROBLEM = tau2_problem()
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or ""),
               pytest.mark.xdist_group("tau2-e2e")]
@@ -135,6 +137,48 @@ def test_the_fsm_refuses_the_adversarial_agents_moves(runs):
     assert several and all(e["tool"] == "send_message_to_customer" for e in several)
     assert [e for e in run.of("stop") if e["outcome"] == "blocked"]    # it ended its turn with the problem open
     assert not [e for e in run.calls(TRANSFER) if e["ok"]] and run.outcome["reward"] == 1.0
+
+
+@pytest.mark.parametrize("runtime", ["claude-code", "codex"])
+def test_the_folder_the_agent_works_in_names_no_model_condition_or_task(runs, runtime):
+    """Every path under the sessions folder the agent's model was sent is the agent's folder, which
+    names no model, condition, study or task (issue 49, item 5)."""
+    run = runs[("oracle", runtime, "FSM")]
+    text = (runs["out"] / f"requests-oracle-{runtime}-FSM.jsonl").read_text(encoding="utf-8")
+    assert_the_model_saw_no_session_name(text, runs["out"], run.path)
+
+
+@pytest.mark.parametrize("runtime,condition", [("claude-code", "Control"), ("codex", "FSM")])
+def test_the_customers_spend_is_priced_logged_and_in_the_sessions_cost(runs, runtime, condition):
+    """Every response of tau2's user simulator is a model_usage event, priced as the simulator's
+    stand-in, and the session's cost is the agent's calls and the customer's (issue 49, item 2)."""
+    run = runs[("oracle", runtime, condition)]
+    usage = run.of("model_usage")
+    assert len(usage) == len(run.customer_requests) >= 5
+    assert {(u["role"], u["model"], u["model_id"]) for u in usage} == {("customer", "sim:customer", "claude-haiku-4-5")}
+    assert all(u["priced_usd"] > 0 and u["usage"]["output"] > 0 for u in usage)
+    end, meta = run.of("session_end")[-1], json.loads((run.path / "meta.json").read_text())
+    side = sum(u["priced_usd"] for u in usage)
+    calls = sum(c["cost_usd"] for c in run.of("call_end"))
+    assert end["side_cost_usd"] == pytest.approx(side, abs=1e-5) and side > 0
+    assert end["cost_usd"] == meta["cost_usd"] == pytest.approx(calls + side, abs=1e-5)
+    assert usage[-1]["session_cost_usd"] <= end["cost_usd"] + 1e-6
+
+
+def test_the_customers_spend_counts_against_the_spending_cap(tmp_path):
+    """The customer's opening costs more than this cap: the session ends at the cap before the
+    agent's first response (issue 49, item 2)."""
+    from study.runner.session import SessionSpec, run_session
+
+    cap = 0.0002
+    path = Path(run_session(SessionSpec(condition="Control", seed=TASK, model="sim:oracle", study=STUDY,
+                                        out_root=tmp_path, limit_overrides={"spending_usd": cap})))
+    events = _events(path)
+    usage = [e for e in events if e["kind"] == "model_usage"]
+    assert usage and usage[0]["role"] == "customer" and usage[0]["session_cost_usd"] >= cap
+    assert [e for e in events if e["kind"] == "usage"] == []        # the agent was stopped before its first response
+    end = events[-1]
+    assert (end["kind"], end["status"]) == ("session_end", "limit:spending") and end["side_cost_usd"] >= cap
 
 
 def test_table4_from_these_logs(runs):

@@ -89,6 +89,21 @@ def test_the_tools_listed_are_taus_own_and_the_ended_conversation_refuses_every_
     assert (tmp_path / "tau2_run.json").read_bytes() == record and played.events == events   # nothing recorded
 
 
+def test_the_log_names_the_task_from_its_start_and_the_words_about_it_say_so(oracle_played):
+    """session_start's order is the task id (the audit checks it against the frozen order), its
+    family fields name none: the code, its comment and the contract say the same (issue 49, item 6;
+    that nothing the agent sees holds it is test_tau2_e2e's)."""
+    from study.families.tau2.work import Tau2Work
+
+    _folder, work, _played = oracle_played
+    assert work.order == [DATA_TASK] and DATA_TASK not in json.dumps(work.session_fields())
+    comment = " ".join((Tau2Work.session_fields.__doc__ or "").split())
+    assert "no task id" not in comment and "``order`` (``[task_id]``: the log holds the task id" in comment
+    contracts = (ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
+    start = " ".join(contracts.split("- `session_start`:", 1)[1].split("\n- `", 1)[0].split())
+    assert "never the task id" not in start and "its task id is its `order`" in start
+
+
 def test_the_goal_abandoner_transfers_under_control_and_the_fsm_denies_it(tmp_path):
     _, control = _play(SERVICE_TASK, "goal-abandoner", False, tmp_path / "c")
     transferred = [c for c, o in control.view.steps if c.tool == "transfer_to_human_agents" and o.ok]
@@ -119,6 +134,34 @@ def test_a_task_that_needs_a_judge_is_not_scored_without_one(tmp_path):
     assert outcome["termination_reason"] == "agent_stop"
     assert outcome["judged"] is False and outcome["reward"] is None
     assert "NL_ASSERTION" in outcome["reward_basis"] and "judge" in outcome["note"]
+
+
+def test_the_customers_responses_are_metered_and_no_judge_is_asked_once_the_cap_is_reached(tmp_path):
+    """Each response of the models tau2 calls reaches its endpoint's meter (the runner prices, logs
+    and caps it); a judge is not asked once the session's spending cap is reached: the task is then
+    not judged, saying why (issue 49, item 2)."""
+    from study.families.tau2 import data
+    from study.families.tau2.conversation import ModelEndpoint, register_meter
+    from study.families.tau2.work import Tau2Work
+
+    from study.sim.server import SimServer
+    from study.families.tau2.sim.customer import Customer
+
+    task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis]
+                and t.evaluation_criteria.nl_assertions)
+    customer_usage, judge_usage = [], []
+    judge = ModelEndpoint("gpt-5.4-mini", api="openai-chat", base_url="http://127.0.0.1:9/v1", api_key="never-used",
+                          meter=register_meter(judge_usage.append))       # nothing listens there: asking it would fail
+    with SimServer(Customer(task.model_dump(mode="json"))) as sim:
+        work = Tau2Work("retail", task.id, ModelEndpoint("sim-customer", base_url=sim.base_url,
+                                                         meter=register_meter(customer_usage.append)),
+                        texts=TEXTS, session_dir=tmp_path, judge=judge, may_judge=lambda: False)
+        assert work.opening()
+        outcome = work.finish(None)
+        requests = sim.requests
+    assert len(customer_usage) == requests >= 1 and all(u.input + u.cache_read > 0 and u.output > 0 for u in customer_usage)
+    assert judge_usage == [] and outcome["judged"] is False and outcome["reward"] is None
+    assert outcome["note"] == "the session's spending cap was reached before its judge was asked: not scored"
 
 
 def test_a_task_whose_basis_names_nl_assertions_but_lists_none_is_scored_without_a_judge(tmp_path):
@@ -159,7 +202,7 @@ def test_a_conversation_the_runner_voided_is_never_decided(tmp_path):
     from study.families.tau2.conversation import ModelEndpoint
     from study.families.tau2.work import Tau2Work
     from study.sim.server import SimServer
-    from study.sim.tau2.customer import Customer
+    from study.families.tau2.sim.customer import Customer
 
     task = data.load_task("telecom", SERVICE_TASK)
     with SimServer(Customer(task.model_dump(mode="json"))) as sim:
@@ -182,7 +225,7 @@ def test_a_judged_tasks_recorded_verdicts_re_score_it_as_the_judge_did(tmp_path)
     from study.families.tau2.evaluation import RecordedJudge, evaluate
     from study.families.tau2.work import Tau2Work
     from study.sim.server import SimServer
-    from study.sim.tau2.customer import Customer
+    from study.families.tau2.sim.customer import Customer
 
     task = next(t for t in data.load_tasks("retail") if "NL_ASSERTION" in [b.value for b in t.evaluation_criteria.reward_basis]
                 and t.evaluation_criteria.nl_assertions)

@@ -48,6 +48,58 @@ def test_each_rule_is_named_for_the_row_that_breaks_it(tmp_path):
     assert "notes.txt" in files and "only train.py may change" in files
 
 
+def test_the_rules_read_two_ways_are_decided_by_the_papers_definition(tmp_path):
+    """Issue 49, item 8 (docs/staged.md, "The ledger"): "a recorded candidate commit" is the id of
+    the commit measured as git writes it (not an annotated tag's id, not in upper case), and "only
+    the allowed file changed" makes an empty candidate a trial of nothing: the baseline's only."""
+    run = one_per_stage(tmp_path)
+    base = candidate(run)                                                            # empty: the template as it is
+    append(run, 1, "baseline", "baseline", "template", 0.92, "keep", base)
+    empty = candidate(run)
+    append(run, 2, "scheduler", "lr_schedule", "nothing", 0.92, "discard", empty)    # files: changes nothing
+    git(run.workspace, "reset", "-q", "--hard", "HEAD~1")
+    c3 = candidate(run, *SCHEDULE)
+    git(run.workspace, "tag", "-a", "trial-3", "-m", "trial 3", c3)
+    tag = git(run.workspace, "rev-parse", "--short", "trial-3")
+    assert git(run.workspace, "cat-file", "-t", tag) == "tag" and tag != c3
+    append(run, 3, "optimizer", "optimizer_lr", "optimal", 0.93, "keep", tag)        # commit: a tag's id
+    full = git(run.workspace, "rev-parse", c3)                                      # 40 digits: some are letters
+    append(run, 4, "optimizer", "optimizer_lr", "optimal", 0.93, "keep", full.upper())  # commit: upper case
+    append(run, 5, "optimizer", "optimizer_lr", "optimal", 0.93, "keep", c3)         # the same commit as git writes it
+    result = score(run.workspace, Plan.uniform(1))
+    assert [row.rule for row in result.rows] == [None, "files", "commit", "commit", None]
+    problems = [dict(row.problems) for row in result.rows]
+    assert "changes nothing" in problems[1]["files"] and "only the baseline's is empty" in problems[1]["files"]
+    assert "is the id of a tag, not of a commit" in problems[2]["commit"]
+    assert "not an id as git writes it" in problems[3]["commit"]
+    checked = _stage_check(run, "optimizer")                                         # the FSM's guard says the same
+    assert checked.returncode == 1 and "row 2 (line 3, trial 2): commit" in checked.stdout
+    assert "row 3 (line 4, trial 3): candidate commit" in checked.stdout and "a tag, not of a commit" in checked.stdout
+
+
+def test_the_workflow_refuses_a_shell_redirect_into_the_ledger_and_admits_its_edit(tmp_path):
+    """docs/staged.md listed `printf/echo * >> ledger.tsv` as allowed; the frozen workflow has no
+    such rule and refuses it (a compound command): the ledger is edited or written (issue 49, item 8)."""
+    from study.families.workspace.autoresearch import WORKFLOW
+    from study.fsm import Workflow
+    from study.families.workspace.sim.workflows import load_workflow
+
+    root = Path(__file__).resolve().parents[3]
+    frozen = Workflow.load(root / "preregistration/studies/autoresearch/workflows/autoresearch.yaml")
+    for wf in (frozen, load_workflow(WORKFLOW)):
+        for state in ("S_baseline", "S_scheduler", "S_confirmation"):
+            rules = wf.states[state].permissions
+            for command in ("printf '26\\tconfirmation' >> ledger.tsv", "echo row >> ledger.tsv"):
+                refusal = rules.decide("shell", {"command": command}, {})
+                assert refusal is not None and "chains commands, redirects, or substitutes" in refusal
+            assert rules.decide("edit", {"path": "ledger.tsv"}, {}) is None
+            assert rules.decide("write", {"path": "ledger.tsv"}, {}) is None
+            assert rules.decide("write", {"path": "train.py"}, {}) is not None
+    page = (root / "docs" / "staged.md").read_text(encoding="utf-8")
+    workflow_section = page.split("### The workflow: `AutoResearchSklearn`", 1)[1].split("###", 1)[0]
+    assert "is refused" in workflow_section and "appending to the ledger (`printf" not in workflow_section
+
+
 def _valid_campaign(run, accuracies):
     """One valid row per stage of Plan.uniform(1): each a committed change with its results file."""
     stages = [("baseline", "baseline"), ("scheduler", "lr_schedule"), ("optimizer", "optimizer_lr"),

@@ -27,6 +27,7 @@ import pytest
 from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
 
+from ...agent_paths import assert_the_model_saw_no_session_name
 from ...view.family_sessions import CLOSE, GROUP
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP)]
@@ -107,6 +108,20 @@ def test_each_period_is_closed_in_a_fresh_context_that_holds_nothing_of_the_one_
     said_before = "2025-01: wrote step"          # the first period's close script's output, in its context
     assert any(said_before in json.dumps(r) for r in requests if r not in second)
     assert not any(said_before in json.dumps(r) for r in second)
+
+
+@pytest.mark.parametrize("name", ["close-plain", pytest.param("close-fsm-codex", marks=CODEX)])
+def test_the_workspace_the_agent_works_in_names_nothing_of_the_session(sessions, name):
+    """The agent's workspace (its CLI's working folder, which the CLI shows the model) and the
+    checks beside it are in the agent's folder while the run runs, named by no model, condition,
+    seed or study, and in the session folder once it ended (issue 49, item 5)."""
+    folder = sessions[name]
+    text = sessions.requests(name).read_text(encoding="utf-8")
+    seen = assert_the_model_saw_no_session_name(text, sessions.root / name, folder)
+    assert any(path.endswith("/workspace") for path in seen)
+    for part in ("workspace", "checks", "home"):
+        assert (folder / part).is_dir() and not (folder / part).is_symlink()
+    assert git(folder / "workspace", "rev-parse", "--is-inside-work-tree").strip() == "true"
 
 
 def test_every_built_in_call_is_logged_with_its_arguments_result_and_vocabulary(sessions):

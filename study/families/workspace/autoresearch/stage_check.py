@@ -13,7 +13,10 @@ valid and the stages up to it hold their trials, in order; 1: it prints each pro
 A row is valid when it breaks none of the paper's rules (appendix D.3), checked in this order:
 ``fields`` (every field present and non-empty), ``decision`` (keep, discard or crash), ``stage``
 (a known stage), ``axis`` (the stage's axis), ``metric`` (a number), ``commit`` (the recorded
-candidate commit exists) and ``files`` (it changes train.py and nothing else against its parent).
+candidate commit: the id of a commit of the repository as git writes it, 7-40 lower-case hex
+digits; a tag's id names a tag, not a commit) and ``files`` (against its parent it changes
+train.py and nothing else; only the baseline's candidate may change nothing: the template as it
+is, an empty commit).
 The check also asks, of a kept or discarded row, for the results file its run wrote with the same
 metric (a measured result, not a claimed one). Standalone: the standard library and git only, so
 any python3 runs it; the package's scorer imports its row rules from here.
@@ -48,7 +51,8 @@ ALLOWED_FILE = "train.py"
 RULES = ("fields", "decision", "stage", "axis", "metric", "commit", "files")
 #: how far a row's metric may be from its results file's (the file keeps 6 decimals)
 METRIC_TOLERANCE = 0.001
-_HEX = re.compile(r"[0-9a-fA-F]{7,40}")
+#: a commit id as git writes it (``git rev-parse --short HEAD``, ``git log``): lower-case hex
+_HEX = re.compile(r"[0-9a-f]{7,40}")
 
 
 #: git reads only: no repository setting runs a program (an fsmonitor, a hook), the workspace's own
@@ -88,11 +92,26 @@ def as_row(fields: list[str]) -> dict[str, str]:
 
 
 def resolve_commit(workspace: Path, commit: str) -> str | None:
-    """The full id of ``commit`` if it is a commit id in the workspace's repository."""
+    """The full id of ``commit`` if it is the id of a commit in the workspace's repository (as git
+    writes one; not the id of another object that leads to a commit, such as an annotated tag)."""
     if not _HEX.fullmatch(commit):
         return None
-    code, out = git(workspace, "rev-parse", "--verify", "--quiet", commit + "^{commit}")
-    return out.strip() if code == 0 and out.strip() else None
+    code, out = git(workspace, "rev-parse", commit + "^{object}", commit + "^{commit}")
+    found = out.split()
+    return found[0] if code == 0 and len(found) == 2 and found[0] == found[1] else None
+
+
+def _commit_problem(workspace: Path, commit: str) -> str:
+    """Why ``commit`` (a row's field, not empty) is no recorded candidate commit."""
+    if _HEX.fullmatch(commit.lower()) and not _HEX.fullmatch(commit):
+        return (f"candidate commit {commit!r} is not an id as git writes it: record it as `git rev-parse --short HEAD` "
+                "prints it (lower-case hex digits)")
+    if _HEX.fullmatch(commit):
+        code, kind = git(workspace, "cat-file", "-t", commit)
+        if code == 0 and kind.strip() not in ("", "commit"):
+            return (f"candidate commit {commit!r} is the id of a {kind.strip()}, not of a commit: record the candidate "
+                    "commit's own id (`git rev-parse --short HEAD` right after committing it)")
+    return f"candidate commit {commit!r} is not a commit of this repository (record its id, 7-40 hex digits)"
 
 
 def row_problems(fields: list[str], workspace: Path) -> list[tuple[str, str]]:
@@ -120,17 +139,21 @@ def row_problems(fields: list[str], workspace: Path) -> list[tuple[str, str]]:
         problems.append(("metric", f"metric {row['metric']!r} is not a number"))
     commit = resolve_commit(workspace, row["commit"]) if row["commit"] else None
     if commit is None:
-        shown = repr(row["commit"]) if row["commit"] else "(none)"
-        problems.append(("commit", f"candidate commit {shown} is not a commit of this repository (record its id, 7-40 hex digits)"))
+        problems.append(("commit", _commit_problem(workspace, row["commit"]) if row["commit"]
+                         else "candidate commit (none) is not a commit of this repository (record its id, 7-40 hex digits)"))
     else:
         code, parents = git(workspace, "rev-list", "--parents", "-n", "1", commit)
         if len(parents.split()) < 2:
             problems.append(("files", f"commit {row['commit']} has no parent: commit each candidate on top of the workspace's history"))
         else:
             code, out = git(workspace, "diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", commit + "^1", commit)
-            other = sorted(name for name in out.split("\0") if name and name != ALLOWED_FILE)
+            changed = [name for name in out.split("\0") if name]
+            other = sorted(name for name in changed if name != ALLOWED_FILE)
             if code != 0 or other:
                 problems.append(("files", f"commit {row['commit']} changes {', '.join(other) or 'files it cannot show'}; only {ALLOWED_FILE} may change"))
+            elif not changed and row["stage"] != "baseline":
+                problems.append(("files", f"commit {row['commit']} changes nothing: a trial's candidate changes {ALLOWED_FILE} "
+                                          "(only the baseline's is empty, the template as it is)"))
     return problems
 
 
