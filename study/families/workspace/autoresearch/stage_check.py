@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -50,9 +51,36 @@ METRIC_TOLERANCE = 0.001
 _HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 
 
+#: What git is told on top of a workspace's own configuration, which the agent can write (Codex CLI
+#: keeps the workspace's .git writable so it can commit): no setting of the repository's may make
+#: a read of it run a program (this check runs outside the agent's sandbox), and no other settings.
+SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+            "-c", "diff.external=", "-c", "log.showSignature=false", "-c", "core.untrackedCache=false")
+
+
+def git_env(workspace: Path) -> dict[str, str]:
+    """git's environment for a read of ``workspace``: no system or global configuration, no
+    prompt, no lock taken, and no repository above the workspace (a removed .git finds none)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
+               GIT_CEILING_DIRECTORIES=str(Path(workspace).resolve().parent))
+    return env
+
+
 def git(workspace: Path, *args: str) -> tuple[int, str]:
-    proc = subprocess.run(["git", *args], cwd=str(workspace), capture_output=True, text=True)
+    proc = subprocess.run(["git", *SAFE_GIT, *args], cwd=str(workspace), capture_output=True, text=True,
+                          env=git_env(workspace), stdin=subprocess.DEVNULL)
     return proc.returncode, proc.stdout
+
+
+def template_changed(workspace: Path) -> bool:
+    """Whether ``train.py`` differs from HEAD's, in the work tree or the index (read without
+    running any filter: the contents' hash, not ``git status``, which can run the repository's)."""
+    code, committed = git(workspace, "rev-parse", "--verify", "--quiet", f"HEAD:{ALLOWED_FILE}")
+    code_work, in_tree = git(workspace, "hash-object", "--no-filters", "--", ALLOWED_FILE)
+    code_index, staged = git(workspace, "ls-files", "--stage", "--", ALLOWED_FILE)
+    blob = committed.strip()
+    return bool(code or code_work or code_index or not blob or in_tree.strip() != blob or f" {blob} " not in staged)
 
 
 def read_ledger(path: Path) -> tuple[list[str] | None, list[tuple[int, list[str]]]]:
@@ -110,7 +138,7 @@ def row_problems(fields: list[str], workspace: Path) -> list[tuple[str, str]]:
         if len(parents.split()) < 2:
             problems.append(("files", f"commit {row['commit']} has no parent: commit each candidate on top of the workspace's history"))
         else:
-            code, out = git(workspace, "diff", "--name-only", "-z", commit + "^1", commit)
+            code, out = git(workspace, "diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", commit + "^1", commit)
             other = sorted(name for name in out.split("\0") if name and name != ALLOWED_FILE)
             if code != 0 or other:
                 problems.append(("files", f"commit {row['commit']} changes {', '.join(other) or 'files it cannot show'}; only {ALLOWED_FILE} may change"))
@@ -158,8 +186,7 @@ def check(stage: str, workspace: Path, plan: list[tuple[str, int]]) -> list[str]
         problems.append(f"line 1 of {LEDGER_NAME} must be the header {' | '.join(LEDGER_FIELDS)} (tab-separated)")
     upto = [] if stage == "start" else list(STAGE_ORDER[: STAGE_ORDER.index(stage) + 1])
     if stage == "start":
-        code, out = git(workspace, "status", "--porcelain", "--", ALLOWED_FILE)
-        if out.strip():
+        if template_changed(workspace):
             problems.append(f"{ALLOWED_FILE} has uncommitted changes before the baseline: the baseline runs the template unchanged")
     counts = dict(plan)
     for position, (line, fields) in enumerate(rows, 1):
