@@ -32,7 +32,13 @@ Two things the CLIs do differently are settings of the bridge, which the runtime
 blocks; Codex CLI has no cap, so there the bridge lets the stop at the cap through) and
 ``failures_reach_post_hook`` (Claude Code runs PostToolUseFailure for a tool's error result;
 Codex CLI runs no PostToolUse hook for it, so there the tool servers' callbacks tell the FSM and
-the log about failed calls: ``after_call`` and ``after_fsm_call``).
+the log about failed calls: ``after_call`` and ``after_fsm_call``). In a workspace the adapter
+also sets ``command_exit`` (Codex CLI's PostToolUse hook carries a command's output but not its
+exit status, which its rollout records: a command is logged, and recorded in the FSM's history,
+with its real status) and ``sandbox_probe`` (whether the runtime's sandbox still starts: a
+command that failed with a sandbox's words, ``study.runtimes.sandbox.looks_like_sandbox_failure``,
+is the runtime's failure once the probe confirms it, and ``on_infrastructure`` ends the session
+as an infrastructure failure; otherwise it is the command's own failure).
 
 Every FSM decision (the gate, the record of a completed call, the stop gate), the tool-name
 parsing and the deny/block outputs come from ``study.fsm.hooks``, the same functions the
@@ -59,6 +65,8 @@ from study.protocol.conditions import Condition
 from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 from study.tooling import AfterCall, ToolResult
+
+from .shell_calls import SHELL_TOOL, as_failure, exit_status, sandbox_failure
 
 #: The longest result of a built-in call kept whole in the log (a command's output may be huge): the
 #: rest is cut, and the event says how much (``result_cut_chars``).
@@ -103,6 +111,14 @@ class SessionBridge:
     #: The CLI runs a PostToolUse(Failure) hook for a tool's error result (Claude Code); else the
     #: tool servers' callbacks tell the FSM and the log about it.
     failures_reach_post_hook = True
+    #: (a workspace) the exit status of the agent's command by call id, where the hook does not say it
+    #: (Codex CLI: read from its rollout); None: the hook's own event says whether it failed
+    command_exit: Any = None
+    #: (a workspace) why the runtime's sandbox cannot start now (one line), or None: asked when a
+    #: command failed with a sandbox's words
+    sandbox_probe: Any = None
+    #: told the reason when the session must end as an infrastructure failure (the driver's)
+    on_infrastructure: Any = None
 
     def __init__(self, log: EventLog, work: Any, condition: Condition, *, fsm: Any = None,
                  reminder: str | None = None, stop_block_cap: int | None = None):
@@ -262,12 +278,24 @@ class SessionBridge:
         FSM's own tools are not recorded); log the FSM server's calls (SOP-Bench ones are logged
         by ``after_call``, which sees the typed result)."""
         output: dict = {}
+        exit_code = None
+        if self.work.builtin_tools and hook_input.get("tool_name") == SHELL_TOOL:   # a command: its real status
+            ok = fsm_hooks.tool_call_ok(hook_input)
+            exit_code = await exit_status(ok, _text_of(hook_input.get("error")),
+                                          str(hook_input.get("tool_use_id") or tool_use_id or ""), self.command_exit)
+            if exit_code not in (None, 0) and ok:   # Codex's hook: a command that failed
+                hook_input = as_failure(hook_input, _text_of(hook_input.get("tool_response")))
         if self.fsm is not None:
             output = fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
                                              on_transition=self._log_automatic, workspace=self._workspace)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         if server is None and self.work.builtin_tools:
-            self._log_builtin(hook_input, tool, tool_use_id)
+            self._log_builtin(hook_input, tool, tool_use_id, exit_code=exit_code)
+            if tool == SHELL_TOOL:
+                said = _text_of(hook_input.get("error") or hook_input.get("tool_response"))
+                failure = await sandbox_failure(exit_code, said, self.sandbox_probe)
+                if failure is not None and self.on_infrastructure is not None:
+                    self.on_infrastructure(failure)
             return output
         if server != FSM_SERVER:
             return output
@@ -289,10 +317,10 @@ class SessionBridge:
         workspace = getattr(self.work, "workspace", None)
         return str(workspace) if workspace is not None else None
 
-    def _log_builtin(self, hook_input: dict, tool: str, tool_use_id: str | None) -> None:
+    def _log_builtin(self, hook_input: dict, tool: str, tool_use_id: str | None, exit_code: int | None = None) -> None:
         """Log a completed call of the CLI's own tool (a command, an edit, a read) with its
-        arguments, its result and what it does in the FSM's vocabulary; then the workspace's new
-        commits, if the call made any."""
+        arguments, its result (a command: its exit status) and what it does in the FSM's
+        vocabulary; then the workspace's new commits, if the call made any."""
         from study.fsm.builtin_tools import actions_of
 
         args = hook_input.get("tool_input") or {}
@@ -301,6 +329,8 @@ class SessionBridge:
         ok = fsm_hooks.tool_call_ok(hook_input)
         cut = max(0, len(text) - MAX_RESULT_CHARS)
         fields: dict[str, Any] = {"result" if ok else "error": text[:MAX_RESULT_CHARS] if cut else text}
+        if tool == SHELL_TOOL and not hook_input.get("reported_by"):   # a command (not a patch Codex applied)
+            fields["exit_code"] = exit_code
         if cut:
             fields["result_cut_chars"] = cut
         actions = actions_of(tool, args, hook_input.get("cwd"), self._workspace)

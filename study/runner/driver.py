@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from study.prereg import code_version
-from study.runtimes.base import Usage, crash
+from study.runtimes.base import Ending, Usage, crash
 from study.runtimes.launcher import stop_process_group
 from study.runtimes.lock import lock_sha256
 from study.transcripts.kept import keep_context_transcript
@@ -90,6 +90,8 @@ class SessionDriver:
         self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
         self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
         self.refusals_reached = asyncio.Event()                   # set at the gate_refusals limit (exploratory)
+        self.infrastructure = asyncio.Event()                     # set when the bridge finds the runtime failing
+        self.infrastructure_reason: str | None = None             # (a sandbox that stopped starting) and why
         self.adapter: Any = None                                  # the runtime adapter, once wired
         self.cli_stop_s: float | None = None                      # how long stopping the CLI took
         self.turns = 0
@@ -124,7 +126,8 @@ class SessionDriver:
             self.log = log
             try:
                 wiring = wire(self.prepared, self.meta, log, stack, runtime=self.runtime, home=self.home, work=self.work,
-                              versions=self.versions, on_refusal=self._on_refusal)
+                              versions=self.versions, on_refusal=self._on_refusal,
+                              on_infrastructure=self._on_infrastructure)
                 bridge, self.adapter = wiring.bridge, wiring.adapter
                 try:
                     end = await self._drive(log, bridge, bridge.work.first_message(self.prepared.condition))
@@ -247,6 +250,13 @@ class SessionDriver:
         if refusals >= (self.prepared.limits.gate_refusals or 0):
             self.refusals_reached.set()
 
+    def _on_infrastructure(self, reason: str) -> None:
+        """The bridge found the runtime failing mid-call (its sandbox stopped starting): the call is
+        ended and the session voided as an infrastructure failure, with ``reason``."""
+        if self.infrastructure_reason is None:
+            self.infrastructure_reason = reason
+        self.infrastructure.set()
+
     def _signal_or_cap(self) -> CallEnd | None:
         """The ending of the running call once a signal has arrived, the spending cap is reached
         or (exploratory conditions) the gate has refused ``gate_refusals`` calls without a decision."""
@@ -256,6 +266,8 @@ class SessionDriver:
             return CallEnd(limit=Limit.SPENDING)
         if self.refusals_reached.is_set():
             return CallEnd(limit=Limit.GATE_REFUSALS)
+        if self.infrastructure.is_set():
+            return CallEnd(error=Ending(SessionStatus.INFRASTRUCTURE_FAILURE, True, self.infrastructure_reason or ""))
         if self.log is not None and self.log.failed is not None:   # a full disk: nothing is recorded any more
             return CallEnd(error=crash(self.log.failed))
         return None
@@ -271,7 +283,7 @@ class SessionDriver:
         it: the spending cap (signalled by ``_Sink.response_usage``) or a time limit."""
         limits = self.prepared.limits
         waiters = [asyncio.ensure_future(event.wait())
-                   for event in (self.cap_reached, self.stop_requested, self.refusals_reached)]
+                   for event in (self.cap_reached, self.stop_requested, self.refusals_reached, self.infrastructure)]
         try:
             while True:
                 now = time.monotonic()
