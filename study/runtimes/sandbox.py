@@ -52,16 +52,16 @@ _FAILURE_TEXTS = ("codex-linux-sandbox", "Sandbox is required (sandbox.failIfUna
                   "sandbox required but unavailable")
 
 
-def claude_settings(*, writable: Sequence[Path] = (), read_only: Sequence[Path] = ()) -> dict[str, Any]:
+def claude_settings(*, writable: Sequence[Path] = ()) -> dict[str, Any]:
     """The ``sandbox`` settings of a Claude Code workspace session (see the module docstring):
-    ``writable`` folders beside the working folder (a protocol's declared output folders),
-    ``read_only`` paths inside them that stay read-only."""
+    ``writable``, folders beside the working folder its commands may write too (a protocol's
+    declared output folders)."""
     return {"sandbox": {
         "enabled": True,
         "failIfUnavailable": True,
         "allowUnsandboxedCommands": False,
         "network": {"allowedDomains": [], "strictAllowlist": True},
-        "filesystem": {"allowWrite": [str(p) for p in writable], "denyWrite": [str(p) for p in read_only]},
+        "filesystem": {"allowWrite": [str(p) for p in writable]},
     }}
 
 

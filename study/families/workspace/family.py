@@ -59,15 +59,13 @@ def seeds_of(study: Any) -> list[int]:
 
 class WorkspaceWork:
     """One run of a staged protocol in its own git workspace (the seam's ``Work``). The agent's
-    commands may write the workspace only (``writable``: folders beside it a protocol declares
-    writable, none here; ``read_only``: paths inside it that stay read-only, none here: a
-    protocol's read-only inputs live beside the workspace, docs/staged.md)."""
+    commands may write the workspace only, and ``writable``, folders beside it a protocol declares
+    writable (none here); a protocol's read-only inputs live beside the workspace (docs/staged.md)."""
 
     family = "workspace"
     builtin_tools = True
     reminder = None
     writable: tuple[Path, ...] = ()
-    read_only: tuple[Path, ...] = ()
 
     def __init__(self, protocol: str, session_dir: Path, *, seed: int, uses_fsm: bool, turns: int,
                  contexts: int, size: int | None = None):

@@ -107,7 +107,7 @@ class ClaudeCodeSession:
             self.tmpdir = Path(tempfile.mkdtemp(prefix="study-agent-tmp-"))
             self.env["CLAUDE_CODE_TMPDIR"] = str(self.tmpdir)
             work = setup.task_work
-            self.sandbox = claude_settings(writable=getattr(work, "writable", ()), read_only=getattr(work, "read_only", ()))
+            self.sandbox = claude_settings(writable=getattr(work, "writable", ()))
             setup.hooks.sandbox_probe = lambda: claude_problem(self.env)
         self.settings = recorded_settings(self.env)
         if self.sandbox is not None:

@@ -118,7 +118,8 @@ class CodexSession:
         if setup.task_work.builtin_tools:   # a workspace: Codex's own tools in its workspace-write sandbox
             self.config = workspace_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, workspace=setup.work,
-                servers=servers, developer_instructions=setup.system_append, context_window=context_window)
+                servers=servers, developer_instructions=setup.system_append, context_window=context_window,
+                writable=getattr(setup.task_work, "writable", ()))
         else:
             self.config = session_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
