@@ -201,6 +201,7 @@ def _hostile(command: str) -> bool:
 def test_no_command_the_gate_admits_changes_anything_outside_the_workspace_or_connects(sessions, probe_listener, name):
     folder = sessions[name]
     log = events(folder)
+    assert log[-1]["status"] == "completed", log[-1]          # not voided: the sandbox started
     admitted = [e for e in log if e["kind"] == "tool_call" and e["tool"] == "Bash" and e["allowed"]
                 and _hostile(e["args"]["command"]) and not e["args"]["command"].startswith("apply_patch")]
     research = name.startswith("research")
@@ -239,7 +240,6 @@ def test_no_command_the_gate_admits_changes_anything_outside_the_workspace_or_co
     # inside the workspace an admitted program writes what it likes (no OS rule stops it; the protocol's checks
     # judge what is committed), and the run is scored by its protocol as any other
     result = outcome(folder)
-    assert log[-1]["status"] == "completed"
     if research:
         assert (folder / "workspace" / "other.py").read_text() == MARK
         assert (result["valid_rows"], result["invalid_rows"]) == (1, 0)
