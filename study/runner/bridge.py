@@ -66,7 +66,7 @@ from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 from study.tooling import AfterCall, ToolResult
 
-from .shell_calls import SHELL_TOOL, as_failure, exit_status, sandbox_failure
+from .shell_calls import SHELL_TOOL, Pending, as_failure, exit_status, sandbox_failure
 
 #: The longest result of a built-in call kept whole in the log (a command's output may be huge): the
 #: rest is cut, and the event says how much (``result_cut_chars``).
@@ -151,6 +151,8 @@ class SessionBridge:
         self._call_ids: dict[str, list[str]] = {}
         #: admitted built-in calls no PostToolUse hook reports (Codex CLI's heredoc patches), by call id
         self._patches: dict[str, dict] = {}
+        #: commands whose exit status the runtime had not recorded by their hook (shell_calls.Pending)
+        self._pending = Pending()
 
     @staticmethod
     def _quietly() -> contextlib.suppress:
@@ -247,6 +249,7 @@ class SessionBridge:
         """PreToolUse: remember the call's id; apply the tool-call gate where the condition has one.
         Any tool call (refused or not) ends a run of consecutive stop blocks, as in the CLI."""
         self.consecutive_blocks = 0
+        self.flush_commands(ended=False)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
@@ -279,6 +282,7 @@ class SessionBridge:
         by ``after_call``, which sees the typed result)."""
         output: dict = {}
         exit_code = None
+        self.flush_commands(ended=False)
         if self.work.builtin_tools and hook_input.get("tool_name") == SHELL_TOOL:   # a command: its real status
             ok = fsm_hooks.tool_call_ok(hook_input)
             exit_code = await exit_status(ok, _text_of(hook_input.get("error")),
@@ -290,7 +294,11 @@ class SessionBridge:
                                              on_transition=self._log_automatic, workspace=self._workspace)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         if server is None and self.work.builtin_tools:
-            self._log_builtin(hook_input, tool, tool_use_id, exit_code=exit_code)
+            call_id = str(hook_input.get("tool_use_id") or tool_use_id or "")
+            if exit_code is None and self.command_exit is not None and tool == SHELL_TOOL:   # logged once known
+                self._pending.add(call_id, hook_input, tool, tool_use_id)
+            else:
+                self._log_builtin(hook_input, tool, tool_use_id, exit_code=exit_code)
             if tool == SHELL_TOOL:
                 said = _text_of(hook_input.get("error") or hook_input.get("tool_response"))
                 failure = await sandbox_failure(exit_code, said, self.sandbox_probe)
@@ -348,6 +356,8 @@ class SessionBridge:
         """The runtime's own record of a built-in call's output (Codex CLI's rollout): a call that
         reaches no PostToolUse hook (a heredoc patch, which Codex applies itself) is logged from it
         and recorded in the FSM's history as a completed call would be."""
+        if call_id in self._pending.calls:
+            self._log_known(self._pending.known(self.command_exit, {call_id: text}))
         hook_input = self._patches.pop(call_id, None)
         if hook_input is None:
             return
@@ -371,12 +381,25 @@ class SessionBridge:
             with self._quietly():
                 self.log.emit(EventKind.COMMIT, **commit)
 
+    def flush_commands(self, *, ended: bool = True) -> None:
+        """Log the commands waiting for their exit status whose status is known now (``ended``: the
+        call has ended, so every one, known or not)."""
+        if self._pending.calls:
+            self._log_known(self._pending.known(self.command_exit) + (self._pending.drain() if ended else []))
+
+    def _log_known(self, found: list) -> None:
+        for hook_input, tool, tool_use_id, code in found:
+            if code not in (None, 0):
+                hook_input = as_failure(hook_input, _text_of(hook_input.get("tool_response")))
+            self._log_builtin(hook_input, tool, tool_use_id, exit_code=code)
+
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
         """Stop: log it; block with the continuation message where the stop gate applies.
 
         The block after ``stop_block_cap`` consecutive ones is still returned, but the CLI's own
         cap then overrides it and ends the turn: that stop is logged as what it is, the stop that
         ended the turn, and ``stop_cap_reached`` tells the session driver."""
+        self.flush_commands(ended=False)
         left = self.accounts_left
         active = bool(hook_input.get("stop_hook_active"))
         if left > 0 and self.condition.stop_gate and self.fsm is not None:

@@ -313,6 +313,7 @@ class SessionDriver:
             with contextlib.suppress(OSError):
                 self.adapter.after_call(self.session_id)   # the CLI has been stopped or has exited
         if bridge is not None:
+            bridge.flush_commands()    # a command still waiting for its exit status (a stopped Codex call)
             end = self._finish_work(bridge, end)
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)

@@ -146,6 +146,34 @@ def test_a_codex_command_is_logged_with_the_exit_status_its_rollout_records(tmp_
     assert (passed["ok"], passed["exit_code"], passed["result"]) == (True, 0, "a\n")
 
 
+def test_a_codex_command_the_rollout_records_only_in_its_output_is_logged_once_that_is_read(tmp_path):
+    """Codex records no CommandExecution item for some commands (ones that fail at once): their
+    status is in the output it writes after the hook. The command is logged when that is read
+    (before any later call), or with no status when the call ends first."""
+    rig = _Bridge(tmp_path)
+    known: dict[str, int] = {}
+    rig.bridge.command_exit = known.get
+    before = rig.path.read_text()
+    asyncio.run(rig.bridge.post_tool_use({"tool_name": "Bash", "tool_input": {"command": "git diff --output=../x"},
+                                          "tool_use_id": "c1", "hook_event_name": "PostToolUse",
+                                          "tool_response": "fatal: could not open '../x' for writing\n"}, None, None))
+    assert rig.path.read_text() == before                      # not logged yet
+    rig.bridge.builtin_output("c1", "Chunk ID: 1\nWall time: 0.0000 seconds\nProcess exited with code 128\nOutput:\nfatal: ...")
+    logged = json.loads(rig.path.read_text().splitlines()[-1])
+    assert (logged["args"]["command"], logged["ok"], logged["exit_code"]) == ("git diff --output=../x", False, 128)
+    assert logged["error"] == "fatal: could not open '../x' for writing\n"
+    # the next hook logs a waiting command whose status the rollout has by then; a call's end, any left
+    rig.post("ls", "c2", hook_event_name="PostToolUse", tool_response="a\n")   # waits: no status yet
+    known["c2"] = 0
+    asyncio.run(rig.bridge.pre_tool_use({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "c3"},
+                                        None, None))
+    assert [e["call_id"] for e in map(json.loads, rig.path.read_text().splitlines()) if e["kind"] == "tool_call"] == ["c1", "c2"]
+    rig.post("ls", "c3", hook_event_name="PostToolUse", tool_response="b\n")
+    rig.bridge.flush_commands()
+    last = json.loads(rig.path.read_text().splitlines()[-1])
+    assert (last["call_id"], last["ok"], last["exit_code"]) == ("c3", True, None)
+
+
 def test_a_claude_code_command_is_logged_with_the_exit_status_its_hook_says(tmp_path):
     rig = _Bridge(tmp_path)
     failed = rig.post("python3 x.py", "c1", hook_event_name="PostToolUseFailure", error="Exit code 2\nboom")

@@ -255,6 +255,8 @@ class CodexSession:
         if follower is not None:
             usage(follower.read_new())
             outputs(follower.take_outputs())
+        if self.sandboxed:    # the commands still waiting for their exit status are logged now
+            self.setup.hooks.flush_commands()
         sink.runtime_version(installed_version() or "")
         sink.call_result(subtype="success" if returncode == 0 else "error", is_error=returncode != 0, turns=responses,
                          reported_cost_usd=None)
