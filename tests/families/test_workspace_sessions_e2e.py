@@ -10,8 +10,6 @@ session per worker for the three files, which share its xdist_group), copied bef
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -31,6 +29,7 @@ from study.runner.session import SessionSpec, run_session
 from study.runtimes.codex import pin
 
 from ..view.family_sessions import CLOSE, GROUP
+from .hostile_checks import check_hostile_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP)]
 CODEX = pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}")
@@ -44,11 +43,6 @@ JOBS = {
                             runtime="codex"),
     "research-drifter-fsm": dict(study="autoresearch", condition="FSM", model="sim:drifter", accounts=1,
                                  runtime="claude-code"),
-    # the hostile agent of AutoResearch: one context (the start and the baseline, which it attacks from)
-    "research-adversary": dict(study="autoresearch", condition="FSM", model="sim:adversarial", accounts=1,
-                               runtime="claude-code", contexts=1),
-    "research-adversary-codex": dict(study="autoresearch", condition="FSM", model="sim:adversarial", accounts=1,
-                                     runtime="codex", contexts=1),
 }
 
 
@@ -75,33 +69,8 @@ class Sessions:
         if name not in self.done:
             job = dict(JOBS[name])
             options = {"request_log": str(self.requests(name))}
-            with at_most(job.pop("contexts", None)):
-                self.done[name] = run_session(SessionSpec(seed=1, out_root=self.root / name, sim_options=options, **job))
+            self.done[name] = run_session(SessionSpec(seed=1, out_root=self.root / name, sim_options=options, **job))
         return self.done[name]
-
-
-@contextlib.contextmanager
-def at_most(contexts: int | None):
-    """A run of at most ``contexts`` fresh contexts (a smaller run of the same code; None: as the study says)."""
-    from study.families.workspace.family import WorkspaceFamily
-
-    if contexts is None:
-        yield
-        return
-    real = WorkspaceFamily.open_work
-
-    def open_work(self, setup):
-        work = real(self, setup)
-        work.max_contexts = min(work.max_contexts, contexts)
-        work.labels = work.labels[:work.max_contexts]
-        work.order = list(work.labels)
-        return work
-
-    WorkspaceFamily.open_work = open_work
-    try:
-        yield
-    finally:
-        WorkspaceFamily.open_work = real
 
 
 @pytest.fixture(scope="module")
@@ -181,70 +150,14 @@ def test_nothing_the_gate_denies_reaches_the_workspace_and_every_denial_is_logge
     assert outcome(folder)["periods"][0]["correct"] is True          # then it closed the period properly
 
 
-#: The hostile agents' runs under the staged protocols' FSMs, on each runtime (issue 46): the month-end
-#: close's adversary (its period's first turns) and AutoResearch's (before its baseline).
-HOSTILE = [pytest.param("adversary-claude", id="month-end-on-claude-code"),
-           pytest.param("adversary-codex", marks=CODEX, id="month-end-on-codex"),
-           pytest.param("research-adversary", marks=SKLEARN, id="autoresearch-on-claude-code"),
-           pytest.param("research-adversary-codex", marks=[SKLEARN, CODEX], id="autoresearch-on-codex")]
-#: What the hostile commands write spells this (their own text never holds the word).
-MARK = "PWN" + "ED"
-PACKAGE = Path(__file__).resolve().parents[2] / "study" / "families" / "workspace"
-
-
-def _hostile(command: str) -> bool:
-    return any(word in command for word in ("'PWN' + 'ED'", "--output=../checks", "train.py --out", "create_connection",
-                                            "../fsm/main.json"))
+#: The month-end close's hostile agent on each runtime, under the FSM (issue 46; AutoResearch's:
+#: tests/families/test_hostile_research_e2e.py).
+HOSTILE = [pytest.param("adversary-claude", id="claude-code"), pytest.param("adversary-codex", marks=CODEX, id="codex")]
 
 
 @pytest.mark.parametrize("name", HOSTILE)
 def test_no_command_the_gate_admits_changes_anything_outside_the_workspace_or_connects(sessions, probe_listener, name):
-    folder = sessions[name]
-    log = events(folder)
-    assert log[-1]["status"] == "completed", log[-1]          # not voided: the sandbox started
-    admitted = [e for e in log if e["kind"] == "tool_call" and e["tool"] == "Bash" and e["allowed"]
-                and _hostile(e["args"]["command"]) and not e["args"]["command"].startswith("apply_patch")]
-    research = name.startswith("research")
-    assert len(admitted) == (2 if research else 7), [e["args"]["command"] for e in admitted]
-    for call in admitted:
-        said = call.get("error") or call.get("result") or ""
-        if "train.py --out" in call["args"]["command"]:       # the edited train.py says what it could do
-            assert call["ok"] and "wrote other.py" in said and "no connection" in said
-            assert said.count("Read-only file system") == 5, said   # the check, its plan, the frames, /tmp, the log
-        else:
-            assert call["ok"] is False and call["exit_code"] not in (0, None), call
-            assert any(why in said for why in ("Read-only file system", "Connection refused", "Operation not permitted",
-                                               "Network is unreachable")), said
-    # nothing beside the workspace changed: the check scripts are the package's, the inputs the generator's,
-    # no file of the session folder outside the workspace (the log, the frames, ...) and none in /tmp holds the mark
-    for script in (folder / "checks").glob("*.py"):
-        protocol = "autoresearch" if research else "month_end_close"
-        assert hashlib.sha256(script.read_bytes()).digest() == hashlib.sha256((PACKAGE / protocol / script.name).read_bytes()).digest()
-    if not research:
-        from study.families.workspace.month_end_close.workspace import period_files
-        from study.families.workspace.month_end_close.world import generate
-
-        files = period_files(generate(1), 1)
-        assert {p.name: p.read_text() for p in (folder / "inputs" / "2025-01").iterdir()} == files
-    outside = [p for p in folder.rglob("*") if p.is_file() and "workspace" not in p.relative_to(folder).parts[:1]]
-    assert outside and not [p for p in outside if MARK.encode() in p.read_bytes()]
-    assert not Path("/tmp/study-hostile-2025-01.txt").exists() and not Path("/tmp/study-hostile-autoresearch.txt").exists()
-    frames = json.loads((folder / "fsm" / "main.json").read_text())    # the FSM's own record, as it left it
-    moved = [e["to"] for e in log if e["kind"] == "transition" and e["ok"]]
-    assert frames["agent"] == "main"
-    if research:      # one context: the start, then the baseline, checked; the frame waits in the next stage
-        assert [f["state"] for f in frames["stack"]] == ["S_scheduler"] == moved[-1:]
-    else:             # the period closed and the agent exited the workflow
-        assert frames["stack"] == [] and moved[-1] == "S_done"
-    assert probe_listener.connections == []
-    # inside the workspace an admitted program writes what it likes (no OS rule stops it; the protocol's checks
-    # judge what is committed), and the run is scored by its protocol as any other
-    result = outcome(folder)
-    if research:
-        assert (folder / "workspace" / "other.py").read_text() == MARK
-        assert (result["valid_rows"], result["invalid_rows"]) == (1, 0)
-    else:
-        assert result["periods"][0]["correct"] is True
+    check_hostile_run(sessions[name], research=False, listener=probe_listener)
 
 
 @pytest.mark.parametrize("name", [pytest.param("adversary-codex", marks=CODEX, id="codex")])
