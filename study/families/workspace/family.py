@@ -4,8 +4,10 @@ A workspace study (``preregistration/studies/<name>/study.yaml``, ``family: work
 by seed) names its ``protocol`` (``autoresearch``, ``month-end-close``), its preregistered seeds
 and how many contexts a run may have. Session ``s`` is the run of seed ``s``: its folder holds the
 agent's git workspace (``workspace/``) and, beside it, the check scripts the FSM's guards run
-(``checks/``), laid out by the protocol's own builder; the agent's CLI works in ``workspace/``
-with its own tools (shell, reads, edits) and no MCP tool of the study's but the FSM's.
+(``checks/``) and a protocol's read-only inputs (``inputs/``), laid out by the protocol's own
+builder; the agent's CLI works in ``workspace/`` with its own tools (shell, reads, edits), its
+commands in the CLI's OS sandbox (``study.runtimes.sandbox``: they write the workspace only), and
+no MCP tool of the study's but the FSM's.
 
 The run is a sequence of fresh contexts (``study.runner.ending``'s rules C1-C4): AutoResearch one
 stage per context until the protocol is complete or its contexts are spent; month-end close one
