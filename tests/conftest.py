@@ -234,8 +234,48 @@ def _digests(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+class ProbeListener:
+    """A TCP port on 127.0.0.1 that records every connection made to it: the port the simulator's
+    adversarial workspace agents try to connect to (``STUDY_SIM_PROBE_PORT``, set for the whole
+    worker), so a test can see that no agent command reached it."""
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.connections: list[tuple[str, int]] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, peer = self.server.accept()
+            except OSError:
+                return
+            self.connections.append(peer)
+            conn.close()
+
+
 @pytest.fixture(scope="session")
-def shared_sim_session(tmp_path_factory):
+def probe_listener():
+    """The worker's ``ProbeListener``; ``STUDY_SIM_PROBE_PORT`` names it while the worker runs."""
+    import os
+
+    listener = ProbeListener()
+    before = os.environ.get("STUDY_SIM_PROBE_PORT")
+    os.environ["STUDY_SIM_PROBE_PORT"] = str(listener.port)
+    yield listener
+    listener.server.close()
+    if before is None:
+        os.environ.pop("STUDY_SIM_PROBE_PORT", None)
+    else:
+        os.environ["STUDY_SIM_PROBE_PORT"] = before
+
+
+@pytest.fixture(scope="session")
+def shared_sim_session(tmp_path_factory, probe_listener):
     """``shared_sim_session(policy, condition, accounts=4, seed=1, study=None, runtime=None)``: the
     folder of a finished session of ``sim:<policy>`` under ``condition`` on the first ``accounts``
     of ``seed``'s order (of another study's: ``study``, its ``seed``-th unit; on ``runtime``)

@@ -16,6 +16,9 @@ version), then checks, each with what to fix when it fails:
   the simulator (``probe.py``: the CLI starts, the PreToolUse gate's denials are honoured, the
   task's MCP tools are connected and record decisions, and a resume continues the session). The
   probe goes through the runtime seam, as every session does: nothing here knows an agent SDK;
+  then one workspace command on it, as a workspace session runs it in the runtime's OS sandbox
+  (``sandbox_probe.py``: the command runs, a write beside the workspace is refused; or why the
+  sandbox cannot start, in one line, and what to install);
 - the sessions folder is writable.
 
 Exit code 0 only when all of them hold. The API keys are reported, never required: those the
@@ -146,8 +149,12 @@ def runtime_checks(face, required: bool) -> tuple[list[Check], str | None]:
         return checks + [Check(names[c], False, f"not tried: {face.label} cannot run here") for c in names
                          ], None
     from study.doctor.probe import run_probe
+    from study.doctor.sandbox_probe import CHECK, run_sandbox_probe
 
     checks += [Check(names[f.check], f.ok, f.detail, f.fix) for f in run_probe(face.name, face.reinstall)]
+    sandbox = run_sandbox_probe(face.name)
+    name = CHECK if face.name == DEFAULT_RUNTIME else f"{face.label.removesuffix(' CLI')} {CHECK}"
+    checks.append(Check(name, sandbox.ok, sandbox.detail, sandbox.fix))
     return checks, None
 
 
@@ -256,7 +263,7 @@ def missing_for_a_real_run(environ: dict[str, str] | None = None,
 def doctor(sessions: Path | None, runtime: str | None, study: str | None, models: str | None) -> None:
     """Check that this install is ready for a confirmatory run: the runtime, the lock, the frozen
     runtime, each runtime's install and one short session of the study's runner on it against the
-    simulator (hooks, MCP tools, resume), and the sessions folder. Says what to fix for each failure; exit code 0 only
+    simulator (hooks, MCP tools, resume), one workspace command in its sandbox, and the sessions folder. Says what to fix for each failure; exit code 0 only
     when everything holds (an API key is reported, not required)."""
     try:
         needed = keys_needed(study, [m.strip() for m in models.split(",") if m.strip()] if models else None, runtime)

@@ -47,7 +47,7 @@ def run_guard(live: _Live, transition: Transition, reviewer: Reviewer | None, sh
             automatic=transition.automatic,
         )
         if isinstance(check, ShellCheck):
-            result = run_shell_check(check.command, check.timeout_s, context, shell_cwd)
+            result = run_shell_check(check.command, check.timeout_s, context, shell_cwd, sha256=check.sha256)
         else:
             try:
                 result = check.registered.fn(context)

@@ -15,7 +15,10 @@ event as it is appended (and replays on load); the check then reads the tracker.
 variables written to temporary files whose paths are in the environment (``FSM_TOOL_LOG``: one
 JSON event a line; ``FSM_VARIABLES``: a JSON object; also ``FSM_WORKFLOW``, ``FSM_STATE``,
 ``FSM_TARGET``). Exit status 0 passes; otherwise the command's output is the message. A command
-that is missing or runs past its timeout fails the guard, and the message says which.
+that is missing or runs past its timeout fails the guard, and the message says which. A check
+that names the files it runs with their sha256 (``sha256: {PATH: HEX}``, the frozen digests) is
+refused without running when any of them is missing or differs: a changed check script never
+decides a transition (its ``sha256`` names what changed).
 """
 
 from __future__ import annotations
@@ -121,8 +124,32 @@ class Reviewer(Protocol):
     def review(self, prompt: str, context: GuardContext) -> CheckResult: ...
 
 
-def run_shell_check(command: str, timeout_s: float, context: GuardContext, cwd: Path | None = None) -> CheckResult:
-    """Run one shell check. Never raises for a failing, missing or slow command."""
+def changed_files(sha256: Sequence[tuple[str, str]], cwd: Path | None = None) -> list[str]:
+    """What differs of the files a shell check runs from their frozen sha256 (``sha256``: (path,
+    hex digest); a relative path from ``cwd``, default the process's folder): one line each."""
+    import hashlib
+
+    out = []
+    for path, want in sha256:
+        full = Path(cwd or Path.cwd()) / path
+        try:
+            got = hashlib.sha256(full.read_bytes()).hexdigest()
+        except OSError as exc:
+            out.append(f"{path} cannot be read ({exc.strerror or exc})")
+            continue
+        if got != want:
+            out.append(f"{path} has sha256 {got[:12]}…, not the frozen {want[:12]}…")
+    return out
+
+
+def run_shell_check(command: str, timeout_s: float, context: GuardContext, cwd: Path | None = None,
+                    sha256: Sequence[tuple[str, str]] = ()) -> CheckResult:
+    """Run one shell check (after checking the files it runs against ``sha256``, see the module
+    docstring). Never raises for a failing, missing or slow command."""
+    changed = changed_files(sha256, cwd)
+    if changed:
+        return CheckResult(False, f"guard command `{command}` was not run: the check it runs has changed since the "
+                                  f"workflow was frozen ({'; '.join(changed)}), so it cannot decide this transition")
     with tempfile.TemporaryDirectory(prefix="fsm-guard-") as tmp:
         log_path = Path(tmp) / "tool_log.jsonl"
         vars_path = Path(tmp) / "variables.json"

@@ -31,8 +31,9 @@ RULE_KEYS = ("tool", "args", "reason", "check", "with")
 TRANSITION_KEYS = ("from", "to", "guard", "description", "automatic", "quiet")
 GUARD_KEYS = ("hard", "soft")
 NAMED_CHECK_KEYS = ("check", "with")
-SHELL_CHECK_KEYS = ("command", "timeout")
+SHELL_CHECK_KEYS = ("command", "timeout", "sha256")
 SOFT_KEYS = ("prompt",)
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class _Loader:
@@ -375,7 +376,15 @@ class _Loader:
             if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
                 self.problem(check.key_line("timeout"), f"{where}: 'timeout' must be a positive number of seconds")
                 return None
-            return ShellCheck(command, float(timeout), line)
+            digests = check.get("sha256", {})
+            if not isinstance(digests, dict) or not all(
+                    isinstance(path, str) and path.strip() and isinstance(digest, str) and _SHA256.fullmatch(digest)
+                    for path, digest in digests.items()):
+                self.problem(check.key_line("sha256") if "sha256" in check else line,
+                             f"{where}: 'sha256' must map each file the command runs (a path, relative to the folder "
+                             "the command runs in) to its sha256 (64 lowercase hex digits)")
+                return None
+            return ShellCheck(command, float(timeout), line, tuple((str(k), str(v)) for k, v in digests.items()))
         self.unknown_keys(check, NAMED_CHECK_KEYS, f"a named check of {where}")
         name = check["check"]
         registered = get_check(str(name))

@@ -32,11 +32,13 @@ class NamedCheck:
 
 @dataclass(frozen=True)
 class ShellCheck:
-    """A guard's shell command: exit 0 passes."""
+    """A guard's shell command: exit 0 passes. ``sha256``: (path, hex digest) of each file the
+    command runs, checked before every run (a path relative to the folder the command runs in)."""
 
     command: str
     timeout_s: float
     line: int
+    sha256: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,13 @@ Two things the CLIs do differently are settings of the bridge, which the runtime
 blocks; Codex CLI has no cap, so there the bridge lets the stop at the cap through) and
 ``failures_reach_post_hook`` (Claude Code runs PostToolUseFailure for a tool's error result;
 Codex CLI runs no PostToolUse hook for it, so there the tool servers' callbacks tell the FSM and
-the log about failed calls: ``after_call`` and ``after_fsm_call``).
+the log about failed calls: ``after_call`` and ``after_fsm_call``). In a workspace the adapter
+also sets ``command_exit`` (Codex CLI's PostToolUse hook carries a command's output but not its
+exit status, which its rollout records: a command is logged, and recorded in the FSM's history,
+with its real status) and ``sandbox_probe`` (whether the runtime's sandbox still starts: a
+command that failed with a sandbox's words, ``study.runtimes.sandbox.looks_like_sandbox_failure``,
+is the runtime's failure once the probe confirms it, and ``on_infrastructure`` ends the session
+as an infrastructure failure; otherwise it is the command's own failure).
 
 Every FSM decision (the gate, the record of a completed call, the stop gate), the tool-name
 parsing and the deny/block outputs come from ``study.fsm.hooks``, the same functions the
@@ -59,6 +65,8 @@ from study.protocol.conditions import Condition
 from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 from study.tooling import AfterCall, ToolResult
+
+from .shell_calls import SHELL_TOOL, Pending, as_failure, exit_status, sandbox_failure
 
 #: The longest result of a built-in call kept whole in the log (a command's output may be huge): the
 #: rest is cut, and the event says how much (``result_cut_chars``).
@@ -103,6 +111,14 @@ class SessionBridge:
     #: The CLI runs a PostToolUse(Failure) hook for a tool's error result (Claude Code); else the
     #: tool servers' callbacks tell the FSM and the log about it.
     failures_reach_post_hook = True
+    #: (a workspace) the exit status of the agent's command by call id, where the hook does not say it
+    #: (Codex CLI: read from its rollout); None: the hook's own event says whether it failed
+    command_exit: Any = None
+    #: (a workspace) why the runtime's sandbox cannot start now (one line), or None: asked when a
+    #: command failed with a sandbox's words
+    sandbox_probe: Any = None
+    #: told the reason when the session must end as an infrastructure failure (the driver's)
+    on_infrastructure: Any = None
 
     def __init__(self, log: EventLog, work: Any, condition: Condition, *, fsm: Any = None,
                  reminder: str | None = None, stop_block_cap: int | None = None):
@@ -135,6 +151,8 @@ class SessionBridge:
         self._call_ids: dict[str, list[str]] = {}
         #: admitted built-in calls no PostToolUse hook reports (Codex CLI's heredoc patches), by call id
         self._patches: dict[str, dict] = {}
+        #: commands whose exit status the runtime had not recorded by their hook (shell_calls.Pending)
+        self._pending = Pending()
 
     @staticmethod
     def _quietly() -> contextlib.suppress:
@@ -231,6 +249,7 @@ class SessionBridge:
         """PreToolUse: remember the call's id; apply the tool-call gate where the condition has one.
         Any tool call (refused or not) ends a run of consecutive stop blocks, as in the CLI."""
         self.consecutive_blocks = 0
+        self.flush_commands(ended=False)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
@@ -262,12 +281,29 @@ class SessionBridge:
         FSM's own tools are not recorded); log the FSM server's calls (SOP-Bench ones are logged
         by ``after_call``, which sees the typed result)."""
         output: dict = {}
+        exit_code = None
+        self.flush_commands(ended=False)
+        if self.work.builtin_tools and hook_input.get("tool_name") == SHELL_TOOL:   # a command: its real status
+            ok = fsm_hooks.tool_call_ok(hook_input)
+            exit_code = await exit_status(ok, _text_of(hook_input.get("error")),
+                                          str(hook_input.get("tool_use_id") or tool_use_id or ""), self.command_exit)
+            if exit_code not in (None, 0) and ok:   # Codex's hook: a command that failed
+                hook_input = as_failure(hook_input, _text_of(hook_input.get("tool_response")))
         if self.fsm is not None:
             output = fsm_hooks.post_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
                                              on_transition=self._log_automatic, workspace=self._workspace)
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         if server is None and self.work.builtin_tools:
-            self._log_builtin(hook_input, tool, tool_use_id)
+            call_id = str(hook_input.get("tool_use_id") or tool_use_id or "")
+            if exit_code is None and self.command_exit is not None and tool == SHELL_TOOL:   # logged once known
+                self._pending.add(call_id, hook_input, tool, tool_use_id)
+            else:
+                self._log_builtin(hook_input, tool, tool_use_id, exit_code=exit_code)
+            if tool == SHELL_TOOL:
+                said = _text_of(hook_input.get("error") or hook_input.get("tool_response"))
+                failure = await sandbox_failure(exit_code, said, self.sandbox_probe)
+                if failure is not None and self.on_infrastructure is not None:
+                    self.on_infrastructure(failure)
             return output
         if server != FSM_SERVER:
             return output
@@ -289,10 +325,10 @@ class SessionBridge:
         workspace = getattr(self.work, "workspace", None)
         return str(workspace) if workspace is not None else None
 
-    def _log_builtin(self, hook_input: dict, tool: str, tool_use_id: str | None) -> None:
+    def _log_builtin(self, hook_input: dict, tool: str, tool_use_id: str | None, exit_code: int | None = None) -> None:
         """Log a completed call of the CLI's own tool (a command, an edit, a read) with its
-        arguments, its result and what it does in the FSM's vocabulary; then the workspace's new
-        commits, if the call made any."""
+        arguments, its result (a command: its exit status) and what it does in the FSM's
+        vocabulary; then the workspace's new commits, if the call made any."""
         from study.fsm.builtin_tools import actions_of
 
         args = hook_input.get("tool_input") or {}
@@ -301,6 +337,8 @@ class SessionBridge:
         ok = fsm_hooks.tool_call_ok(hook_input)
         cut = max(0, len(text) - MAX_RESULT_CHARS)
         fields: dict[str, Any] = {"result" if ok else "error": text[:MAX_RESULT_CHARS] if cut else text}
+        if tool == SHELL_TOOL and not hook_input.get("reported_by"):   # a command (not a patch Codex applied)
+            fields["exit_code"] = exit_code
         if cut:
             fields["result_cut_chars"] = cut
         actions = actions_of(tool, args, hook_input.get("cwd"), self._workspace)
@@ -318,6 +356,8 @@ class SessionBridge:
         """The runtime's own record of a built-in call's output (Codex CLI's rollout): a call that
         reaches no PostToolUse hook (a heredoc patch, which Codex applies itself) is logged from it
         and recorded in the FSM's history as a completed call would be."""
+        if call_id in self._pending.calls:
+            self._log_known(self._pending.known(self.command_exit, {call_id: text}))
         hook_input = self._patches.pop(call_id, None)
         if hook_input is None:
             return
@@ -341,12 +381,25 @@ class SessionBridge:
             with self._quietly():
                 self.log.emit(EventKind.COMMIT, **commit)
 
+    def flush_commands(self, *, ended: bool = True) -> None:
+        """Log the commands waiting for their exit status whose status is known now (``ended``: the
+        call has ended, so every one, known or not)."""
+        if self._pending.calls:
+            self._log_known(self._pending.known(self.command_exit) + (self._pending.drain() if ended else []))
+
+    def _log_known(self, found: list) -> None:
+        for hook_input, tool, tool_use_id, code in found:
+            if code not in (None, 0):
+                hook_input = as_failure(hook_input, _text_of(hook_input.get("tool_response")))
+            self._log_builtin(hook_input, tool, tool_use_id, exit_code=code)
+
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
         """Stop: log it; block with the continuation message where the stop gate applies.
 
         The block after ``stop_block_cap`` consecutive ones is still returned, but the CLI's own
         cap then overrides it and ends the turn: that stop is logged as what it is, the stop that
         ended the turn, and ``stop_cap_reached`` tells the session driver."""
+        self.flush_commands(ended=False)
         left = self.accounts_left
         active = bool(hook_input.get("stop_hook_active"))
         if left > 0 and self.condition.stop_gate and self.fsm is not None:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from study.prereg import code_version
-from study.runtimes.base import Usage, crash
+from study.runtimes.base import Ending, Usage, crash
 from study.runtimes.launcher import stop_process_group
 from study.runtimes.lock import lock_sha256
 from study.transcripts.kept import keep_context_transcript
@@ -98,6 +98,8 @@ class SessionDriver:
         self.cap_reached = asyncio.Event()                        # set when the spending cap is reached
         self.stop_requested = asyncio.Event()                     # set when a signal arrives (attach())
         self.refusals_reached = asyncio.Event()                   # set at the gate_refusals limit (exploratory)
+        self.infrastructure = asyncio.Event()                     # set when the bridge finds the runtime failing
+        self.infrastructure_reason: str | None = None             # (a sandbox that stopped starting) and why
         self.adapter: Any = None                                  # the runtime adapter, once wired
         self.cli_stop_s: float | None = None                      # how long stopping the CLI took
         self.turns = 0
@@ -146,7 +148,8 @@ class SessionDriver:
             try:
                 wiring = wire(self.prepared, self.meta, log, stack, runtime=self.runtime, home=self.home, work=self.work,
                               versions=self.versions, on_refusal=self._on_refusal, side=side,
-                              agent_root=self.agent.path if self.agent is not None else None)
+                              agent_root=self.agent.path if self.agent is not None else None,
+                              on_infrastructure=self._on_infrastructure)
                 bridge, self.adapter = wiring.bridge, wiring.adapter
                 if self.agent is not None:
                     self.agent.link(self.dir)   # what the family laid out for the agent (a workspace)
@@ -278,6 +281,13 @@ class SessionDriver:
         if refusals >= (self.prepared.limits.gate_refusals or 0):
             self.refusals_reached.set()
 
+    def _on_infrastructure(self, reason: str) -> None:
+        """The bridge found the runtime failing mid-call (its sandbox stopped starting): the call is
+        ended and the session voided as an infrastructure failure, with ``reason``."""
+        if self.infrastructure_reason is None:
+            self.infrastructure_reason = reason
+        self.infrastructure.set()
+
     def _signal_or_cap(self) -> CallEnd | None:
         """The ending of the running call once a signal has arrived, the spending cap is reached
         or (exploratory conditions) the gate has refused ``gate_refusals`` calls without a decision."""
@@ -287,6 +297,8 @@ class SessionDriver:
             return CallEnd(limit=Limit.SPENDING)
         if self.refusals_reached.is_set():
             return CallEnd(limit=Limit.GATE_REFUSALS)
+        if self.infrastructure.is_set():
+            return CallEnd(error=Ending(SessionStatus.INFRASTRUCTURE_FAILURE, True, self.infrastructure_reason or ""))
         if self.log is not None and self.log.failed is not None:   # a full disk: nothing is recorded any more
             return CallEnd(error=crash(self.log.failed))
         return None
@@ -302,7 +314,7 @@ class SessionDriver:
         it: the spending cap (signalled by ``_Sink.response_usage``) or a time limit."""
         limits = self.prepared.limits
         waiters = [asyncio.ensure_future(event.wait())
-                   for event in (self.cap_reached, self.stop_requested, self.refusals_reached)]
+                   for event in (self.cap_reached, self.stop_requested, self.refusals_reached, self.infrastructure)]
         try:
             while True:
                 now = time.monotonic()
@@ -332,6 +344,7 @@ class SessionDriver:
             with contextlib.suppress(OSError):
                 self.adapter.after_call(self.session_id)   # the CLI has been stopped or has exited
         if bridge is not None:
+            bridge.flush_commands()    # a command still waiting for its exit status (a stopped Codex call)
             end = self._finish_work(bridge, end)
         duration = round(time.monotonic() - self.started_at, 3)
         cost = round(self.ledger.cost_usd, 6)

@@ -387,9 +387,13 @@ def validate_study_spec(spec: Any, study: Any) -> Checked:
                 check_api_key(side.api_key, side.api_key_env or f"the {role}'s API key")
     from study.runtimes import runtime as runtime_named
 
-    problem = runtime_named(model.runtime).problem()
-    if problem is not None:
-        raise PreflightError(f"{model.name} runs on {runtime_named(model.runtime).label}, which cannot run here: {problem}")
+    face = runtime_named(model.runtime)
+    if (problem := face.problem()) is not None:
+        raise PreflightError(f"{model.name} runs on {face.label}, which cannot run here: {problem}")
+    # the agent's commands run in the runtime's sandbox, never unconfined
+    if getattr(fam, "builtin_tools", False) and (problem := face.sandbox_problem()) is not None:
+        raise PreflightError(f"study {study.name}'s sessions run the agent's commands in {face.label}'s sandbox, "
+                             f"which cannot start here: {problem}")
     limits = load_limits(model.name, spec.limit_overrides, study.file("limits.yaml"),
                          exploratory_condition=condition.exploratory)
     base = Path(spec.out_root).absolute() if spec.out_root is not None else sessions_dir()

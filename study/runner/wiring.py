@@ -41,12 +41,15 @@ class Wiring:
 
 def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextlib.ExitStack, *, runtime: Any,
          home: Path, work: Path, versions: dict[str, Any], on_refusal: Callable[[int], None],
-         side: SideSpend | None = None, agent_root: Path | None = None) -> Wiring:
+         side: SideSpend | None = None, agent_root: Path | None = None,
+         on_infrastructure: Callable[[str], None] | None = None) -> Wiring:
     """Tool state, simulator (sim: models), FSM, the runtime adapter, the session_start event.
     Fills in ``meta``'s ``accounts`` (and writes meta.json) and ``cli_settings``; ``on_refusal``
     is told each refusal of the tool-call gate where the limits have ``gate_refusals``; ``side``
     prices, logs and caps the responses of the models beside the agent's (``_side_models``);
-    ``agent_root`` is the agent's folder (``agent_folder``), where the family lays out a workspace."""
+    ``agent_root`` is the agent's folder (``agent_folder``), where the family lays out a workspace;
+    ``on_infrastructure`` the reason when the bridge finds the runtime failing mid-call (a
+    workspace's sandbox that stopped starting)."""
     spec, model = prepared.spec, prepared.model
     session_dir = prepared.session_dir
     fam = family(prepared.family)
@@ -71,6 +74,7 @@ def wire(prepared: "Prepared", meta: SessionMeta, log: EventLog, stack: contextl
                            stop_block_cap=prepared.limits.stop_blocks)
     if prepared.limits.gate_refusals is not None:
         bridge.on_refusal = on_refusal
+    bridge.on_infrastructure = on_infrastructure
     fsm_tools = fsm is not None and prepared.workflow.needs_agent_moves   # FSM-lean offers no FSM tools
     adapter = runtime.open(SessionSetup(
         prepared=prepared, session_dir=session_dir, home=home, work=task_work.workspace or work, base_url=base_url,

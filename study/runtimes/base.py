@@ -150,6 +150,10 @@ class Runtime(Protocol):
     def problem(self) -> str | None:
         """Why this runtime cannot run here (one line saying what to do), or None."""
 
+    def sandbox_problem(self) -> str | None:
+        """Why the agent's commands in a workspace cannot run in the runtime's OS sandbox here
+        (one line saying what to install), or None (``study.runtimes.sandbox``)."""
+
     def describe(self) -> list[tuple[str, str]]:
         """What ``study doctor`` shows of its install, as (name, value) lines (nothing is run)."""
 

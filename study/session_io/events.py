@@ -88,6 +88,7 @@ class ToolCall(TypedDict):
     error: NotRequired[str | None]
     call_id: NotRequired[str | None]
     reminder_attached: NotRequired[bool]
+    exit_code: NotRequired[int | None]    # a workspace's shell command: its exit status
 
 
 Transition = TypedDict("Transition", {"from": str | None, "to": str | None, "ok": bool, "reason": str | None})

@@ -74,7 +74,7 @@ class EventLog:
     def emit(self, kind: Literal[EventKind.TOOL_CALL, "tool_call"], *, tool: str, args: dict, account: str | None,
              allowed: bool, ok: bool, state: str | None, server: str = ..., result: str | None = ...,
              error: str | None = ..., call_id: str | None = ..., reminder_attached: bool = ...,
-             **more: Any) -> dict[str, Any]: ...
+             exit_code: int | None = ..., **more: Any) -> dict[str, Any]: ...
 
     @overload
     def emit(self, kind: Literal[EventKind.TRANSITION, "transition"], *, to: str | None, ok: bool,

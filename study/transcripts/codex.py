@@ -17,6 +17,10 @@ A rollout line is ``{"timestamp", "type", "payload"}`` (Codex CLI 0.169.0). What
   error (``status`` ``failed``, ``result.isError``), e.g. an FSM tool refusing a transition; its
   output item carries only the text, so this is what flags the call's ``error`` (as Claude Code's
   ``tool_result.is_error`` does);
+- ``event_msg`` ``item_completed`` of a ``CommandExecution`` item: an agent's shell command as it
+  ended (``exit_code``, ``aggregated_output``), written before its PostToolUse hook runs; with
+  the output text's own header (:func:`command_output`) it gives each command's exit status
+  (:func:`command_exits`, ``RolloutFollower.exit_code``);
 - ``compacted``: the summary the conversation continued from after a compaction;
 - ``token_usage_record``: one model response's usage (``response_id``, ``usage`` with
   ``input_tokens`` including ``cached_input_tokens``, ``output_tokens`` including reasoning),
@@ -194,15 +198,81 @@ def responses(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+@dataclass(frozen=True)
+class CommandOutput:
+    """A built-in call's output as Codex CLI 0.169.0 shows it to the model: a header, then
+    ``Output:`` and the text. A command: ``Chunk ID: …``, ``Wall time: … seconds``, ``Process
+    exited with code N`` (or ``Process running with session ID N`` while it runs), ``Original
+    token count: …``; a patch: ``Exit code: N``, ``Wall time: …``; an MCP tool: ``Wall time: …``."""
+
+    exit_code: int | None     # None: still running, or a header that names none (an MCP tool's)
+    wall_time_s: float | None
+    running: bool             # the command was still running (``write_stdin`` may feed it)
+    output: str               # the text after ``Output:``
+
+
+_HEADER = re.compile(r"(Chunk ID|Wall time|Process exited with code|Process running with session ID|Exit code|"
+                     r"Original token count)\b:? ?(.*)")
+
+
+def command_output(text: str) -> CommandOutput | None:
+    """A built-in call's output text read into its header and its output (:class:`CommandOutput`),
+    or None when ``text`` has no such header (a denial, a plain text)."""
+    lines = text.split("\n")
+    if "Output:" not in lines:
+        return None
+    at = lines.index("Output:")
+    header = [_HEADER.fullmatch(line.strip()) for line in lines[:at]]
+    if not header or not all(header):
+        return None
+    exit_code = wall = None
+    running = False
+    for found in header:
+        key, value = found.group(1), found.group(2).strip()
+        if key in ("Process exited with code", "Exit code") and re.fullmatch(r"-?\d+", value):
+            exit_code = int(value)
+        elif key == "Wall time":
+            number = re.match(r"[0-9.]+", value)
+            wall = float(number.group(0)) if number else None
+        elif key == "Process running with session ID":
+            running = True
+    return CommandOutput(exit_code, wall, running, "\n".join(lines[at + 1:]))
+
+
+def command_exits(lines: Any) -> dict[str, int]:
+    """The exit status of each agent command of rollout lines, by call id: a ``CommandExecution``
+    item's ``exit_code`` (written as the command ends), else the one its output's header names
+    (:func:`command_output`)."""
+    found: dict[str, int] = {}
+    for record in lines:
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if not isinstance(payload, dict):
+            continue
+        item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+        if payload.get("type") == "item_completed" and item.get("type") == "CommandExecution" and item.get("id"):
+            code = item.get("exit_code")
+            if isinstance(code, int) and not isinstance(code, bool):
+                found[str(item["id"])] = code
+        elif payload.get("type") == "function_call_output" and payload.get("call_id"):
+            output = payload.get("output")
+            parsed = command_output(output) if isinstance(output, str) else None
+            if parsed is not None and parsed.exit_code is not None:
+                found.setdefault(str(payload["call_id"]), parsed.exit_code)
+    return found
+
+
 class RolloutFollower:
     """The new usage records of a growing rollout, read from where the last read stopped (a line
-    being written is left for the next read)."""
+    being written is left for the next read), and what it says of the calls read so far."""
 
     def __init__(self, path: Path | None, home: Path | None = None, thread: str | None = None):
         self.path, self.home, self.thread = path, home, thread
         self.offset = 0
         #: (call id, output text) of every function call's output read so far and not yet taken
         self.outputs: list[tuple[str, str]] = []
+        #: the exit status of every agent command read so far, by call id (:func:`command_exits`)
+        self.exits: dict[str, int] = {}
+        self._usage: list[dict[str, Any]] = []
 
     def take_outputs(self) -> list[tuple[str, str]]:
         """The function calls' outputs read since the last take (their call ids and texts)."""
@@ -220,20 +290,34 @@ class RolloutFollower:
         return self.path
 
     def read_new(self) -> list[dict[str, Any]]:
+        """The usage records appended since the last read (of this or of :meth:`exit_code`)."""
+        self._read()
+        taken, self._usage = self._usage, []
+        return taken
+
+    def exit_code(self, call_id: str) -> int | None:
+        """The exit status of the agent's command ``call_id``, reading what was appended if needed
+        (None: not in the rollout yet)."""
+        if call_id not in self.exits:
+            self._read()
+        return self.exits.get(call_id)
+
+    def _read(self) -> None:
         path = self._find()
         if path is None:
-            return []
+            return
         try:
             with open(path, "rb") as fh:
                 fh.seek(self.offset)
                 data = fh.read()
         except OSError:
-            return []
+            return
         end = data.rfind(b"\n") + 1
         self.offset += end
         lines = _lines(data[:end])
         self.outputs.extend(function_outputs(lines))
-        return usage_records(lines)
+        self.exits.update(command_exits(lines))
+        self._usage.extend(usage_records(lines))
 
 
 def function_outputs(lines: Any) -> list[tuple[str, str]]:

@@ -44,15 +44,17 @@ def test_doctor_passes_on_this_install(frozen_root):
     assert done.returncode == 0, done.stdout + done.stderr
     verdicts = {line[6:22].strip(): line.split()[0] for line in done.stdout.splitlines() if line[:5].strip() in ("ok", "FAIL")}
     expected = {"lock": "ok", "frozen runtime": "ok", "CLI": "ok", "CLI session": "ok", "hooks": "ok", "MCP tools": "ok",
-                "resume": "ok", "sessions folder": "ok"}
+                "resume": "ok", "sandbox": "ok", "sessions folder": "ok"}
     # the pinned Codex CLI, where it is installed, is checked too (its own short session); else a note
     if codex_pin.problem() is None:
         expected |= {"Codex CLI": "ok", "Codex session": "ok", "Codex hooks": "ok", "Codex MCP tools": "ok",
-                     "Codex resume": "ok"}
+                     "Codex resume": "ok", "Codex sandbox": "ok"}
     else:
         assert "Codex CLI:" in done.stdout
     assert verdicts == expected, done.stdout
     assert "ok    CLI session" in done.stdout and "Ready for a confirmatory run" in done.stdout
+    assert "ok    sandbox          a command ran in the workspace in the sandbox; its write beside the workspace was " \
+           "refused" in done.stdout
     assert "claude-agent-sdk" in done.stdout and "API key" in done.stdout and "_bundled/claude" in done.stdout
 
 
@@ -245,3 +247,14 @@ def test_the_runtime_lines_say_whether_the_tau2_extra_is_installed_and_which_ver
     monkeypatch.setattr(util, "find_spec", lambda name, *a: None if name == "tau2" else real_spec(name, *a))
     line = dict(doctor._runtime_lines())["τ²-bench"]
     assert "not installed" in line and INSTALL_LINE in line and "optional" in line
+
+
+def test_without_bubblewrap_the_doctors_workspace_command_says_what_to_install(monkeypatch):
+    from study.doctor.sandbox_probe import run_sandbox_probe
+    from study.runtimes import sandbox
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda tool, path=None: None if tool in ("bwrap", "socat") else "/bin/true")
+    found = run_sandbox_probe("claude-code")
+    assert (found.ok, found.fix) == (False, "apt-get install bubblewrap socat")
+    assert found.detail == ("a workspace session would be refused: Claude Code's sandbox needs bubblewrap and socat, and "
+                            "neither is installed here: apt-get install bubblewrap socat")

@@ -29,6 +29,7 @@ import pytest
 
 from study.runtimes.codex import pin
 from study.runtimes.codex.config import write_workspace_home
+from study.runtimes.sandbox import CODEX_TMPDIR
 from study.sim import SimServer
 from study.sim.acting import Drifter, EditFile, Oracle, Shell, WorkspaceResponder, WriteFile, git_workspace
 
@@ -107,9 +108,10 @@ def _drifter(root: Path, runtime: str) -> Drifter:
     outside = root / "outside.txt"
     off_plan = [EditFile("train.py", "import sys", "import os, sys"), Shell("rm -f config.py"),
                 Shell(f"python3 train.py --out {outside}")]
-    if runtime == "claude-code":   # no sandbox: the gate is the guard, also for a write outside
-        return Drifter([SET_LR, TRAIN], off_plan + [WriteFile(str(outside), "x\n")])
-    # Codex: a command the gate admits that writes outside; the sandbox stops it
+    if runtime == "claude-code":   # the file tools are the gate's to bound: a write outside
+        off_plan.append(WriteFile(str(outside), "x\n"))
+    # a command the gate admits that writes outside: the runtime's sandbox stops it (on Claude Code:
+    # `study claude` turns it on, the workflow naming shell rules)
     return Drifter([SET_LR, Shell("python3 train.py --out ../outside.txt"), TRAIN], off_plan)
 
 
@@ -171,10 +173,9 @@ def test_the_stop_gate_blocks_the_early_end_and_the_agent_finishes_in_the_pause_
     assert s.frame["state"] == "S_done" and "The work is done." in s.done.stdout
 
 
-@NO_CODEX
-@ON_CODEX
-def test_codexs_sandbox_stops_a_command_the_gate_admits_from_writing_outside_the_workspace(drifted):
-    s = drifted("codex")
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_sandbox_stops_a_command_the_gate_admits_from_writing_outside_the_workspace(drifted, runtime):
+    s = drifted(runtime)
     outcome = s.outcome(Shell("python3 train.py --out ../outside.txt"))
     assert outcome.denied is None and not outcome.ok and "Read-only file system" in outcome.text
     assert not (s.project.parent / "outside.txt").exists()
@@ -231,7 +232,9 @@ def test_a_workspace_sessions_codex_home_gates_patches_in_the_shell_commits_and_
         write_workspace_home(home, hook_commands={"PreToolUse": hook("pre-tool-use"), "PostToolUse": hook("post-tool-use"),
                                                   "Stop": hook("stop")},
                              model="gpt-5.4-mini", base_url=sim.base_url_for(), env_key="SIM_KEY", workspace=project)
-        env = {**_env(tmp_path), "CODEX_HOME": str(home), "SIM_KEY": "sim", **pin.binary_env()}
+        (home / CODEX_TMPDIR).mkdir()    # Codex's TMPDIR out of its home's way, as a session's (home under /tmp)
+        env = {**_env(tmp_path), "CODEX_HOME": str(home), "TMPDIR": str(home / CODEX_TMPDIR), "SIM_KEY": "sim",
+               **pin.binary_env()}
         done = subprocess.run([str(pin.binary_path()), "exec", "--json", "--dangerously-bypass-hook-trust", "--strict-config", PROMPT],
                               cwd=project, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -4,9 +4,11 @@ A workspace study (``preregistration/studies/<name>/study.yaml``, ``family: work
 by seed) names its ``protocol`` (``autoresearch``, ``month-end-close``), its preregistered seeds
 and how many contexts a run may have. Session ``s`` is the run of seed ``s``: its folder holds the
 agent's git workspace (``workspace/``) and, beside it, the check scripts the FSM's guards run
-(``checks/``), laid out by the protocol's own builder (in the agent's folder while the run runs,
-``WorkSetup.agent_root``: a path that names nothing of the session, linked from its folder); the agent's CLI works in ``workspace/``
-with its own tools (shell, reads, edits) and no MCP tool of the study's but the FSM's.
+(``checks/``) and a protocol's read-only inputs (``inputs/``), laid out by the protocol's own
+builder (in the agent's folder while the run runs, ``WorkSetup.agent_root``: a path that names
+nothing of the session, linked from its folder); the agent's CLI works in ``workspace/`` with its
+own tools (shell, reads, edits), its commands in the CLI's OS sandbox (``study.runtimes.sandbox``:
+they write the workspace only), and no MCP tool of the study's but the FSM's.
 
 The run is a sequence of fresh contexts (``study.runner.ending``'s rules C1-C4): AutoResearch one
 stage per context until the protocol is complete or its contexts are spent; month-end close one
@@ -61,11 +63,14 @@ def seeds_of(study: Any) -> list[int]:
 
 
 class WorkspaceWork:
-    """One run of a staged protocol in its own git workspace (the seam's ``Work``)."""
+    """One run of a staged protocol in its own git workspace (the seam's ``Work``). The agent's
+    commands may write the workspace only, and ``writable``, folders beside it a protocol declares
+    writable (none here); a protocol's read-only inputs live beside the workspace (docs/staged.md)."""
 
     family = "workspace"
     builtin_tools = True
     reminder = None
+    writable: tuple[Path, ...] = ()
 
     def __init__(self, protocol: str, session_dir: Path, *, seed: int, uses_fsm: bool, turns: int,
                  contexts: int, size: int | None = None):
@@ -215,6 +220,8 @@ class WorkspaceWork:
 
 class WorkspaceFamily:
     name = "workspace"
+    #: its sessions run the CLI's own tools: the runtime's sandbox must be able to start (preflight)
+    builtin_tools = True
 
     def problem(self) -> str | None:
         return None

@@ -31,6 +31,13 @@ class ClaudeCode:
             return f"the installed claude-agent-sdk bundles no Claude Code CLI; {REINSTALL}"
         return None
 
+    def sandbox_problem(self) -> str | None:
+        """Why the agent's commands in a workspace cannot be sandboxed here (one line saying what
+        to install), or None: Claude Code's sandbox needs bubblewrap and socat."""
+        from study.runtimes.sandbox import claude_problem
+
+        return claude_problem()
+
     #: what to do when the doctor's probe session fails on this runtime
     reinstall = REINSTALL
 

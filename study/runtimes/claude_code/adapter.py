@@ -21,6 +21,8 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ from claude_agent_sdk import (
 
 from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
 from study.runtimes.launcher import agent_path, write_launcher
+from study.runtimes.sandbox import SandboxUnavailable, claude_problem, claude_settings
 from study.transcripts.claude_code import usage_of
 
 from .options import cli_env, generation, inherited, options, recorded_settings
@@ -93,12 +96,25 @@ class ClaudeCodeSession:
         self.cli_path: Path = write_launcher(setup.home / ".study", cli)
         sim_env = setup.sim.cli_env() if setup.sim is not None else {}
         self.env = {**sim_env, **cli_env(prepared, setup.home, setup.base_url)}
+        #: a workspace session's sandbox (``--settings``) and the private temporary folder its
+        #: commands may write (``CLAUDE_CODE_TMPDIR``; Claude Code's default, /tmp/claude-<uid>/, is
+        #: shared by every session of the machine); None for a session without the CLI's own tools
+        self.sandbox: dict[str, Any] | None = None
+        self.tmpdir: Path | None = None
+        self._sandbox_checked = False
         if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
             self.env["PATH"] = agent_path()
+            self.tmpdir = Path(tempfile.mkdtemp(prefix="study-agent-tmp-"))
+            self.env["CLAUDE_CODE_TMPDIR"] = str(self.tmpdir)
+            work = setup.task_work
+            self.sandbox = claude_settings(writable=getattr(work, "writable", ()))
+            setup.hooks.sandbox_probe = lambda: claude_problem(self.env)
         self.settings = recorded_settings(self.env)
         passed = generation(prepared.model.settings)
         if passed:   # the model's generation settings, as the SDK's options the CLI gets as flags
             self.settings["generation"] = passed
+        if self.sandbox is not None:
+            self.settings.update(self.sandbox)
         self.inherited_env = inherited(self.env)
         from .tool_server import make_sdk_server
 
@@ -128,9 +144,15 @@ class ClaudeCodeSession:
     async def call(self, prompt: str, resume_id: str | None, sink: CallSink) -> None:
         asyncio.get_running_loop().set_exception_handler(_quiet_after_exit)
         setup = self.setup
+        if self.sandbox is not None and not self._sandbox_checked:   # never run the agent's commands unconfined
+            problem = claude_problem(self.env)
+            if problem is not None:
+                raise SandboxUnavailable(problem)
+            self._sandbox_checked = True
         call_options = options(setup.prepared, work=setup.work, cli_path=self.cli_path, env=self.env,
                                bridge=setup.hooks, servers=self.servers, allowed=self.allowed, resume=resume_id,
-                               system_append=setup.system_append, builtin_tools=setup.task_work.builtin_tools)
+                               system_append=setup.system_append, builtin_tools=setup.task_work.builtin_tools,
+                               settings=self.sandbox)
         self.transport = CLITransport(prompt=prompt, options=call_options)
         stream = _StreamUsage()
         async for message in query(prompt=prompt, options=call_options, transport=self.transport):
@@ -184,4 +206,5 @@ class ClaudeCodeSession:
         return classify_error(exc)
 
     async def aclose(self) -> None:
-        return None
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)

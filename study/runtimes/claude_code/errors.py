@@ -6,7 +6,8 @@ appendix A; the voiding itself is ``study.runner.voiding``'s).
 - A context overflow (terminal reason ``prompt_too_long`` or the API's "prompt is too long"):
   a model outcome.
 - Any other API error (HTTP status, rate limit, quota, overload, server error), any other
-  failure of the CLI process and any exception of the runtime: infrastructure failure (voided).
+  failure of the CLI process and any exception of the runtime: infrastructure failure (voided);
+  so is a workspace session whose sandbox cannot start (``SandboxUnavailable``: its one line).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from claude_agent_sdk import ClaudeSDKError, ResultError
 
 from study.runtimes.base import MODEL_OUTCOME, Ending, crash
+from study.runtimes.sandbox import SandboxUnavailable
 from study.session_io.vocabulary import Limit, SessionStatus
 
 INFRASTRUCTURE_FAILURE = SessionStatus.INFRASTRUCTURE_FAILURE
@@ -33,6 +35,8 @@ _OVERFLOW = re.compile(r"prompt is too long|context (window|length)|too many tok
 def classify_error(exc: BaseException) -> Ending:
     """Classify the exception a ``query()`` call ended with (see the module docstring)."""
     text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SandboxUnavailable):
+        return Ending(INFRASTRUCTURE_FAILURE, True, f"the sandbox of the agent's commands could not start: {exc}")
     if isinstance(exc, ResultError):
         if exc.subtype in LIMIT_SUBTYPES:
             return Ending(LIMIT_SUBTYPES[exc.subtype].status, False, text)

@@ -1,18 +1,19 @@
 """How a session starts Claude Code: its environment and its ``ClaudeAgentOptions``.
 
 The CLI runs with its own fresh HOME and working directory inside the session folder (a workspace
-session: the workspace, with Claude Code's own tools on, ``WORKSPACE_TOOLS``), no
-filesystem settings, built-in tools off otherwise, the SOP-Bench (and FSM) tools in process over MCP,
-Claude Code's default system prompt (plus the SOP copy for the Sys conditions), the model's
-generation settings of models.yaml (``generation``: ``--effort``, ``--thinking``,
-``--max-thinking-tokens``; none: the CLI's defaults), the hooks of
-the runner's ``SessionBridge``, and ``cli_path`` pointing at the runner's launcher
-(``study/runtimes/launcher.py``),
-which execs the bundled CLI so that it never outlives the runner.
+session: the workspace, with Claude Code's own tools on, ``WORKSPACE_TOOLS``, its commands in
+Claude Code's sandbox, ``study.runtimes.sandbox``), no filesystem settings, built-in tools off
+otherwise, the SOP-Bench (and FSM) tools in process over MCP, Claude Code's default system prompt
+(plus the SOP copy for the Sys conditions), the model's generation settings of models.yaml
+(``generation``: ``--effort``, ``--thinking``, ``--max-thinking-tokens``; none: the CLI's
+defaults), the hooks of the runner's ``SessionBridge``, and ``cli_path`` pointing at the runner's
+launcher (``study/runtimes/launcher.py``), which execs the bundled CLI so that it never outlives
+the runner.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -46,8 +47,9 @@ def cli_env(prepared: "Prepared", home: Path, base_url: str) -> dict[str, str]:
 
 
 def recorded_settings(env: dict[str, str]) -> dict[str, Any]:
-    """The CLI settings as recorded (never the API key)."""
-    return {k: ("<set>" if k == "ANTHROPIC_API_KEY" else v) for k, v in env.items() if k not in ("HOME", "CLAUDE_CONFIG_DIR")}
+    """The CLI settings as recorded (never the API key; not the session's own folders)."""
+    return {k: ("<set>" if k == "ANTHROPIC_API_KEY" else v) for k, v in env.items()
+            if k not in ("HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_TMPDIR")}
 
 
 def inherited(env: dict[str, str]) -> list[str]:
@@ -80,13 +82,20 @@ def generation(settings: dict[str, Any] | None) -> dict[str, Any]:
 #: Claude Code's own tools a workspace session offers (reading, editing, writing, the shell); every
 #: call reaches the PreToolUse hook, where the FSM's built-in vocabulary gates it (study.fsm.builtin_tools).
 WORKSPACE_TOOLS = ["Bash", "Read", "Edit", "Write", "MultiEdit", "Glob", "Grep"]
+#: The permission rules that admit them without asking: the file-editing tools (Edit, Write,
+#: MultiEdit: one ``Edit(...)`` rule covers them all) only inside the working folder, so the CLI
+#: itself refuses an edit or a write elsewhere (in ``-p`` mode a permission it would have to ask for
+#: is refused), whatever the workflow admits; reads anywhere; the shell, which runs in the sandbox.
+WORKSPACE_ALLOWED = ["Bash", "Read", "Glob", "Grep", "Edit(./**)"]
 
 
 def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, str], bridge: "SessionBridge",
             servers: dict[str, Any], allowed: list[str], resume: str | None,
-            system_append: str | None = None, builtin_tools: bool = False) -> ClaudeAgentOptions:
+            system_append: str | None = None, builtin_tools: bool = False,
+            settings: dict[str, Any] | None = None) -> ClaudeAgentOptions:
     """The options of one ``query()`` call (the first, or a resume of ``resume``); ``system_append``
-    is the SOP copy the Sys conditions append to Claude Code's system prompt."""
+    is the SOP copy the Sys conditions append to Claude Code's system prompt; ``settings`` the
+    CLI's ``--settings`` (a workspace session's sandbox, ``study.runtimes.sandbox.claude_settings``)."""
     system_prompt: dict[str, str] = {"type": "preset", "preset": "claude_code"}
     if system_append is not None:
         system_prompt["append"] = system_append
@@ -97,7 +106,7 @@ def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, 
     return ClaudeAgentOptions(
         **generation(prepared.model.settings),
         tools=list(WORKSPACE_TOOLS) if builtin_tools else [],
-        allowed_tools=allowed + (list(WORKSPACE_TOOLS) if builtin_tools else []),
+        allowed_tools=allowed + (list(WORKSPACE_ALLOWED) if builtin_tools else []),
         mcp_servers=servers,
         strict_mcp_config=True,
         permission_mode="default",
@@ -106,6 +115,7 @@ def options(prepared: "Prepared", *, work: Path, cli_path: Path, env: dict[str, 
         model=prepared.model.model_id,
         cwd=str(work),
         cli_path=cli_path,
+        settings=json.dumps(settings) if settings is not None else None,
         env=env,
         resume=resume,
         max_turns=prepared.limits.turns,

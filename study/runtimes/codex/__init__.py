@@ -29,6 +29,11 @@ class Codex:
     def problem(self) -> str | None:
         return pin.problem()
 
+    def sandbox_problem(self) -> str | None:
+        """None: Codex CLI brings its own sandbox (its bubblewrap and seccomp), which each workspace
+        session tries before its first call (a sandbox that cannot start voids it in one line)."""
+        return None
+
     #: what to do when the doctor's probe session fails on this runtime
     reinstall = "reinstall the pinned Codex CLI: study runtime install codex"
 

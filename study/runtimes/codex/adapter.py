@@ -22,6 +22,13 @@
   only from its rollout's own path, and appends to it);
 - once the call has ended, no relay of it is left: hook commands run in sessions of their own
   (Codex does not stop them), so the adapter stops every relay whose process group its socket saw;
+- a workspace session (Codex's own tools on, in its ``workspace-write`` sandbox) gives Codex a
+  ``TMPDIR`` inside its home (``study.runtimes.sandbox.CODEX_TMPDIR``: Codex refuses to make the
+  link its sandbox helper runs from under its temporary folder, so a home under /tmp would fail
+  every command), tries the sandbox before the first call (``codex sandbox -- true``: a sandbox
+  that cannot start voids the session in one line, ``SandboxUnavailable``), and tells the bridge
+  each command's exit status as the rollout records it (``RolloutFollower.exit_code``) and how to
+  probe the sandbox again when a command's output looks like its failure;
 - Codex CLI 0.169.0 exits without checkpointing its SQLite databases (``state_5.sqlite``,
   ``thread_history_1.sqlite``), leaving some 8 MB of write-ahead log in even a short session's
   folder: once the session ends, the adapter checkpoints them (``checkpoint_databases``: every
@@ -43,6 +50,7 @@ from typing import Any
 from study.fsm.mcp_server import build_fsm_server
 from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
 from study.runtimes.launcher import agent_path, stop_process_group, write_launcher
+from study.runtimes.sandbox import CODEX_TMPDIR, SandboxUnavailable, codex_problem
 from study.tooling import build_server
 from study.transcripts.codex import RolloutFollower, usage_of
 from study.transcripts.kept import link_one
@@ -111,7 +119,7 @@ class CodexSession:
             self.config = workspace_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, workspace=setup.work,
                 servers=servers, developer_instructions=setup.system_append, context_window=context_window,
-                model_settings=prepared.model.settings)
+                model_settings=prepared.model.settings, writable=getattr(setup.task_work, "writable", ()))
         else:
             self.config = session_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
@@ -122,8 +130,17 @@ class CodexSession:
         write_home(self.codex_home, self.config, hooks)
         self.env = {"HOME": str(setup.home), "CODEX_HOME": str(self.codex_home), KEY_ENV: prepared.model.api_key,
                     "SHELL": "/bin/sh", **binary_env(), **prepared.spec.cli_env}
-        if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
+        #: a workspace session: Codex's TMPDIR out of its home's way, the sandbox tried before the first call
+        self.sandboxed = bool(setup.task_work.builtin_tools)
+        self._sandbox_checked = False
+        self.follower: RolloutFollower | None = None
+        if self.sandboxed:   # the agent's commands find this Python (and its packages) first
             self.env["PATH"] = agent_path()
+            tmpdir = self.codex_home / CODEX_TMPDIR
+            tmpdir.mkdir(exist_ok=True)
+            self.env["TMPDIR"] = str(tmpdir)
+            bridge.sandbox_probe = self.sandbox_problem
+            bridge.command_exit = self.exit_code
         self.settings: dict[str, Any] = {"config": recorded(self.config),
                                          **{k: v for k, v in prepared.spec.cli_env.items()}}
         self.inherited_env = sorted(k for k in os.environ if k.startswith(("CODEX", "OPENAI", "RUST_LOG"))
@@ -146,7 +163,22 @@ class CodexSession:
             return [str(self.cli_path), "exec", "resume", resume_id, *flags, prompt]
         return [str(self.cli_path), "exec", *flags, prompt]
 
+    def sandbox_problem(self) -> str | None:
+        """Why Codex cannot run a command in this session's sandbox (one line), or None."""
+        binary = binary_path()
+        return codex_problem(binary, self.env, self.setup.work) if binary is not None else pin_problem()
+
+    def exit_code(self, call_id: str) -> int | None:
+        """The exit status of the agent's command ``call_id`` as the rollout records it (None: not
+        recorded, or no rollout yet)."""
+        return self.follower.exit_code(call_id) if self.follower is not None else None
+
     async def call(self, prompt: str, resume_id: str | None, sink: CallSink) -> None:
+        if self.sandboxed and not self._sandbox_checked:   # never a session of commands that all fail
+            problem = await asyncio.to_thread(self.sandbox_problem)
+            if problem is not None:
+                raise SandboxUnavailable(problem)
+            self._sandbox_checked = True
         if len(prompt.encode()) > MAX_PROMPT_BYTES:
             raise RuntimeError(f"the prompt has {len(prompt.encode())} bytes; Codex CLI takes it as one argument of at "
                                f"most {MAX_PROMPT_BYTES} bytes")
@@ -197,7 +229,7 @@ class CodexSession:
                 if kind == "thread.started" and event.get("thread_id"):
                     self.thread = str(event["thread_id"])
                     sink.thread_id(self.thread)
-                    follower = RolloutFollower.for_thread(self.codex_home, self.thread)
+                    follower = self.follower = RolloutFollower.for_thread(self.codex_home, self.thread)
                     if watcher is None:
                         watcher = asyncio.create_task(follow())
                 elif kind == "item.completed":
@@ -224,6 +256,8 @@ class CodexSession:
         if follower is not None:
             usage(follower.read_new())
             outputs(follower.take_outputs())
+        if self.sandboxed:    # the commands still waiting for their exit status are logged now
+            self.setup.hooks.flush_commands()
         sink.runtime_version(installed_version() or "")
         sink.call_result(subtype="success" if returncode == 0 else "error", is_error=returncode != 0, turns=responses,
                          reported_cost_usd=None)

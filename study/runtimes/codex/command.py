@@ -10,7 +10,8 @@ only there, not in /tmp; no network for commands), with the FSM tools served by 
 serve`` and the tool-call gate, the record of completed calls and the stop gate as ``study fsm
 hook`` commands over the same frames (a workflow naming ``shell``, ``read``, ``edit`` or ``write``
 gates Codex's own tools by them, docs/fsm.md); then it replaces itself with the pinned binary and
-ARGS (``exec``: same process, stdin, stdout and exit code).
+ARGS (``exec``: same process, stdin, stdout and exit code), with ``TMPDIR`` a folder of that home
+(Codex's sandbox needs its home outside its temporary folder, ``study.runtimes.sandbox``).
 
 Without ``--workflow`` it only runs the pinned binary (``study codex --version``). The model
 endpoint is Codex's own (the OpenAI API with the user's key) unless ``--base-url`` names another
@@ -34,6 +35,7 @@ from pathlib import Path
 import click
 
 from study.cli.vocabulary import UsageError, examples
+from study.runtimes.sandbox import CODEX_TMPDIR
 
 from .config import hooks_json, session_config, write_home
 from .pin import binary_env, binary_path, problem as pin_problem
@@ -110,6 +112,11 @@ def codex(workflows: tuple[Path, ...], frames: Path | None, home: Path | None, m
         wire_home(home, workflow=[w.resolve() for w in workflows], frames=frames, work=Path.cwd().resolve(),
                   model=model, base_url=base_url, env_key=env_key, tool_prefix=tool_prefix, max_blocks=max_blocks)
         env["CODEX_HOME"] = str(home)
+        # Codex makes the link its sandbox helper runs from in its home, but never under its
+        # temporary folder: a home under /tmp gets a TMPDIR of its own (study.runtimes.sandbox)
+        tmpdir = home / CODEX_TMPDIR
+        tmpdir.mkdir(exist_ok=True)
+        env["TMPDIR"] = str(tmpdir)
         if args and args[0] == "exec" and "--dangerously-bypass-hook-trust" not in args:
             # hooks of a CODEX_HOME are not trusted unless persisted: this home is the study's own
             argv = [str(binary), "exec", "--dangerously-bypass-hook-trust", *args[1:]]

@@ -11,12 +11,15 @@ Codex CLI 0.169.0 says for each, checked against a scripted server (docs/runtime
   disconnected after its retries, a 400 of the API), a start-up failure, or a CLI killed by a
   signal the runner did not send: an **infrastructure failure** (voided);
 - the runner's own limit on model responses per call (``limits.turns``; Codex has none of its
-  own): ``limit:turns``.
+  own): ``limit:turns``;
+- a workspace session whose sandbox cannot start (``SandboxUnavailable``, found by the adapter's
+  probe before the first call): an **infrastructure failure**, in one line.
 """
 
 from __future__ import annotations
 
 from study.runtimes.base import MODEL_OUTCOME, Ending, crash
+from study.runtimes.sandbox import SandboxUnavailable
 from study.session_io.vocabulary import Limit, SessionStatus
 
 #: What Codex says when the context is full (the model's doing).
@@ -39,6 +42,8 @@ class TurnsLimit(RuntimeError):
 
 def classify_error(exc: BaseException) -> Ending:
     text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SandboxUnavailable):
+        return Ending(SessionStatus.INFRASTRUCTURE_FAILURE, True, f"the sandbox of the agent's commands could not start: {exc}")
     if isinstance(exc, TurnsLimit):
         return Ending(Limit.TURNS.status, False, text)
     if isinstance(exc, CodexFailed):

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from importlib.util import find_spec
@@ -29,6 +30,7 @@ from study.runtimes.codex import pin
 
 from ...agent_paths import assert_the_model_saw_no_session_name
 from ...view.family_sessions import CLOSE, GROUP
+from .hostile_checks import check_hostile_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group(GROUP)]
 CODEX = pytest.mark.skipif(pin.problem() is not None, reason=f"Codex CLI cannot run here: {pin.problem()}")
@@ -161,6 +163,28 @@ def test_nothing_the_gate_denies_reaches_the_workspace_and_every_denial_is_logge
     assert "date,account,amount\n" != (workspace / "periods/2025-01/inputs/cash.csv").read_text()
     assert "sys.exit(0)" not in (folder / "checks" / "check_step.py").read_text()
     assert outcome(folder)["periods"][0]["correct"] is True          # then it closed the period properly
+
+
+#: The month-end close's hostile agent on each runtime, under the FSM (issue 46; AutoResearch's:
+#: tests/families/test_hostile_research_e2e.py).
+HOSTILE = [pytest.param("adversary-claude", id="claude-code"), pytest.param("adversary-codex", marks=CODEX, id="codex")]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_no_command_the_gate_admits_changes_anything_outside_the_workspace_or_connects(sessions, probe_listener, name):
+    check_hostile_run(sessions[name], research=False, listener=probe_listener)
+
+
+@pytest.mark.parametrize("name", [pytest.param("adversary-codex", marks=CODEX, id="codex")])
+def test_codex_runs_commands_in_its_sandbox_with_the_session_under_the_temporary_folder(sessions, name):
+    """The session folder (and so Codex's home) is under /tmp here, with bubblewrap installed: its
+    commands ran in the sandbox, each logged with its real exit status."""
+    folder = sessions[name]
+    assert str(folder).startswith(tempfile.gettempdir())
+    shells = [e for e in events(folder) if e["kind"] == "tool_call" and e["tool"] == "Bash" and e["allowed"]]
+    assert not [e for e in shells if "bwrap" in (e.get("error") or "")]
+    closes = [e for e in shells if e["args"]["command"].startswith("python3 tools/close.py")]
+    assert len(closes) == 6 and all(e["ok"] and e["exit_code"] == 0 for e in closes)
 
 
 @SKLEARN

@@ -55,25 +55,47 @@ METRIC_TOLERANCE = 0.001
 _HEX = re.compile(r"[0-9a-f]{7,40}")
 
 
-#: git reads only: no repository setting runs a program (an fsmonitor, a hook), the workspace's own
-#: repository is the only one (never a parent folder's), no lock is taken, a repository another user
-#: owns is read too (a reviewer's copy of the sessions), and nothing waits forever.
-_GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false")
+#: git reads only: the workspace's own repository is the only one (never a parent folder's), a
+#: repository another user owns is read too (a reviewer's copy of the sessions), and nothing waits
+#: forever.
 GIT_TIMEOUT_S = 120
+
+
+#: What git is told on top of a workspace's own configuration, which the agent can write (Codex CLI
+#: keeps the workspace's .git writable so it can commit): no setting of the repository's may make
+#: a read of it run a program (this check runs outside the agent's sandbox), and no other settings.
+SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+            "-c", "diff.external=", "-c", "log.showSignature=false", "-c", "core.untrackedCache=false")
+
+
+def git_env(workspace: Path) -> dict[str, str]:
+    """git's environment for a read of ``workspace``: no system or global configuration, no
+    prompt, no lock taken, and no repository above the workspace (a removed .git finds none)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
+               GIT_CEILING_DIRECTORIES=str(Path(workspace).resolve().parent))
+    return env
 
 
 def git(workspace: Path, *args: str) -> tuple[int, str]:
     where = Path(workspace).resolve()
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(where.parent), "GIT_OPTIONAL_LOCKS": "0",
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
+    env = {**git_env(where), "GIT_NO_REPLACE_OBJECTS": "1"}
     try:
-        proc = subprocess.run(["git", *_GIT_SAFE, "-c", f"safe.directory={where}", *args], cwd=str(where),
-                              capture_output=True, text=True, env=env, timeout=GIT_TIMEOUT_S)
+        proc = subprocess.run(["git", *SAFE_GIT, "-c", f"safe.directory={where}", *args], cwd=str(where),
+                              capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=GIT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return 124, ""
     return proc.returncode, proc.stdout
+
+
+def template_changed(workspace: Path) -> bool:
+    """Whether ``train.py`` differs from HEAD's, in the work tree or the index (read without
+    running any filter: the contents' hash, not ``git status``, which can run the repository's)."""
+    code, committed = git(workspace, "rev-parse", "--verify", "--quiet", f"HEAD:{ALLOWED_FILE}")
+    code_work, in_tree = git(workspace, "hash-object", "--no-filters", "--", ALLOWED_FILE)
+    code_index, staged = git(workspace, "ls-files", "--stage", "--", ALLOWED_FILE)
+    blob = committed.strip()
+    return bool(code or code_work or code_index or not blob or in_tree.strip() != blob or f" {blob} " not in staged)
 
 
 def read_ledger(path: Path) -> tuple[list[str] | None, list[tuple[int, list[str]]]]:
@@ -198,8 +220,7 @@ def check(stage: str, workspace: Path, plan: list[tuple[str, int]]) -> list[str]
         problems.append(f"line 1 of {LEDGER_NAME} must be the header {' | '.join(LEDGER_FIELDS)} (tab-separated)")
     upto = [] if stage == "start" else list(STAGE_ORDER[: STAGE_ORDER.index(stage) + 1])
     if stage == "start":
-        code, out = git(workspace, "status", "--porcelain", "--", ALLOWED_FILE)
-        if out.strip():
+        if template_changed(workspace):
             problems.append(f"{ALLOWED_FILE} has uncommitted changes before the baseline: the baseline runs the template unchanged")
     counts = dict(plan)
     for position, (line, fields) in enumerate(rows, 1):

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The month-end close's step check: are the step's files there and consistent?
 
-    python3 ../checks/check_step.py STEP [--workspace DIR]
+    python3 ../checks/check_step.py STEP [--workspace DIR] [--inputs DIR]
 
 The FSM's guard runs it in the workspace when a close step is done (STEP 1-6). The period is the
-latest folder under ``periods/``. It reads only the workspace: the procedure's files the agent
-wrote for the step (``periods/<period>/close/``), the period's inputs, the master data and the
-opening balances; it never sees an answer. It checks that the step's files exist with the
+latest one released. It reads the workspace (the procedure's files the agent wrote for the step,
+``periods/<period>/close/``, the master data and the opening balances) and the period's inputs
+where the run keeps them, outside the workspace (``--inputs``, by default ``../inputs`` beside
+this script's folder: ``inputs/<period>/``); the workspace's ``periods/<period>/inputs`` must still
+be the link to them, or the check refuses. It never sees an answer. It checks that the step's files exist with the
 procedure's columns and rows, that the agent's own ledgers add up (each row's arithmetic, the
 trial balance's debits and credits, the report against the trial balance) and that the
 quantities and documents reconcile with the inputs. Exit status 0: the step is complete; 1: it
@@ -65,16 +67,27 @@ def near(a: float, b: float, tol: float = TOL) -> bool:
 
 
 class Close:
-    """The period being closed and what the check may read of it."""
+    """The period being closed and what the check may read of it. ``inputs``: the folder holding
+    each released period's inputs (``<period>/``); None: the workspace's own ``periods/<period>/
+    inputs/`` (a workspace laid out without the run's inputs folder)."""
 
-    def __init__(self, workspace: Path):
+    def __init__(self, workspace: Path, inputs: Path | None = None):
         self.workspace = workspace
-        names = sorted(p.name for p in (workspace / "periods").glob("*") if (p / "inputs").is_dir())
+        if inputs is None:
+            names = sorted(p.name for p in (workspace / "periods").glob("*") if (p / "inputs").is_dir())
+        else:
+            names = sorted(p.name for p in inputs.iterdir() if p.is_dir()) if inputs.is_dir() else []
         if not names:
             raise Problems("no period has been released: periods/<period>/inputs/ is missing")
         self.period = names[-1]
         self.previous = names[-2] if len(names) > 1 else None
         self.inputs = workspace / "periods" / self.period / "inputs"
+        if inputs is not None:
+            real, link = (inputs / self.period).resolve(), self.inputs
+            if not link.is_symlink() or link.resolve() != real:
+                raise Problems(f"periods/{self.period}/inputs is no longer the link to the period's inputs "
+                               f"(../../../inputs/{self.period}): the inputs never change; restore the link")
+            self.inputs = real
         self.close = workspace / "periods" / self.period / "close"
         self.skus = [r["sku"] for r in read_csv(workspace / "master" / "skus.csv")]
         self.rates = {r["currency"]: (float(r["average"]), float(r["closing"])) for r in read_csv(self.inputs / "fx_rates.csv")}
@@ -257,12 +270,20 @@ def check_report(c: Close, out: list) -> None:
 STEPS = {"1": check_movements, "2": check_inventory, "3": check_fx, "4": check_adjustments, "5": check_trial_balance, "6": check_report}
 
 
-def check(step: str, workspace: Path) -> tuple[str, list[str]]:
-    """(the period, every problem of ``step``'s files); [] = the step is complete."""
+def default_inputs() -> Path | None:
+    """The run's inputs folder beside this script's folder (``ROOT/inputs`` for ``ROOT/checks/``),
+    if there is one."""
+    folder = Path(__file__).resolve().parent.parent / "inputs"
+    return folder if folder.is_dir() else None
+
+
+def check(step: str, workspace: Path, inputs: Path | None = None) -> tuple[str, list[str]]:
+    """(the period, every problem of ``step``'s files); [] = the step is complete. ``inputs``: the
+    run's inputs folder (see :class:`Close`)."""
     problems: list[str] = []
     period = "?"
     try:
-        close = Close(workspace)
+        close = Close(workspace, inputs)
         period = close.period
         STEPS[step](close, problems)
     except Problems as exc:
@@ -272,18 +293,20 @@ def check(step: str, workspace: Path) -> tuple[str, list[str]]:
 
 def main(argv: list[str]) -> int:
     args = list(argv)
-    workspace = Path(".")
-    if "--workspace" in args:
-        at = args.index("--workspace")
-        if at + 1 >= len(args):
-            print("--workspace needs a folder", file=sys.stderr)
-            return 2
-        workspace = Path(args[at + 1])
-        del args[at:at + 2]
+    folders: dict[str, Path] = {}
+    for option in ("--workspace", "--inputs"):
+        if option in args:
+            at = args.index(option)
+            if at + 1 >= len(args):
+                print(f"{option} needs a folder", file=sys.stderr)
+                return 2
+            folders[option] = Path(args[at + 1])
+            del args[at:at + 2]
     if len(args) != 1 or args[0] not in STEPS:
-        print("usage: check_step.py STEP [--workspace DIR]; STEP is 1, 2, 3, 4, 5 or 6 (CLOSE_PROCEDURE.md's steps)", file=sys.stderr)
+        print("usage: check_step.py STEP [--workspace DIR] [--inputs DIR]; STEP is 1, 2, 3, 4, 5 or 6 (CLOSE_PROCEDURE.md's "
+              "steps)", file=sys.stderr)
         return 2
-    period, problems = check(args[0], workspace)
+    period, problems = check(args[0], folders.get("--workspace", Path(".")), folders.get("--inputs", default_inputs()))
     if not problems:
         print(f"close step {args[0]} of {period}: passed")
         return 0

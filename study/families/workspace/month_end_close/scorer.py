@@ -82,10 +82,12 @@ def score_report(period: str, report_path: Path, truth: dict, started: bool = Tr
 def score(workspace: Path, seed: int) -> list[PeriodScore]:
     """Every period of the run of ``seed`` whose workspace is ``workspace``, in order."""
     workspace = Path(workspace)
+    inputs = workspace.parent / "inputs"     # the run's inputs folder (workspace.py), if it has one
     scores = []
     for close in close_books(generate(seed)):
         folder = workspace / "periods" / close.period
-        scores.append(score_report(close.period, folder / "close" / "report.json", close.report, (folder / "inputs").is_dir()))
+        started = (inputs / close.period).is_dir() if inputs.is_dir() else (folder / "inputs").is_dir()
+        scores.append(score_report(close.period, folder / "close" / "report.json", close.report, started))
     return scores
 
 

@@ -3,14 +3,19 @@
 :func:`build_run` lays out a fresh run of the company of ``seed``::
 
     ROOT/workspace/   the agent's folder (a git repository): CLOSE_PROCEDURE.md and master/ (one
-                      commit); periods/<period>/inputs/ appear one period at a time
+                      commit); periods/<period>/ appear one period at a time, each with close/
+                      (the agent's outputs) and inputs, a link to ../../../inputs/<period>
+    ROOT/inputs/      each released period's inputs: read-only to the agent's commands, outside
+                      every folder their sandbox lets them write (docs/staged.md)
     ROOT/checks/      check_step.py: what the FSM's guards run in the workspace
                       (`python3 ../checks/check_step.py STEP`); it holds no answer
 
 :meth:`MonthEndRun.release` writes period ``k``'s inputs (1-based) before its context starts:
 only that period's inputs appear, beside the earlier periods' inputs and the agent's own outputs
-(``periods/<period>/close/``). The answers are never written anywhere: the scorer recomputes
-them from the seed (:mod:`books`).
+(``periods/<period>/close/``). The agent reads them as ``periods/<period>/inputs/`` (the link);
+a write through the link lands outside the workspace, where the sandbox refuses it, and the step
+check reads the inputs where they are, ``ROOT/inputs/``, and refuses a link the agent replaced.
+The answers are never written anywhere: the scorer recomputes them from the seed (:mod:`books`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ PACKAGE = Path(__file__).resolve().parent
 CHECK_STEP = PACKAGE / "check_step.py"
 PROCEDURE = PACKAGE / "template" / "CLOSE_PROCEDURE.md"
 GIT_IDENTITY = {"user.name": "Close agent", "user.email": "agent@close.invalid"}
+#: the folder beside the workspace that holds each period's inputs (``inputs/<period>/``)
+INPUTS_DIR = "inputs"
 
 
 def _csv(header: list[str], rows: list[list]) -> str:
@@ -103,6 +110,11 @@ class MonthEndRun:
         return self.root / "checks"
 
     @property
+    def inputs(self) -> Path:
+        """Where the released periods' inputs are (``inputs/<period>/``), outside the workspace."""
+        return self.root / INPUTS_DIR
+
+    @property
     def company(self) -> Company:
         return generate(self.seed)
 
@@ -111,28 +123,31 @@ class MonthEndRun:
         return [p.name for p in self.company.periods]
 
     def released(self) -> list[str]:
-        """The periods whose inputs are in the workspace, in order."""
-        return [p for p in self.periods if (self.workspace / "periods" / p / "inputs").is_dir()]
+        """The periods whose inputs were released, in order."""
+        return [p for p in self.periods if (self.inputs / p).is_dir()]
 
     def release(self, index: int) -> str:
-        """Write period ``index``'s (1-based) inputs into the workspace; return the period's name.
-        Periods are released in order, each once."""
+        """Write period ``index``'s (1-based) inputs beside the workspace (``inputs/<period>/``) and
+        link them into it (``periods/<period>/inputs``, beside its empty ``close/``); return the
+        period's name. Periods are released in order, each once."""
         company = self.company
         if index != len(self.released()) + 1 or not 1 <= index <= len(company.periods):
             raise ValueError(f"period {index} cannot be released now: released so far {self.released()}; release them in order")
         name = company.periods[index - 1].name
-        inputs = self.workspace / "periods" / name / "inputs"
+        inputs = self.inputs / name
         inputs.mkdir(parents=True)
         for file, text in period_files(company, index).items():
             (inputs / file).write_text(text, encoding="utf-8")
-        (inputs.parent / "close").mkdir()
+        folder = self.workspace / "periods" / name
+        (folder / "close").mkdir(parents=True)
+        (folder / "inputs").symlink_to(Path("..", "..", "..", INPUTS_DIR, name), target_is_directory=True)
         return name
 
 
 def build_run(root: Path, seed: int) -> MonthEndRun:
     """Lay out a new run of the company of ``seed`` under ``root`` (no period released yet)."""
     run = MonthEndRun(Path(root), seed)
-    if run.workspace.exists() or run.checks.exists():
+    if run.workspace.exists() or run.checks.exists() or run.inputs.exists():
         raise FileExistsError(f"{root} already holds a month-end run; give a new folder")
     company = run.company
     (run.workspace / "master").mkdir(parents=True)
@@ -147,4 +162,5 @@ def build_run(root: Path, seed: int) -> MonthEndRun:
     _git(run.workspace, "commit", "-q", "-m", "Month-end close workspace: the procedure and the master data")
     run.checks.mkdir()
     shutil.copyfile(CHECK_STEP, run.checks / "check_step.py")
+    run.inputs.mkdir()
     return run

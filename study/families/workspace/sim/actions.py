@@ -81,3 +81,12 @@ class ForTheSimulator:
 
     def next_action(self, context) -> Action:
         return self.policy.next_action(from_reading(context))
+
+
+def probe_port() -> int:
+    """The TCP port the adversarial agents' commands try to connect to: ``$STUDY_SIM_PROBE_PORT`` of
+    the simulator's process (a test listens there to see that nothing connects), default 9."""
+    import os
+
+    value = os.environ.get("STUDY_SIM_PROBE_PORT", "")
+    return int(value) if value.isdigit() else 9
