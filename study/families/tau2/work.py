@@ -13,12 +13,16 @@ The conversation ends as τ²-bench ends it: the customer stops (``###STOP###``,
 stops (the session ends: :meth:`Tau2Work.finish` ends it with tau2's ``###STOP###``). After the end
 every tool answers an error saying the conversation has ended.
 
-Under the FSM condition the controller (``controller.py``) adds turns of its own: the scope
-step's lookups before the agent's first call (their results in the first message) and a fresh
-test after each repair (in the repair's result); they go through the same conversation and are
-counted (``controller_turns``). The lookups are logged as ``controller_call`` events, the test in
-the result of the call it follows. The task id names its injected faults: it is logged (``outcome``)
-and never put in anything the agent, the customer or the FSM sees.
+Every call, with what it returned, and the customer's device actions and words go into the
+conversation's public record (``public.PublicRecord``, ``record``): the one thing the FSM's rules
+and the controller read (the frame's variables carry its key). Under the FSM condition the
+controller (``controller.py``) adds turns of its own: the scope step's lookups before the agent's
+first call (their results in the first message) and a fresh test after each repair (in the
+repair's result); the work makes them when the controller, reading the record, asks for them;
+they go through the same conversation and are counted (``controller_turns``). The lookups are
+logged as ``controller_call`` events, the test in the result of the call it follows. The task id
+names its injected faults: it is logged (``outcome``) and never put in anything the agent, the
+customer, the controller or the FSM sees.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from typing import Any, Callable
 from .conversation import Conversation, ConversationError, ModelEndpoint
 from .data import data_record, load_task
 from .evaluation import evaluate
+from .public import PublicRecord, turn_events
+from .telecom_evidence import CONTROLLER_MARK
 
 SEND_MESSAGE = "send_message_to_customer"
 SERVER = "tau2"
@@ -144,7 +150,9 @@ class Tau2Work:
         self._lock = threading.RLock()
         self._opening: str | None = None
         self._scoped: tuple[str, dict[str, Any]] | None = None
-        #: the controller's scope step's calls (``controller.scope``), each {tool, args, ok, result}
+        #: the conversation's public record: what the FSM's rules and the controller read
+        self.record = PublicRecord()
+        #: the controller's scope step's calls (``controller.next_lookup``), each {tool, args, ok, result}
         self.scope_calls: list[dict[str, Any]] = []
         self._finished = False
         self.controller_turns = 0
@@ -189,6 +197,7 @@ class Tau2Work:
                 messages = self.conversation.start()
                 texts = _texts_of(messages, "user")
                 self._opening = texts[-1] if texts else ""
+                self.record.opening = self._opening
                 for text in texts:
                     self.emit("customer_message", text=text)
             return self._opening
@@ -245,18 +254,39 @@ class Tau2Work:
         return {}
 
     def fsm_variables(self) -> dict[str, Any]:
-        """The FSM frame's first variables: what the controller binds from the customer's opening
-        and its scope step (public evidence: the phone number, the symptom, the customer and the
-        line); none without a controller."""
-        return dict(self.scope()[1])
+        """The FSM frame's first variables. Telecom: the ledger over the public record so far (the
+        controller's scope step, if any, has run), bound to the phone number of the customer's
+        opening, with the record's key; other domains: none."""
+        scoped = self.scope()[1]
+        if self.domain != "telecom":
+            return dict(scoped)
+        from .controller import fsm_variables
+
+        return fsm_variables(self.record, self.opening())
 
     def scope(self) -> tuple[str, dict[str, Any]]:
-        """The controller's scope step, run once (``controller.scope``): the text it adds to the
-        first message and the FSM's first variables; ("", {}) without a controller that has one."""
+        """The controller's scope step, run once: the lookups its ``next_lookup`` asks for, as the
+        controller's own calls; returns the text for the agent's first message ("" when there is no
+        controller, the opening names no phone number, or the conversation ended) and {}."""
         with self._lock:
-            if self._scoped is None:
-                scope = getattr(self.controller, "scope", None)
-                self._scoped = scope(self) if scope is not None else ("", {})
+            if self._scoped is not None:
+                return self._scoped
+            next_lookup = getattr(self.controller, "next_lookup", None)
+            shown: list[str] = []
+            if next_lookup is not None:
+                from .telecom_evidence import phone_of
+
+                phone = phone_of(self.opening())
+                while not self.ended and (step := next_lookup(self.record, phone)) is not None:
+                    tool, args = step
+                    result = self.run_tool(tool, args, by_controller=True)
+                    self.scope_calls.append({"tool": tool, "args": args, "ok": result.ok, "result": result.text})
+                    shown.append(f"{tool}({json.dumps(args)}) -> {result.text}")
+                    if len(shown) >= 20:   # a customer with many lines: enough
+                        break
+            from .controller import SCOPE_MARK
+
+            self._scoped = (f"{SCOPE_MARK}]\n" + "\n".join(shown) if shown else "", {})
             return self._scoped
 
     # ----- the tools ---------------------------------------------------------------------------
@@ -267,9 +297,15 @@ class Tau2Work:
     def call(self, name: str, args: dict[str, Any]) -> ToolResult:
         """Run one agent call through tau2 (never raises: bad input is an error result)."""
         with self._lock:
+            since = len(self.record.events)
             result = self._call(name, args)
-            if self.controller is not None and result.ok and not self.ended:
-                result = self.controller.after(self, name, args, result)
+            test = getattr(self.controller, "fresh_test", None)
+            if test is not None and result.ok and not self.ended:
+                request = test(self.record, since)
+                if request:
+                    answer = self.say(request, by_controller=True)
+                    text = f"{result.text}\n\n{CONTROLLER_MARK} \"{request}\"]\nCustomer: {answer.text}"
+                    result = ToolResult(result.ok, text, result.data, result.account)
             return result
 
     def _call(self, name: str, args: Any) -> ToolResult:
@@ -297,11 +333,19 @@ class Tau2Work:
             self.error = str(exc)
             return ToolResult(False, f"Error: {exc}")
 
+    def _note(self, action: Any, added: list[Any], by_controller: bool) -> None:
+        """Put an action of the agent's side and what followed it into the public record."""
+        self.record.extend(turn_events("controller" if by_controller else "agent", action, added))
+        if self.conversation.done:
+            self.record.end(str(self.termination_reason))
+
     def say(self, message: str, *, by_controller: bool = False) -> ToolResult:
         """Send ``message`` to the customer; the result is the customer's reply."""
-        added = self._act(self.conversation.text(message))
+        action = self.conversation.text(message)
+        added = self._act(action)
         if isinstance(added, ToolResult):
             return added
+        self._note(action, added, by_controller)
         if by_controller:
             self.controller_turns += 1
         replies = _texts_of(added, "user")
@@ -322,9 +366,11 @@ class Tau2Work:
             return self._run_tool(name, args, by_controller=by_controller)
 
     def _run_tool(self, name: str, args: dict[str, Any], *, by_controller: bool = False) -> ToolResult:
-        added = self._act(self.conversation.tool_call(name, args))
+        action = self.conversation.tool_call(name, args)
+        added = self._act(action)
         if isinstance(added, ToolResult):
             return added
+        self._note(action, added, by_controller)
         if by_controller:
             self.controller_turns += 1
         tool_messages = [m for m in added if getattr(m, "role", None) == "tool"]
@@ -362,6 +408,7 @@ class Tau2Work:
                     self.conversation.stop_as_agent()
                 except ConversationError as exc:
                     self.error = str(exc)
+            self.record.end(str(self.termination_reason))
             if self._opening is None:   # the conversation never started: nothing to score
                 return {}
             self.conversation.join()
