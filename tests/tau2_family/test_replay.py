@@ -166,3 +166,18 @@ def test_a_sessions_own_record_replays(tmp_path):
     [conv] = result["conversations"]
     [transfer] = conv["transfers"]
     assert not transfer["allowed"] and transfer["open"] and conv["reward"] == 0.0
+
+
+def test_a_record_in_an_older_or_openai_style_shape_replays_alike(tmp_path, replayed):
+    """No ``requestor`` on tool messages and calls, calls written OpenAI's way (``function`` with
+    its arguments as a JSON string): matched by id, the same judgement."""
+    data = json.loads(RECORDS.read_text(encoding="utf-8"))
+    for sim in data["simulations"]:
+        for message in sim["messages"]:
+            message.pop("requestor", None)
+            message["tool_calls"] = [{"id": c["id"], "type": "function",
+                                      "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                                     for c in message.get("tool_calls") or []] or None
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data), encoding="utf-8")
+    assert _replay(str(other), "--domain", "telecom")["conversations"] == replayed["conversations"]

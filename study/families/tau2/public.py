@@ -116,12 +116,18 @@ def tool_calls(message: Any) -> list[Any]:
 
 
 def _results(following: list[Any], requestor: str) -> tuple[dict[str, Any], list[Any]]:
-    """The tool messages of ``following`` for ``requestor``'s calls: by id, and in order."""
-    found = [m for m in following if role(m) == "tool" and (_get(m, "requestor") or "assistant") == requestor]
+    """The tool messages of ``following`` for ``requestor``'s calls: by id, and in order (a record
+    that names no requestor: every tool message, matched by id)."""
     flat: list[Any] = []
-    for m in found:   # a MultiToolMessage, if a record keeps one
-        flat += list(_get(m, "tool_messages") or []) or [m]
-    return {str(_get(m, "id")): m for m in flat if _get(m, "id")}, flat
+    for m in following:   # a MultiToolMessage, if a record keeps one
+        if role(m) == "tool":
+            flat += list(_get(m, "tool_messages") or []) or [m]
+    found = [m for m in flat if (_get(m, "requestor") or requestor) == requestor]
+    return {str(_msg_id(m)): m for m in found if _msg_id(m)}, found
+
+
+def _msg_id(message: Any) -> Any:
+    return _get(message, "id") or _get(message, "tool_call_id")
 
 
 def _call_event(by: str, call: Any, results: dict[str, Any], ordered: list[Any], used: set[int]) -> dict[str, Any]:
