@@ -120,14 +120,32 @@ class Customer:
         since = events[last_agent + 1:]
         done = [(e[2], e[3]) for e in since if e[0] == "call"]
         wanted = self.wanted(agent_text) if has_tools else []   # Airline, Retail: the customer has no device
-        if len(done) < len(wanted):
-            tool, args = wanted[len(done)]
+        todo, already = self.todo(wanted, events[:last_agent])
+        if len(done) < len(todo):
+            tool, args = todo[len(done)]
             return Reply(tool_uses=[ToolUse(tool, args)])
         results = {e[1]: e[2] for e in since if e[0] == "result"}
         calls = [e for e in since if e[0] == "call"]
-        if calls:
-            return Reply(text=self.report(calls, results, turn))
+        if calls or already:
+            text = " ".join(already + ([self.report(calls, results, turn)] if calls else []))
+            return Reply(text=text)
         return Reply(text=self.answer(agent_text, turn))
+
+    def todo(self, wanted: list[tuple[str, dict[str, Any]]], before: list[tuple]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+        """The actions to perform of those asked for, and what the customer says of the others: a
+        switch asked to be where the phone already shows it (airplane mode off, mobile data on, ...)
+        is not flipped back, as a person looking at their screen would not ("It's already off.")."""
+        state = _switches(before)
+        todo, already = [], []
+        for tool, args in wanted:
+            target = _TARGET.get(tool)
+            if target is not None and state.get(tool) == target[0]:
+                already.append(f"{target[1]} is already {'on' if target[0] else 'off'}.")
+                continue
+            if target is not None and tool in state:
+                state[tool] = not state[tool]
+            todo.append((tool, args))
+        return todo, already
 
     def wanted(self, agent_text: str) -> list[tuple[str, dict[str, Any]]]:
         """The device actions a message asks for, in order; a request to test "the problem you
@@ -230,6 +248,37 @@ class Customer:
                               "yes", turn)
         return self._pick(("Okay. What should I do next?", "Alright, what's the next step?",
                            "Sure - what would you like me to do?"), "next", turn)
+
+
+#: The switches a request names a direction for: the state asked for, and its name.
+_TARGET = {"toggle_airplane_mode": (False, "Airplane Mode"), "toggle_data": (True, "Mobile data"),
+           "toggle_roaming": (True, "Data Roaming"), "toggle_data_saver_mode": (False, "Data Saver"),
+           "toggle_wifi_calling": (False, "Wi-Fi Calling")}
+_NOW = {"toggle_airplane_mode": r"Airplane Mode is now (ON|OFF)|Airplane Mode: (ON|OFF)",
+        "toggle_data": r"Mobile Data is now (ON|OFF)|Mobile Data Enabled: (Yes|No)",
+        "toggle_roaming": r"Data Roaming is now (ON|OFF)|Data Roaming Enabled: (Yes|No)",
+        "toggle_data_saver_mode": r"Data Saver Mode is now (ON|OFF)|Data Saver mode is (ON|OFF)",
+        "toggle_wifi_calling": r"Wi-Fi Calling is now (ON|OFF)|Wi-Fi Calling is currently turned (ON|OFF)"}
+
+
+def _switches(events: list[tuple]) -> dict[str, bool]:
+    """What the customer's own device results so far show of each switch (the latest shown)."""
+    state: dict[str, bool] = {}
+    for event in events:
+        if event[0] != "result":
+            continue
+        text = str(event[2])
+        for tool, pattern in _NOW.items():
+            for found in re.finditer(pattern, text):
+                value = next(g for g in found.groups() if g)
+                state[tool] = value in ("ON", "Yes")
+        bar = ev_status_bar(text)
+        if bar is not None:
+            state["toggle_airplane_mode"] = "Airplane Mode" in bar
+            if "Data Enabled" in bar:
+                state["toggle_data"] = True
+                state["toggle_data_saver_mode"] = "Data Saver" in bar
+    return state
 
 
 def _holds(name: str, args: dict[str, Any], result: str, expected: bool) -> bool:
