@@ -181,3 +181,22 @@ def test_a_record_in_an_older_or_openai_style_shape_replays_alike(tmp_path, repl
     other = tmp_path / "other.json"
     other.write_text(json.dumps(data), encoding="utf-8")
     assert _replay(str(other), "--domain", "telecom")["conversations"] == replayed["conversations"]
+
+
+def test_a_call_of_a_tool_the_domain_does_not_have_is_reported_not_judged(tmp_path):
+    """Agents sometimes call the customer's device tools themselves; tau2 answers an error. A
+    session never offers such a tool, so its FSM never sees the call: the replay reports it, not
+    judged."""
+    data = json.loads(RECORDS.read_text(encoding="utf-8"))
+    sim = data["simulations"][0]
+    at = next(i for i, m in enumerate(sim["messages"]) if m["role"] == "assistant" and m.get("tool_calls"))
+    sim["messages"][at:at] = [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "x1", "name": "toggle_airplane_mode", "arguments": {},
+                                                                "requestor": "assistant"}]},
+        {"role": "tool", "id": "x1", "requestor": "assistant", "error": True,
+         "content": "Error: Tool 'toggle_airplane_mode' not found."}]
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(sim), encoding="utf-8")
+    [conv] = _replay(str(one), "--domain", "telecom")["conversations"]
+    [odd] = [a for a in conv["actions"] if a["tool"] == "toggle_airplane_mode"]
+    assert odd["allowed"] and "not one of the telecom domain's tools" in odd["not_judged"] and conv["denied"] == 0

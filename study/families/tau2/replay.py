@@ -84,10 +84,14 @@ class Action:
     open: list[dict[str, Any]] | None = None
     irreversible: str | None = None
     controller_test: str | None = None
+    #: not one of the domain's tools (tau2 answered an error; a live session never offers it): not judged
+    not_judged: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         out = {"index": self.index, "tool": self.tool, "args": self.args, "allowed": self.allowed, "state": self.state,
                "ok": self.ok}
+        if self.not_judged:
+            out["not_judged"] = self.not_judged
         if not self.allowed:
             out.update(rule=self.rule, reason=self.reason)
         if self.tool == "transfer_to_human_agents":
@@ -158,10 +162,20 @@ def _turns(messages: list[Any]) -> tuple[str, list[Any], list[tuple[Any, list[An
     return opening, before, turns
 
 
+def domain_tools(domain: str) -> set[str]:
+    """The tools a session of ``domain`` offers the agent (its template workflow lists every one)."""
+    from study.fsm import Workflow
+
+    return set(Workflow.load(WORKFLOWS / f"{domain}.yaml").tools)
+
+
 def replay_simulation(sim: dict[str, Any], domain: str, workflow: Any, *, controller: bool = True) -> Replayed:
-    """One conversation through ``workflow`` (see the module docstring)."""
+    """One conversation through ``workflow`` (see the module docstring). A call of a tool the
+    domain does not have (an agent calling the customer's device tools, say: tau2 answers an
+    error) is reported, not judged: a session never offers it, so its FSM never sees it."""
     from study.fsm import FsmRuntime
 
+    offered = domain_tools(domain)
     out = Replayed(sim.get("task_id"), _reward(sim), sim.get("termination_reason"))
     opening, before, turns = _turns(sim["messages"])
     record = PublicRecord(opening)
@@ -191,6 +205,15 @@ def replay_simulation(sim: dict[str, Any], domain: str, workflow: Any, *, contro
                 tool, args = event["tool"], event["args"]
                 frame = fsm.frames()[-1]
                 state, now = frame["state"], frame["variables"]
+                if tool not in offered:
+                    action = Action(index, tool, args, True, state, ok=event["ok"], result=event["result"],
+                                    not_judged=f"{tool} is not one of the {domain} domain's tools")
+                    record.add(event)
+                    if n == len(actions) - 1:
+                        record.extend(rest)
+                    out.actions.append(action)
+                    index += 1
+                    continue
                 decision = fsm.gate(tool, args)
                 action = Action(index, tool, args, decision.allowed, state, ok=event["ok"], result=event["result"])
                 if not decision.allowed:
@@ -257,6 +280,7 @@ def report(done: list[Replayed], path: Path, domain: str, workflow: Any) -> dict
             "transfers_with_open_faults": len(open_transfers),
             "transfers_with_open_faults_denied": sum(not t.allowed for t in open_transfers),
             "denied_by_rule": _count(a.rule for r in done for a in r.denied),
+            "not_judged": sum(1 for r in done for a in r.actions if a.not_judged),
         },
     }
 
@@ -284,9 +308,12 @@ def as_text(result: dict[str, Any], *, all_actions: bool = False) -> str:
         lines.append(f"{n}. task {conv['task_id']}: {reward}, {conv['termination_reason']}; {conv['allowed']} actions "
                      f"allowed, {conv['denied']} denied; final state {conv['state']}")
         for action in conv["actions"]:
-            if not (all_actions or not action["allowed"] or action["tool"] == "transfer_to_human_agents"):
+            if not (all_actions or not action["allowed"] or action.get("not_judged")
+                    or action["tool"] == "transfer_to_human_agents"):
                 continue
             verdict = "allowed" if action["allowed"] else f"DENIED by {action['rule']}"
+            if action.get("not_judged"):
+                verdict = f"not judged ({action['not_judged']})"
             lines.append(f"   [{action['index']:>3}] {action['tool']} {_short(action['args'], 80)}: {verdict} "
                          f"(state {action['state']})")
             if not action["allowed"]:

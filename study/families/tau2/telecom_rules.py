@@ -17,7 +17,8 @@ Registered for the workflow ``TauTelecomTroubleshootingV1`` (``check_modules``):
     passes only at "Excellent", the manual's "any speed below 'Excellent' is considered slow";
     ``mms``: can_send_mms), ``failed``: the tests that ever failed;
   - ``faults`` (in the manual's order) and ``open``: what the evidence shows open now, each with the
-    result that showed it; ``irreversible``: a condition the agent cannot fix, shown by a result (a
+    result that showed it (``permissions_missing``: the messaging app's, from its permissions check
+    and the grants since); ``irreversible``: a condition the agent cannot fix, shown by a result (a
     SIM locked with a PIN or PUK; the customer's line suspended past its contract end);
   - ``pending_test``: the last repair (a device repair of the customer's, or a repair tool of the
     agent's) with nothing since that could have tested it (a device check, a fresh test, a message
