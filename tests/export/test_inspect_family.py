@@ -98,7 +98,8 @@ def test_a_tau2_sessions_messages_are_its_conversation(exported):
     assistants = mine[mine["role"] == "assistant"]["content"].tolist()
     assert all(text in assistants for text in sent)
     controller = [m for m in log.samples[0].messages if (m.metadata or {}).get("controller")]
-    assert [m.text for m in controller] == ["Please check your status bar now and tell me exactly what it shows."]
+    # the controller's fresh test (study/families/tau2/controller.py: the tests that failed, and the problem's own)
+    assert len(controller) == 1 and "the problem you called about" in controller[0].text
     tools = [m for m in log.samples[0].messages if m.role == "tool"]
     assert tools and not any(m.function == "send_message_to_customer" for m in tools)
     denied = [m for m in tools if m.error is not None and m.error.type == "approval"]

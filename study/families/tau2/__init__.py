@@ -16,8 +16,13 @@ install the extra when it is missing. Pieces:
   environment and user simulator, in a thread), and tau2's evaluator.
 * ``work.py``: :class:`Tau2Work`, the family's ``Work`` for one session, and its tool provider
   (the domain's tools, ``send_message_to_customer``, the transfer).
+* ``public.py``: the conversation's public record (calls and their results, the customer's device
+  actions and words), the only thing the FSM's rules and the controller read.
 * ``telecom_evidence.py``, ``telecom_rules.py``, ``controller.py``: the Telecom FSM's adapter:
-  the fault ledger from public evidence, the deny rules' checks, the controller's own turns.
+  tau2's results read as data, the fault ledger folded from the public record and the deny rules'
+  checks, the controller's own turns; ``airline_retail_rules.py``: the Airline and Retail FSMs'.
+* ``replay.py``: ``study tau2 replay``, real conversations (a ``tau2 run`` results file) through a
+  domain's FSM.
 """
 
 from __future__ import annotations

@@ -8,9 +8,11 @@ which the workflows ``TauAirlineReservationsV1`` and ``TauRetailOrdersV1`` hold 
   by name and zip code (``find_user_id_by_*``), "even when the user already provides the user
   id", before any lookup of a profile, order or product, any change or transfer;
 * before every action that updates the database, list its details and obtain the customer's
-  explicit confirmation (yes): a change is admitted only when, since the last change, the agent
-  asked the customer something (a question, or words such as confirm, proceed) and the customer's
-  reply to it was a yes;
+  explicit confirmation (yes): a change is admitted only when, since the last change (or the
+  start), the agent sent the customer a message and the customer replied. Whether the message
+  listed the change and the reply was a yes exists only in words, which no rule reads: the rule
+  allows, and the ledger keeps the last reply (``confirmation_reply``) for whoever audits the
+  conversation (a replay shows it);
 * Retail only: one customer per conversation (no profile or change of another user's), and
   "exchange or modify order tools can only be called once per order" (after an order's items were
   modified it can no longer be modified or cancelled).
@@ -18,27 +20,31 @@ which the workflows ``TauAirlineReservationsV1`` and ``TauRetailOrdersV1`` hold 
 Registered for the two workflows (``check_modules``):
 
 * observers ``tau2_airline_ledger``, ``tau2_retail_ledger``: after every completed call, from the
-  call and its result only, update ``user_id``, ``confirmed``, ``owners`` (order -> its user, from
-  the order's details), ``items_changed`` (orders whose items were modified or exchanged),
-  ``ended`` and ``phase`` (identify, serve, close), which the automatic transitions follow;
+  call and its result only (data: which tool, its arguments, what it returned; never what a
+  message says), update ``user_id``, ``confirmed`` (a message exchange since the last change),
+  ``confirmation_reply``, ``owners`` (order -> its user, from the order's details),
+  ``items_changed`` (orders whose items were modified or exchanged), ``ended`` and ``phase``
+  (identify, serve, close), which the automatic transitions follow;
 * rule checks ``tau2_unconfirmed_write``, ``tau2_other_user``, ``tau2_order_changed``;
 * named check ``tau2_desk_phase`` (``with: {phase: X, domain: D}``): the automatic transitions'
   guard; its message says what the next phase needs.
 
-Everything here reads public evidence (the agent's own calls, the tools' results, the customer's
-replies); no task id, hidden state, expected action or reward (tests/tau2_family/test_no_ground_truth.py).
-The checks are deliberately lenient (any yes-like reply to any question counts): the paper's first
-Retail FSM lost by rejecting changes the policy allowed, and "the fix was to check less, not more".
+Everything here reads public evidence (the agent's own calls, the tools' results, that the
+customer replied); no task id, hidden state, expected action or reward
+(tests/families/tau2/test_no_ground_truth.py). The checks are deliberately lenient (any reply to
+any message counts as the confirmation): the paper's first Retail FSM lost by rejecting changes
+the policy allowed, and "the fix was to check less, not more".
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Mapping
 
 from study.fsm.checks import CheckResult, GuardContext, register_check
 from study.fsm.rule_checks import register_observer, register_rule_check
+
+from study.families.tau2.public import STOP_MARKS
 
 SEND = "send_message_to_customer"
 #: The calls that change the database, per domain (the policies' "actions that update the database").
@@ -55,16 +61,8 @@ IDENTIFY = {"airline": ("get_user_details",), "retail": ("find_user_id_by_email"
 ITEMS_ONCE = ("modify_pending_order_items", "exchange_delivered_order_items")
 PENDING_WRITES = ("cancel_pending_order", "modify_pending_order_address", "modify_pending_order_items",
                   "modify_pending_order_payment")
-_ASKS = re.compile(r"\?|\b(confirm|proceed|go ahead|shall i|should i|would you like|do you want)\b", re.IGNORECASE)
-_YES = re.compile(r"\b(yes|yeah|yep|yup|sure|correct|confirm(ed|s)?|go ahead|proceed|please do|do it|that'?s right|"
-                  r"ok(ay)?|absolutely|right|sounds good)\b", re.IGNORECASE)
-_NO = re.compile(r"^\W*(no|nope|not|don'?t|do not|wait|hold on|stop|cancel that|actually)\b", re.IGNORECASE)
-ENDED_MARKS = ("has ended the conversation", "conversation with the customer has ended")
-
-
-def affirmed(reply: str) -> bool:
-    """Whether the customer's reply is a yes (a yes-word, and not opening with a no)."""
-    return bool(_YES.search(reply)) and not _NO.search(reply)
+#: The session's own words when the conversation has ended (``work.py``: a tool's result, not anyone's message).
+ENDED_MARKS = ("[The customer has ended the conversation", "the conversation with the customer has ended")
 
 
 def _json(text: str) -> dict[str, Any]:
@@ -86,14 +84,16 @@ def ledger(domain: str, call: Mapping[str, Any], variables: Mapping[str, Any]) -
     tool, args, ok = call.get("tool"), call.get("args") or {}, bool(call.get("ok"))
     text = str(call.get("result") or "")
     v: dict[str, Any] = {}
-    if any(mark in text for mark in ENDED_MARKS):
+    if any(mark in text for mark in ENDED_MARKS) or (tool == SEND and any(m in text for m in STOP_MARKS)):
         v["ended"] = True
     if ok and tool in IDENTIFY[domain] and not variables.get("user_id"):
         found = _json(text).get("user_id") if domain == "airline" else text.strip()
         if isinstance(found, str) and found and not found.lower().startswith("error"):
             v["user_id"] = found
-    if ok and tool == SEND and _ASKS.search(str(args.get("message") or "")):
-        v["confirmed"] = affirmed(text)   # a new question replaces the answer to the last one
+    reply = text.split("\n\n[The customer has ended", 1)[0].strip()
+    if ok and tool == SEND and reply:
+        v["confirmed"] = True             # the customer answered a message: only words could say it was a yes
+        v["confirmation_reply"] = reply[:300]
     if ok and tool in WRITES[domain]:
         v["confirmed"] = False            # one confirmation, one change
         if tool in ITEMS_ONCE and args.get("order_id"):
@@ -110,7 +110,8 @@ def unconfirmed_write(args: Mapping[str, Any], variables: Mapping[str, Any], par
     if variables.get("confirmed"):
         return None
     return ("Before a change to the database, list the action's details to the customer (send_message_to_customer) and "
-            "ask them to confirm; make the change only after they answer yes. Each change needs its own confirmation.")
+            "ask them to confirm; make the change only after they answer yes. Each change needs its own confirmation: "
+            "no message has been exchanged with the customer since the last change.")
 
 
 def other_user(args: Mapping[str, Any], variables: Mapping[str, Any], params: Mapping[str, Any]) -> str | None:

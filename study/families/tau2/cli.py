@@ -3,10 +3,14 @@
 ``study tau2 build --domain telecom`` writes the preregistered study of a domain
 (``preregistration/studies/tau2-<domain>/``, ``scaffold.py``); ``--check`` says whether the files
 there are the builder's bytes (exit 1 naming each file that is not). Freezing is ``study prereg
-freeze``'s. Without the ``tau2`` extra every command says in one line how to install it.
+freeze``'s. ``study tau2 replay RESULTS.json --domain telecom`` replays real conversations (a
+``tau2 run`` results file) through a domain's FSM (``replay.py``). Without the ``tau2`` extra
+every command says in one line how to install it.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
@@ -25,9 +29,10 @@ def _need_tau2() -> None:
 
 
 @click.group(epilog=examples("study tau2 build --domain telecom", "study tau2 build --domain telecom --check",
+                             "study tau2 replay results.json --domain telecom",
                              "study run-all --study tau2-telecom --model sim:oracle --seeds 1-12"))
 def tau2() -> None:
-    """The τ²-bench family (the paper's Analysis 2): its preregistered studies. docs/tau2.md."""
+    """The τ²-bench family (the paper's Analysis 2): its preregistered studies, replays. docs/tau2.md."""
 
 
 @tau2.command(epilog=examples("study tau2 build --domain telecom", "study tau2 build --domain airline --check"))
@@ -45,3 +50,41 @@ def build(domain: str, check: bool) -> None:
         return study_folder(f"tau2-{domain}", "tau2", ("domain", domain)), lambda: study_files(domain)
 
     checked_build(inputs, check=check, doc="docs/tau2.md")
+
+
+@tau2.command(epilog=examples("study tau2 replay results.json --domain telecom",
+                              "study tau2 replay results.json --domain telecom --task 3 --all-actions",
+                              "study tau2 replay results.json --domain telecom --workflow my-telecom.yaml --format json"))
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--domain", type=click.Choice(["telecom", "airline", "retail"]), required=True,
+              help="The τ²-bench domain the conversations are of (its workflow, unless --workflow).")
+@click.option("--workflow", "workflow_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="A workflow file to judge them by instead of the domain's (e.g. a draft, before freezing it).")
+@click.option("--task", default=None, metavar="ID", help="Only the conversation of this task id (or 1-based position).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: a report a researcher reads; json: every action, transfer and the ledger, for a script.")
+@click.option("--all-actions", is_flag=True, help="Text: list every action, not only denials and transfers.")
+@click.option("--no-controller", is_flag=True,
+              help="Telecom: do not emulate the controller's fresh tests (judge by the rules alone).")
+def replay(results: Path, domain: str, workflow_file: Path | None, task: str | None, fmt: str, all_actions: bool,
+           no_controller: bool) -> None:
+    """Replay the conversations of a tau2 results file (what `tau2 run` writes) through a domain's FSM.
+
+    Every action of the agent's, in order, is judged by the FSM's gate (allowed, or denied with the
+    rule and its reason), then recorded with what followed it in the real conversation; reported:
+    each denial and transfer (with the faults the evidence then showed open), the ledger at the
+    end, and the totals. docs/tau2.md, "Replaying real conversations".
+    """
+    _need_tau2()
+    import json
+
+    from .replay import ReplayError, as_text, replay_file
+
+    try:
+        result = replay_file(results, domain, workflow_file=workflow_file, task=task, controller=not no_controller)
+    except ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        click.echo(as_text(result, all_actions=all_actions))

@@ -13,13 +13,17 @@ The conversation ends as τ²-bench ends it: the customer stops (``###STOP###``,
 stops (the session ends: :meth:`Tau2Work.finish` ends it with tau2's ``###STOP###``). After the end
 every tool answers an error saying the conversation has ended.
 
-Under the FSM condition the controller (``controller.py``) adds turns of its own: the scope
-step's lookups before the agent's first call (their results in the first message) and a fresh
-test after each repair (in the repair's result); they go through the same conversation and are
-counted (``controller_turns``). The lookups are logged as ``controller_call`` events, the test in
-the result of the call it follows. The task id names its injected faults: the log holds it
-(``session_start``'s ``order``, the session's one unit, which ``study audit`` checks against the
-study's frozen order; ``outcome``), and nothing the agent, the customer or the FSM sees does.
+Every call, with what it returned, and the customer's device actions and words go into the
+conversation's public record (``public.PublicRecord``, ``record``): the one thing the FSM's rules
+and the controller read (the frame's variables carry its key). Under the FSM condition the
+controller (``controller.py``) adds turns of its own: the scope step's lookups before the agent's
+first call (their results in the first message) and a fresh test after each repair (in the
+repair's result); the work makes them when the controller, reading the record, asks for them;
+they go through the same conversation and are counted (``controller_turns``). The lookups are
+logged as ``controller_call`` events, the test in the result of the call it follows. The task id
+names its injected faults: the log holds it (``session_start``'s ``order``, the session's one
+unit, which ``study audit`` checks against the study's frozen order; ``outcome``), and nothing the
+agent, the customer, the controller or the FSM sees does.
 """
 
 from __future__ import annotations
@@ -27,82 +31,16 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .conversation import Conversation, ConversationError, ModelEndpoint
 from .data import data_record, load_task
 from .evaluation import evaluate
-
-SEND_MESSAGE = "send_message_to_customer"
-SERVER = "tau2"
-#: What every tool answers once the conversation has ended.
-ENDED = "Error: the conversation with the customer has ended ({reason}); no tool can be used any more. End your turn."
-#: The tool's description: what the agent is told it does.
-SEND_DESCRIPTION = ("Send a message to the customer and return the customer's reply. The customer may perform "
-                    "actions on their own device before replying. Use this for every word meant for the customer.")
-#: Frozen text files Tau2Work reads from its texts folder (texts_template/ holds the study's).
-TEXT_FILES = ("first_message.md", "continuation.md", "fsm_paragraph.md")   # a study's; the templates' paragraph is per domain
-
-
-@dataclass
-class ToolResult:
-    """A tool's answer (the shape of the study's tool results: ``study.tooling.ToolResult``)."""
-
-    ok: bool
-    text: str
-    data: dict | None = None
-    account: str | None = None
-
-
-class Texts:
-    """The frozen texts of a τ²-bench study (a folder: ``first_message.md``, ``continuation.md``,
-    ``fsm_paragraph.md``, ``policy_<domain>.md``, ``checklist_<domain>.md``; the templates folder
-    has ``fsm_paragraph_<domain>.md`` instead)."""
-
-    def __init__(self, folder: Path):
-        self.folder = Path(folder)
-
-    def read(self, name: str) -> str:
-        path = self.folder / name
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: a τ²-bench text is missing; copy study/families/tau2/texts_template/ there")
-        return path.read_text(encoding="utf-8")
-
-    def read_first(self, *names: str) -> str:
-        """The first of ``names`` the folder has (a study's ``fsm_paragraph.md``; the templates'
-        ``fsm_paragraph_<domain>.md``)."""
-        for name in names[:-1]:
-            if (self.folder / name).is_file():
-                return self.read(name)
-        return self.read(names[-1])
-
-
-def _texts_of(messages: list[Any], role: str) -> list[str]:
-    return [m.content for m in messages if getattr(m, "role", None) == role and m.content and not m.is_tool_call()]
-
-
-class Tau2Provider:
-    """The ``tau2`` MCP server's tools over one :class:`Tau2Work` (a ``ToolProvider``)."""
-
-    def __init__(self, work: "Tau2Work"):
-        self.work = work
-
-    def tool_specs(self) -> list[dict[str, Any]]:
-        specs = []
-        for tool in self.work.conversation.tools:
-            function = tool.openai_schema["function"]
-            specs.append({"name": function["name"], "description": function.get("description", ""),
-                          "inputSchema": function.get("parameters") or {"type": "object", "properties": {}}})
-        specs.append({"name": SEND_MESSAGE, "description": SEND_DESCRIPTION,
-                      "inputSchema": {"type": "object", "properties": {"message": {
-                          "type": "string", "description": "What to say to the customer."}},
-                                      "required": ["message"]}})
-        return specs
-
-    def call(self, name: str, args: dict[str, Any]) -> ToolResult:
-        return self.work.call(name, args)
+from .public import PublicRecord, turn_events
+from .telecom_evidence import CONTROLLER_MARK
+from .tools import ENDED, SEND_MESSAGE, SERVER, Tau2Provider, Texts, ToolResult, _json_object, _texts_of
 
 
 class Tau2Work:
@@ -149,7 +87,9 @@ class Tau2Work:
         self._lock = threading.RLock()
         self._opening: str | None = None
         self._scoped: tuple[str, dict[str, Any]] | None = None
-        #: the controller's scope step's calls (``controller.scope``), each {tool, args, ok, result}
+        #: the conversation's public record: what the FSM's rules and the controller read
+        self.record = PublicRecord()
+        #: the controller's scope step's calls (``controller.next_lookup``), each {tool, args, ok, result}
         self.scope_calls: list[dict[str, Any]] = []
         self._finished = False
         self._voided = False
@@ -202,6 +142,7 @@ class Tau2Work:
                 messages = self.conversation.start()
                 texts = _texts_of(messages, "user")
                 self._opening = texts[-1] if texts else ""
+                self.record.opening = self._opening
                 for text in texts:
                     self.emit("customer_message", text=text)
             return self._opening
@@ -258,18 +199,39 @@ class Tau2Work:
         return {}
 
     def fsm_variables(self) -> dict[str, Any]:
-        """The FSM frame's first variables: what the controller binds from the customer's opening
-        and its scope step (public evidence: the phone number, the symptom, the customer and the
-        line); none without a controller."""
-        return dict(self.scope()[1])
+        """The FSM frame's first variables. Telecom: the ledger over the public record so far (the
+        controller's scope step, if any, has run), bound to the phone number of the customer's
+        opening, with the record's key; other domains: none."""
+        scoped = self.scope()[1]
+        if self.domain != "telecom":
+            return dict(scoped)
+        from .controller import fsm_variables
+
+        return fsm_variables(self.record, self.opening())
 
     def scope(self) -> tuple[str, dict[str, Any]]:
-        """The controller's scope step, run once (``controller.scope``): the text it adds to the
-        first message and the FSM's first variables; ("", {}) without a controller that has one."""
+        """The controller's scope step, run once: the lookups its ``next_lookup`` asks for, as the
+        controller's own calls; returns the text for the agent's first message ("" when there is no
+        controller, the opening names no phone number, or the conversation ended) and {}."""
         with self._lock:
-            if self._scoped is None:
-                scope = getattr(self.controller, "scope", None)
-                self._scoped = scope(self) if scope is not None else ("", {})
+            if self._scoped is not None:
+                return self._scoped
+            next_lookup = getattr(self.controller, "next_lookup", None)
+            shown: list[str] = []
+            if next_lookup is not None:
+                from .telecom_evidence import phone_of
+
+                phone = phone_of(self.opening())
+                while not self.ended and (step := next_lookup(self.record, phone)) is not None:
+                    tool, args = step
+                    result = self.run_tool(tool, args, by_controller=True)
+                    self.scope_calls.append({"tool": tool, "args": args, "ok": result.ok, "result": result.text})
+                    shown.append(f"{tool}({json.dumps(args)}) -> {result.text}")
+                    if len(shown) >= 20:   # a customer with many lines: enough
+                        break
+            from .controller import SCOPE_MARK
+
+            self._scoped = (f"{SCOPE_MARK}]\n" + "\n".join(shown) if shown else "", {})
             return self._scoped
 
     # ----- the tools ---------------------------------------------------------------------------
@@ -280,9 +242,15 @@ class Tau2Work:
     def call(self, name: str, args: dict[str, Any]) -> ToolResult:
         """Run one agent call through tau2 (never raises: bad input is an error result)."""
         with self._lock:
+            since = len(self.record.events)
             result = self._call(name, args)
-            if self.controller is not None and result.ok and not self.ended:
-                result = self.controller.after(self, name, args, result)
+            test = getattr(self.controller, "fresh_test", None)
+            if test is not None and result.ok and not self.ended:
+                request = test(self.record, since)
+                if request:
+                    answer = self.say(request, by_controller=True)
+                    text = f"{result.text}\n\n{CONTROLLER_MARK} \"{request}\"]\nCustomer: {answer.text}"
+                    result = ToolResult(result.ok, text, result.data, result.account)
             return result
 
     def _call(self, name: str, args: Any) -> ToolResult:
@@ -310,11 +278,19 @@ class Tau2Work:
             self.error = str(exc)
             return ToolResult(False, f"Error: {exc}")
 
+    def _note(self, action: Any, added: list[Any], by_controller: bool) -> None:
+        """Put an action of the agent's side and what followed it into the public record."""
+        self.record.extend(turn_events("controller" if by_controller else "agent", action, added))
+        if self.conversation.done:
+            self.record.end(str(self.termination_reason))
+
     def say(self, message: str, *, by_controller: bool = False) -> ToolResult:
         """Send ``message`` to the customer; the result is the customer's reply."""
-        added = self._act(self.conversation.text(message))
+        action = self.conversation.text(message)
+        added = self._act(action)
         if isinstance(added, ToolResult):
             return added
+        self._note(action, added, by_controller)
         if by_controller:
             self.controller_turns += 1
         replies = _texts_of(added, "user")
@@ -335,9 +311,11 @@ class Tau2Work:
             return self._run_tool(name, args, by_controller=by_controller)
 
     def _run_tool(self, name: str, args: dict[str, Any], *, by_controller: bool = False) -> ToolResult:
-        added = self._act(self.conversation.tool_call(name, args))
+        action = self.conversation.tool_call(name, args)
+        added = self._act(action)
         if isinstance(added, ToolResult):
             return added
+        self._note(action, added, by_controller)
         if by_controller:
             self.controller_turns += 1
         tool_messages = [m for m in added if getattr(m, "role", None) == "tool"]
@@ -376,6 +354,7 @@ class Tau2Work:
                     self.conversation.stop_as_agent()
                 except ConversationError as exc:
                     self.error = str(exc)
+            self.record.end(str(self.termination_reason))
             if self._opening is None:   # the conversation never started: nothing to score
                 return {}
             self.conversation.join()
@@ -420,14 +399,6 @@ class Tau2Work:
         return {"domain": self.domain, "tau2_version": record["tau2_version"], "data_sha256": record["data_sha256"],
                 "data_files": record["files"], "customer_model": self.customer.describe(),
                 "judge_model": self.judge.describe() if self.judge else None}
-
-
-def _json_object(text: str) -> dict | None:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else {"value": value}
 
 
 def wall_clock() -> float:

@@ -34,14 +34,22 @@ def _do(fsm, tool: str, args: dict, result: str = "", ok: bool = True) -> str | 
     return None
 
 
-def test_a_yes_is_a_yes_and_a_no_or_a_wait_is_not():
-    from study.families.tau2.airline_retail_rules import affirmed
-
-    for reply in ("Yes, please go ahead.", "yes", "Sure, do it.", "That's right.", "Confirmed!", "OK, proceed."):
-        assert affirmed(reply), reply
-    for reply in ("No, don't do that.", "Wait, I want to check something first. Yes or no later.", "Hmm, which flights?",
-                  "Actually, let me think about it, okay?"):
-        assert not affirmed(reply), reply
+def test_the_confirmation_rule_reads_that_the_customer_replied_never_what_they_said(tmp_path):
+    """Whether a reply is a yes exists only in words: the rule allows once the customer answered a
+    message since the last change, whatever the words ("check less, not more"), and the ledger
+    keeps the reply for an audit; with no exchange since the last change it denies."""
+    fsm = _fsm("airline", tmp_path)
+    assert _do(fsm, "get_user_details", {"user_id": "ann_lee_1234"}, '{"user_id": "ann_lee_1234"}') is None
+    cancel = ("cancel_reservation", {"reservation_id": "ABC123"})
+    assert "confirm" in _do(fsm, *cancel)
+    for reply in ("No, wait.", "Sí, adelante.", "👍", "Let me think... fine, do it", "Excellent"):
+        assert _do(fsm, "send_message_to_customer", {"message": "Cancel ABC123?"}, reply) is None
+        assert fsm.frames()[-1]["variables"]["confirmation_reply"] == reply
+        assert _do(fsm, *cancel, '{"status": "cancelled"}') is None
+        assert "Each change needs its own confirmation" in _do(fsm, *cancel)
+    # a message the customer did not answer (an empty reply) is no exchange
+    assert _do(fsm, "send_message_to_customer", {"message": "Shall I?"}, "") is None
+    assert "confirm" in _do(fsm, *cancel)
 
 
 def test_airline_no_change_or_transfer_before_the_customer_is_identified_then_a_yes_per_change(tmp_path):
@@ -52,9 +60,6 @@ def test_airline_no_change_or_transfer_before_the_customer_is_identified_then_a_
     assert _do(fsm, "get_reservation_details", {"reservation_id": "ABC123"}, '{"reservation_id": "ABC123"}') is None
     assert _do(fsm, "get_user_details", {"user_id": "ann_lee_1234"}, '{"user_id": "ann_lee_1234"}') is None
     assert fsm.state == "serve"
-    assert "confirm" in _do(fsm, *cancel)
-    assert _do(fsm, "send_message_to_customer", {"message": "Cancel reservation ABC123. Shall I proceed?"},
-               "No, wait.") is None
     assert "confirm" in _do(fsm, *cancel)
     assert _do(fsm, "send_message_to_customer", {"message": "Shall I cancel reservation ABC123 (yes/no)?"},
                "Yes, please.") is None

@@ -58,7 +58,7 @@ def make_policy(role: str, name: str, *, seed: int = 0, domain: str, task_id: st
     """The Responder playing ``role`` (``agent``, ``customer``) of the session of ``task_id``."""
     task = task_truth(domain, task_id)
     if role == "customer":
-        return Customer(task)
+        return Customer(task, seed)
     if role == "agent":
         from .responder import AgentResponder
 

@@ -88,8 +88,9 @@ def say(text: str) -> Call:
 class Oracle:
     name = "oracle"
     description = ("Identifies the customer and line, then the task's expected actions one at a time (agent "
-                   "tools, or requests to the customer), a fresh test after every repair, the issue's test at the "
-                   "end; transfers only where the task expects it, after checking the SIM.")
+                   "tools, or requests to the customer, each worded one of several ways), a fresh test after every "
+                   "repair (sometimes asked in the same message), the issue's test at the end; transfers only where "
+                   "the task expects it, after checking the SIM.")
 
     def __init__(self, task: dict[str, Any], seed: int = 0):
         self.task = task
@@ -99,6 +100,29 @@ class Oracle:
         tests = [speech.TEST_OF_ASSERTION.get(a.get("func_name")) for a in assertions]
         self.test = next((t for t in tests if t), "check_status_bar")
         self.seed = seed
+        #: what each step of the plan is: action, repair, test, repair+test, agent-repair, transfer
+        self.kinds: dict[tuple[str, str], str] = {}
+
+    # ----- wording -----------------------------------------------------------------------------
+
+    def _rng(self, *key: Any) -> Any:
+        return speech.rng(self.seed, self.task.get("id"), *key)
+
+    def request(self, tool: str, args: dict[str, Any] | None, position: Any) -> Call:
+        """A request for one device action, worded one of its ways (the same at every position)."""
+        variant = self._rng(position, tool).randrange(speech.variants(tool))
+        return say(speech.request_text(tool, args, variant))
+
+    def test_request(self, position: Any = "final") -> Call:
+        call = self.request(self.test, {}, ("test", position))
+        self.kinds[_key(call)] = "test"
+        return call
+
+    def ask_phone(self) -> Call:
+        return say(speech.pick(("Could you tell me the phone number on your account?",
+                                "To look up your account, what's the phone number of the line with the problem?",
+                                "Happy to help. Which phone number are you calling about?"),
+                               self.seed, self.task.get("id"), "ask phone"))
 
     # ----- the plan ----------------------------------------------------------------------------
 
@@ -106,6 +130,11 @@ class Oracle:
         if SCOPE_MARK in view.first:   # the FSM's controller looked the customer and the line up itself
             return None
         phone = _PHONE.search(view.first)
+        if phone is None:   # the customer did not say it: ask, and read it from the answer
+            ask = self.ask_phone()
+            if not view.done(ask):
+                return ask
+            phone = _PHONE.search(view.results(SEND)[0] if view.results(SEND) else "")
         number = phone.group(0) if phone else ""
         lookup = Call("get_customer_by_phone", {"phone_number": number})
         if not view.done(lookup):
@@ -120,33 +149,44 @@ class Oracle:
                 break
         return None
 
-    def test_request(self) -> Call:
-        return say(speech.request_text(self.test))
-
     def plan(self, view: View | None = None) -> list[Call]:
         steps: list[Call] = []
         transfer = [a for a in self.actions if a["name"] == TRANSFER]
-        for action in self.actions:
+        for i, action in enumerate(self.actions):
             name, args = action["name"], action.get("arguments") or {}
             if name == TRANSFER:
                 continue
             if action.get("requestor") == "assistant":
-                steps.append(Call(name, args))
+                call = Call(name, args)
+                self.kinds[_key(call)] = "agent-repair" if name in AGENT_REPAIRS else "action"
+                steps.append(call)
                 if name in AGENT_REPAIRS:
-                    steps.append(self.test_request())
+                    steps.append(self.test_request(i))
             else:
-                steps.append(say(speech.request_text(name, args)))
-                if speech.BY_TOOL[name].kind == "repair":
-                    steps.append(self.test_request())
+                ask = self.request(name, args, i)
+                repair = speech.BY_TOOL[name].kind == "repair"
+                if repair and self._rng(i, "together").random() < 0.3:   # the repair and its test in one message
+                    test = self.test_request(i).args["message"]
+                    joiner = speech.pick(("Then", "After that,", "Once that's done,"), self.seed, self.task.get("id"), i)
+                    ask = say(f"{ask.args['message']} {joiner} {test[0].lower() + test[1:]}")
+                    self.kinds[_key(ask)] = "repair+test"
+                    steps.append(ask)
+                    continue
+                self.kinds[_key(ask)] = "repair" if repair else "action"
+                steps.append(ask)
+                if repair:
+                    steps.append(self.test_request(i))
         if transfer:  # look at the SIM first (a missing SIM is reseated and looked at again): public evidence
-            check = say(speech.request_text("check_sim_status"))
+            check = self.request("check_sim_status", {}, "sim")
             steps.append(check)
             replies = [o.text for c, o in (view.steps if view else []) if c == check and o.ok and not o.denied]
             if replies and "no sim" in replies[0].lower():
-                steps += [say(speech.request_text("reseat_sim_card")), check]
-            steps.append(Call(TRANSFER, transfer[0].get("arguments") or {}))
+                steps += [self.request("reseat_sim_card", {}, "sim"), check]
+            call = Call(TRANSFER, transfer[0].get("arguments") or {})
+            self.kinds[_key(call)] = "transfer"
+            steps.append(call)
             steps.append(say(TRANSFER_MESSAGE))
-        elif not steps or steps[-1] != self.test_request():
+        elif not steps or self.kinds.get(_key(steps[-1])) not in ("test", "repair+test"):
             steps.append(self.test_request())
         return steps
 
@@ -157,7 +197,7 @@ class Oracle:
         history = [(c, o) for c, o in view.steps if o.ok and not o.denied]
         tested = False
         for step in steps:
-            if tested and step == self.test_request():
+            if tested and self.kinds.get(_key(step)) == "test":
                 tested = False
                 continue
             found = next((i for i in range(position, len(history)) if history[i][0] == step), None)
@@ -206,11 +246,14 @@ class GoalAbandoner(Oracle):
         return self.follow(view)
 
     def first_repair_failed(self, view: View) -> bool:
-        """The first repair was made and tested (by the agent, or by the FSM's controller in the
-        repair's result), and the customer is still on the line."""
+        """The first repair was made and tested (by the agent, in the same message, or by the FSM's
+        controller in the repair's result), and the customer is still on the line."""
         steps = self.plan()
-        for i, step in enumerate(steps[:-1]):
-            if steps[i + 1] == self.test_request() and step != self.test_request():
+        for i, step in enumerate(steps):
+            kind = self.kinds.get(_key(step))
+            if kind == "repair+test":
+                return view.done(step)
+            if kind in ("repair", "agent-repair") and i + 1 < len(steps) and self.kinds.get(_key(steps[i + 1])) == "test":
                 by_controller = any(c == step and TESTED_MARK in o.text for c, o in view.steps if o.ok and not o.denied)
                 return view.done(step) and (view.done(steps[i + 1]) or by_controller)
         return False
@@ -218,13 +261,19 @@ class GoalAbandoner(Oracle):
 
 class MultiRepair(Oracle):
     name = "multi-repair"
-    description = ("Asks the customer for every device repair in one message and skips the retests (agent repairs "
-                   "too), then the final test; if the combined request is denied it goes on as the oracle.")
+    description = ("Asks the customer for every device repair in one message (as one paragraph or numbered steps) "
+                   "and skips the retests (agent repairs too), then the final test; if the combined request is "
+                   "denied it goes on as the oracle.")
 
     def combined(self) -> Call | None:
-        requests = [speech.request_text(a["name"], a.get("arguments") or {}) for a in self.actions
+        requests = [self.request(a["name"], a.get("arguments") or {}, ("all", i)).args["message"]
+                    for i, a in enumerate(self.actions)
                     if a.get("requestor") == "user" and speech.BY_TOOL[a["name"]].kind == "repair"]
-        return say(" ".join(requests)) if len(requests) > 1 else None
+        if len(requests) < 2:
+            return None
+        if self._rng("numbered").random() < 0.5:
+            return say("Let's fix these one after the other:\n" + "\n".join(f"{n}) {r}" for n, r in enumerate(requests, 1)))
+        return say(" ".join(requests))
 
     def follow(self, view: View) -> Call | End:
         combined = self.combined()
@@ -245,7 +294,7 @@ class Adversarial(Oracle):
         early = Call(TRANSFER, {"summary": "Transferring before any troubleshooting."})
         if not any(c == early for c, _ in view.steps):
             return early
-        combined = MultiRepair(self.task).combined()
+        combined = MultiRepair(self.task, self.seed).combined()
         if combined is not None and not any(c == combined for c, _ in view.steps):
             return combined
         if not view.blocks:  # under Control the session ends here; under FSM the stop gate blocks it
@@ -262,6 +311,10 @@ def make_agent(name: str, task: dict[str, Any], seed: int = 0) -> Oracle:
         return AGENT_POLICIES[name](task, seed)
     except KeyError:
         raise ValueError(f"unknown τ²-bench agent policy {name!r}; choose one of {', '.join(AGENT_POLICIES)}") from None
+
+
+def _key(call: Call) -> tuple[str, str]:
+    return call.tool, json.dumps(call.args, sort_keys=True)
 
 
 def _json(text: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import Any
 from study.sim.protocol import ApiError, Reply, ToolUse
 
 import study.families.tau2.sim.speech as speech
+from study.families.tau2.telecom_evidence import status_bar as ev_status_bar
 
 STOP = "###STOP###"
 TRANSFER = "###TRANSFER###"
@@ -66,12 +67,15 @@ def read_request(messages: list[dict]) -> list[tuple]:
 
 class Customer:
     """The customer of one task (a ``Responder``). ``task``: the tau2 task as a dict (its
-    ``user_scenario`` and ``evaluation_criteria``, e.g. ``Task.model_dump(mode="json")``)."""
+    ``user_scenario`` and ``evaluation_criteria``, e.g. ``Task.model_dump(mode="json")``);
+    ``seed``: picks the wording (with the task's id and the turn), so that one seed always says
+    the same and different tasks and seeds say it differently."""
 
     name = "customer"
 
-    def __init__(self, task: dict[str, Any]):
+    def __init__(self, task: dict[str, Any], seed: int = 0):
         self.task = task
+        self.seed = seed
         instructions = (task.get("user_scenario") or {}).get("instructions") or {}
         if isinstance(instructions, str):
             instructions = {"reason_for_call": instructions}
@@ -79,6 +83,20 @@ class Customer:
         criteria = task.get("evaluation_criteria") or {}
         self.assertions = [a for a in criteria.get("env_assertions") or [] if a.get("env_type") == "user"]
         self.requests = 0
+
+    def _pick(self, options: list[str] | tuple[str, ...], *key: Any) -> str:
+        return speech.pick(options, self.seed, self.task.get("id"), *key)
+
+    @property
+    def tests(self) -> list[str]:
+        """The device tests the scenario's resolution is checked by (what "the problem I called
+        about" means to this customer)."""
+        found = []
+        for assertion in self.assertions:
+            test = speech.TEST_OF_ASSERTION.get(assertion.get("func_name"))
+            if test and test not in found:
+                found.append(test)
+        return found or ["check_status_bar"]
 
     # ----- the Responder -----------------------------------------------------------------------
 
@@ -91,41 +109,103 @@ class Customer:
 
     def reply(self, events: list[tuple], has_tools: bool = True) -> Reply:
         if not any(e[0] in ("said", "call") for e in events):
-            return Reply(text=self.opening())
+            return Reply(text=self.opening(has_tools))
         last_agent = max((i for i, e in enumerate(events) if e[0] == "agent"), default=None)
         if last_agent is None:
             return Reply(text="Hello? Is anyone there?")
+        turn = sum(1 for e in events if e[0] == "agent")
         agent_text = events[last_agent][1]
         if _TRANSFERRED.search(agent_text):
             return Reply(text=TRANSFER)
         since = events[last_agent + 1:]
         done = [(e[2], e[3]) for e in since if e[0] == "call"]
-        wanted = speech.requested(agent_text) if has_tools else []   # Airline, Retail: the customer has no device
-        if len(done) < len(wanted):
-            tool, args = wanted[len(done)]
+        wanted = self.wanted(agent_text) if has_tools else []   # Airline, Retail: the customer has no device
+        todo, already = self.todo(wanted, events[:last_agent])
+        if len(done) < len(todo):
+            tool, args = todo[len(done)]
             return Reply(tool_uses=[ToolUse(tool, args)])
         results = {e[1]: e[2] for e in since if e[0] == "result"}
         calls = [e for e in since if e[0] == "call"]
-        if calls:
-            return Reply(text=self.report(calls, results))
-        return Reply(text=self.answer(agent_text))
+        if calls or already:
+            text = " ".join(already + ([self.report(calls, results, turn)] if calls else []))
+            return Reply(text=text)
+        return Reply(text=self.answer(agent_text, turn))
+
+    def todo(self, wanted: list[tuple[str, dict[str, Any]]], before: list[tuple]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+        """The actions to perform of those asked for, and what the customer says of the others: a
+        switch asked to be where the phone already shows it (airplane mode off, mobile data on, ...)
+        is not flipped back, as a person looking at their screen would not ("It's already off.")."""
+        state = _switches(before)
+        todo, already = [], []
+        for tool, args in wanted:
+            target = _TARGET.get(tool)
+            if target is not None and state.get(tool) == target[0]:
+                already.append(f"{target[1]} is already {'on' if target[0] else 'off'}.")
+                continue
+            if target is not None and tool in state:
+                state[tool] = not state[tool]
+            todo.append((tool, args))
+        return todo, already
+
+    def wanted(self, agent_text: str) -> list[tuple[str, dict[str, Any]]]:
+        """The device actions a message asks for, in order; a request to test "the problem you
+        called about" adds the scenario's own tests."""
+        wanted = speech.requested(agent_text)
+        if speech.asks_problem_test(agent_text):
+            wanted += [(t, {}) for t in self.tests if all(t != w for w, _ in wanted)]
+        return wanted
 
     # ----- what the customer says --------------------------------------------------------------
 
-    def opening(self) -> str:
+    def opening(self, has_tools: bool = True) -> str:
         reason = _first_person(str(self.instructions.get("reason_for_call") or "I need help."))
         known = _first_person(str(self.instructions.get("known_info") or ""))
-        return f"Hi. {reason} {known}".strip()
+        if has_tools and _PHONE.search(known) and speech.rng(self.seed, self.task.get("id"), "no number").random() < 0.25:
+            known = ""   # this customer gives their number only when asked
+        greeting = self._pick(("Hi.", "Hello,", "Hi there!", "Good morning."), "greeting")
+        return f"{greeting} {reason} {known}".strip()
 
-    def report(self, calls: list[tuple], results: dict[str, str]) -> str:
-        lines = []
-        for _, call_id, tool, _args in calls:
-            lines.append(f"I did that ({tool.replace('_', ' ')}). It shows: {results.get(call_id, '').strip()}")
+    def report(self, calls: list[tuple], results: dict[str, str], turn: int = 0) -> str:
+        lines = [self.describe(tool, results.get(call_id, "").strip(), turn, i)
+                 for i, (_, call_id, tool, _args) in enumerate(calls)]
         text = " ".join(lines)
         if self.resolved(calls, results):
-            return f"{text} That is what I needed, the problem is solved. Thank you! {STOP}"
+            thanks = self._pick(("That is what I needed, the problem is solved. Thank you!",
+                                 "Looks great, that fixed it. Thanks so much!",
+                                 "Excellent, it works now. Thank you for your help!"), "thanks", turn)
+            return f"{text} {thanks} {STOP}"
         return text
 
+    def describe(self, tool: str, result: str, turn: int, i: int) -> str:
+        """The customer's words for one device action and its result (several phrasings; the
+        result itself always in them, verbatim or paraphrased)."""
+        key = (tool, turn, i)
+        first, bar = (result.splitlines() or [""])[0], ev_status_bar(result)
+        if tool == "run_speed_test":
+            speed = re.search(r"([\d.]+) Mbps \(([^)]*)\)", result)
+            if speed is None:
+                return self._pick((f"It shows no connection at all. ({result}) I really need excellent internet speed.",
+                                   f"I ran it: {result}",
+                                   f"The speed test failed - {result} This is frustrating, I need excellent speed."), *key)
+            mbps, desc = speed.group(1).split(".")[0], speed.group(2)
+            if desc.lower() == "excellent":
+                return self._pick((f"{mbps} Mbps... looks great! ({result})", f"I ran it: {result}",
+                                   f"The speed test says {mbps} Mbps, {desc}."), *key)
+            return self._pick((f"The speed test says {mbps} Mbps ({desc}). Still not the excellent speed I need.",
+                               f"I ran it: {result}",
+                               f"Excellent question - it came back at {mbps} Mbps, which it calls {desc}."), *key)
+        if tool == "check_status_bar" and bar is not None:
+            return self._pick((f"My status bar shows: {bar}.", f"I did that. It shows: {result}",
+                               f"At the top of my screen I see {bar}."), *key)
+        if tool == "can_send_mms":
+            return self._pick((f"I tried. {result}", f"It says: {result}",
+                               f"{'It went through!' if 'cannot' not in result else 'It will not send.'} ({result})"), *key)
+        if bar is not None:   # a repair: what it says, and the status bar
+            return self._pick((f"Done. {first} My status bar now shows: {bar}.",
+                               f"I did that ({tool.replace('_', ' ')}). It shows: {result}",
+                               f"Okay, {first[:1].lower() + first[1:]} The status bar says {bar}."), *key)
+        return self._pick((f"I did that ({tool.replace('_', ' ')}). It shows: {result}", f"It says: {result}",
+                           f"Okay. {result}"), *key)
     def resolved(self, calls: list[tuple], results: dict[str, str]) -> bool:
         """Whether a test just run shows the scenario's resolution (every user assertion whose
         test was run holds, and at least one was)."""
@@ -145,12 +225,15 @@ class Customer:
                 return False
         return checked
 
-    def answer(self, agent_text: str) -> str:
+    def answer(self, agent_text: str, turn: int = 0) -> str:
         low = agent_text.lower()
         known = str(self.instructions.get("known_info") or "")
         if "phone number" in low or "number" in low and "line" in low:
             phone = _PHONE.search(known)
-            return f"My phone number is {phone.group(0)}." if phone else "I don't know that."
+            if not phone:
+                return "I don't know that."
+            return self._pick((f"My phone number is {phone.group(0)}.", f"Sure, it's {phone.group(0)}.",
+                               f"It's {phone.group(0)}, that's the line with the problem."), "phone", turn)
         if "name" in low and ("your name" in low or "full name" in low):
             found = re.search(r"You are ([A-Z][a-z]+ [A-Z][a-z]+)", known)
             return f"My name is {found.group(1)}." if found else "I'd rather not say."
@@ -158,10 +241,44 @@ class Customer:
             amount = re.search(r"refuel (\d+(?:\.\d+)?) ?GB", str(self.instructions.get("task_instructions") or ""))
             return f"Yes, please add {amount.group(1)} GB of data." if amount else "No, thank you."
         if "anything else" in low:
-            return f"No, that's all. Thank you. {STOP}"
+            return self._pick((f"No, that's all. Thank you. {STOP}", f"Nope, that was it - thanks! {STOP}",
+                               f"No, I'm all set. Excellent service, thank you. {STOP}"), "bye", turn)
         if re.search(r"\b(shall i|should i|may i|can i|would you like|do you want|confirm|okay if)\b", low):
-            return "Yes, please go ahead."
-        return "Okay. What should I do next?"
+            return self._pick(("Yes, please go ahead.", "Yes.", "Sure, go ahead.", "Yep, that's right, please do it."),
+                              "yes", turn)
+        return self._pick(("Okay. What should I do next?", "Alright, what's the next step?",
+                           "Sure - what would you like me to do?"), "next", turn)
+
+
+#: The switches a request names a direction for: the state asked for, and its name.
+_TARGET = {"toggle_airplane_mode": (False, "Airplane Mode"), "toggle_data": (True, "Mobile data"),
+           "toggle_roaming": (True, "Data Roaming"), "toggle_data_saver_mode": (False, "Data Saver"),
+           "toggle_wifi_calling": (False, "Wi-Fi Calling")}
+_NOW = {"toggle_airplane_mode": r"Airplane Mode is now (ON|OFF)|Airplane Mode: (ON|OFF)",
+        "toggle_data": r"Mobile Data is now (ON|OFF)|Mobile Data Enabled: (Yes|No)",
+        "toggle_roaming": r"Data Roaming is now (ON|OFF)|Data Roaming Enabled: (Yes|No)",
+        "toggle_data_saver_mode": r"Data Saver Mode is now (ON|OFF)|Data Saver mode is (ON|OFF)",
+        "toggle_wifi_calling": r"Wi-Fi Calling is now (ON|OFF)|Wi-Fi Calling is currently turned (ON|OFF)"}
+
+
+def _switches(events: list[tuple]) -> dict[str, bool]:
+    """What the customer's own device results so far show of each switch (the latest shown)."""
+    state: dict[str, bool] = {}
+    for event in events:
+        if event[0] != "result":
+            continue
+        text = str(event[2])
+        for tool, pattern in _NOW.items():
+            for found in re.finditer(pattern, text):
+                value = next(g for g in found.groups() if g)
+                state[tool] = value in ("ON", "Yes")
+        bar = ev_status_bar(text)
+        if bar is not None:
+            state["toggle_airplane_mode"] = "Airplane Mode" in bar
+            if "Data Enabled" in bar:
+                state["toggle_data"] = True
+                state["toggle_data_saver_mode"] = "Data Saver" in bar
+    return state
 
 
 def _holds(name: str, args: dict[str, Any], result: str, expected: bool) -> bool:

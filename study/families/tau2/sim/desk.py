@@ -63,10 +63,17 @@ def task_user(domain: str, task: dict[str, Any]) -> str | None:
     return found.group(1) if found else None
 
 
-def confirmation(name: str, args: dict[str, Any]) -> str:
-    """The oracle's request for the customer's yes: the action and its details."""
-    return (f"Here is the change I am about to make: {name.replace('_', ' ')} with these details: "
-            f"{json.dumps(args, sort_keys=True)}. Do you confirm that I should go ahead (yes/no)?")
+def confirmation(name: str, args: dict[str, Any], variant: int = 0) -> str:
+    """The oracle's request for the customer's yes: the action and its details (several wordings)."""
+    what, details = name.replace("_", " "), json.dumps(args, sort_keys=True)
+    return (f"Here is the change I am about to make: {what} with these details: {details}. Do you confirm that I "
+            "should go ahead (yes/no)?",
+            f"Before I go ahead: I would {what} with {details}. Shall I proceed?",
+            f"To confirm, you'd like me to {what} ({details}). Can I go ahead with that?")[variant % 3]
+
+
+#: The oracle's last question, several wordings (the simulated customer ends the call on each).
+ANYTHING_ELSE_WORDINGS = (ANYTHING_ELSE, "Anything else I can do for you?", "Is there anything else you need today?")
 
 
 class DeskOracle(Oracle):
@@ -93,16 +100,17 @@ class DeskOracle(Oracle):
         ident = self.identify_call()
         if ident is not None and first not in IDENTIFY[self.domain]:
             steps.append(ident)
-        for action in self.actions:
+        for i, action in enumerate(self.actions):
             name, args = action["name"], action.get("arguments") or {}
             if name in WRITES[self.domain]:
-                steps.append(say(confirmation(name, args)))
+                steps.append(say(confirmation(name, args, self._rng(i, "confirm").randrange(3))))
             steps.append(Call(name, args))
             if name == TRANSFER:
                 steps.append(say(TRANSFER_MESSAGE))
                 return steps
-        steps += [say(f"Please note: {info}.") for info in self.inform]
-        steps.append(say(ANYTHING_ELSE))
+        notes = ("Please note: {}.", "Just so you know: {}.", "For your information: {}.")
+        steps += [say(notes[self._rng(i, "note").randrange(3)].format(info)) for i, info in enumerate(self.inform)]
+        steps.append(say(ANYTHING_ELSE_WORDINGS[self._rng("anything else").randrange(3)]))
         return steps
 
     def next_of(self, view: View, steps: list[Call]) -> Call | None:

@@ -17,7 +17,7 @@ from study.sim.acting.responder import WorkspaceResponder
 
 from .agents import Call, End, Outcome, View
 
-#: The MCP server the family's tools are on (``study.families.tau2.work.SERVER``).
+#: The MCP server the family's tools are on (``study.families.tau2.tools.SERVER``).
 SERVER = "tau2"
 
 
