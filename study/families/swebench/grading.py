@@ -1,0 +1,223 @@
+"""Grade a session's final diff with the official SWE-bench harness, on a freshly built image.
+
+:func:`grade` takes the diff (a unified diff against the instance's base commit, as ``git diff
+BASE`` in the session's workspace gives it), writes the harness's predictions file, runs
+``swebench.harness.run_evaluation`` on the task repo (``harness_entry.py``: one process, in the
+grading's own folder, the evaluation container without network) and keeps everything in that
+folder: ``predictions.jsonl``, ``harness.log`` (what the harness printed), the harness's run
+report ``<model>.<run id>.json`` and its ``logs/`` (the image's Dockerfile and build log, the
+instance's ``run_instance.log``, ``patch.diff``, ``eval.sh``, ``test_output.txt`` and
+``report.json``), and ``grade.json``, this module's verdict. :func:`regrade` computes the verdict
+again from those logs alone (no docker), as an audit does.
+
+The verdict is one of three, and an infrastructure failure is never "unresolved":
+
+- ``resolved``: the harness's report says so (every FAIL_TO_PASS and PASS_TO_PASS test passes);
+- ``unresolved``: the harness ran the tests and they did not all pass, or the patch is empty, or
+  it did not apply, or the tests ran past the time limit (a patch can hang them: SWE-bench counts
+  it against the patch, and so does this);
+- ``infrastructure_failure``: docker or the harness missing, the image build failed, the harness
+  crashed, the container could not be made or run, or the harness's own log classification names
+  an environment fault (``swebench.harness.infra_failure``, tier "environment").
+
+The harness force-rebuilds the instance's image before it grades (its task-repo mode), so every
+grading runs on a clean image; two gradings of one instance therefore never run at once here (a
+file lock per instance), as one would remove the other's image.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .docker_env import docker, docker_problem, harness_problem
+
+RESOLVED, UNRESOLVED, INFRASTRUCTURE_FAILURE = "resolved", "unresolved", "infrastructure_failure"
+MODEL = "study"
+#: What the harness prints or logs, and what it means (swebench 5.0.2's own strings).
+BUILD_FAILED = re.compile(r"BUILD FAILED|FELL BACK to the published image|instance images failed to build")
+APPLY_FAILED = ">>>>> Patch Apply Failed"
+TIMED_OUT = re.compile(r"Test timed out after \d+ seconds|Timeout error: \d+ seconds exceeded")
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A grading's verdict: ``outcome`` (RESOLVED, UNRESOLVED, INFRASTRUCTURE_FAILURE), ``reason``
+    (one line), the harness's per-instance report (None when it wrote none) and where it all is."""
+
+    instance_id: str
+    outcome: str
+    reason: str
+    folder: str
+    seconds: float = 0.0
+    run_id: str = ""
+    report: dict | None = field(default=None, repr=False)
+
+    @property
+    def resolved(self) -> bool:
+        return self.outcome == RESOLVED
+
+    @property
+    def infrastructure_failure(self) -> bool:
+        return self.outcome == INFRASTRUCTURE_FAILURE
+
+
+@contextlib.contextmanager
+def _instance_lock(instance_id: str):
+    path = Path(tempfile.gettempdir()) / f"sweb-grade-{instance_id}.lock"
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _instance_dir(folder: Path, run_id: str, instance_id: str) -> Path:
+    return folder / "logs" / "run_evaluation" / run_id / MODEL / instance_id
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.is_file() else ""
+
+
+def _summary(report: dict) -> str:
+    status = report.get("tests_status") or {}
+    parts = []
+    for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+        tests = status.get(key) or {}
+        passed, failed = len(tests.get("success", [])), len(tests.get("failure", []))
+        parts.append(f"{key} {passed}/{passed + failed}")
+    return ", ".join(parts)
+
+
+_UNSET = object()
+
+
+def verdict(folder: Path, run_id: str, instance_id: str, exit_code: int,
+            report: dict | None | object = _UNSET) -> tuple[str, str, dict | None]:
+    """(outcome, reason, report) from what a harness run left in ``folder`` and its exit code;
+    ``report`` replaces the harness's per-instance report.json (a re-grade's own)."""
+    folder = Path(folder)
+    printed = _read(folder / "harness.log")
+    instance_dir = _instance_dir(folder, run_id, instance_id)
+    report_file = instance_dir / "report.json"
+    if report is _UNSET:
+        report = json.loads(report_file.read_text()).get(instance_id) if report_file.is_file() else None
+    if BUILD_FAILED.search(printed):
+        return INFRASTRUCTURE_FAILURE, "the instance image did not build (logs/image_builder/*/build_image.log)", report
+    if exit_code != 0:
+        last = (printed.strip().splitlines() or ["no output"])[-1][:300]
+        return INFRASTRUCTURE_FAILURE, f"the harness exited with {exit_code}: {last}", report
+    run_reports = sorted(folder.glob(f"{MODEL}.{run_id}.json"))
+    run_report = json.loads(run_reports[0].read_text()) if run_reports else {}
+    if instance_id in run_report.get("empty_patch_ids", []):
+        return UNRESOLVED, "empty patch", report
+    if report is not None:
+        if report.get("resolved"):
+            return RESOLVED, f"resolved: {_summary(report)}", report
+        if report.get("infra_failure"):
+            return INFRASTRUCTURE_FAILURE, f"environment fault in the test log: {report.get('infra_failure_reason')}", report
+        if not report.get("patch_successfully_applied"):
+            return UNRESOLVED, "no test results in the log (the tests did not run to their end)", report
+        return UNRESOLVED, f"unresolved: {_summary(report)}", report
+    log = _read(instance_dir / "run_instance.log")
+    if APPLY_FAILED in log:
+        return UNRESOLVED, "the patch did not apply to the base commit", None
+    if TIMED_OUT.search(log) or TIMED_OUT.search(_read(instance_dir / "test_output.txt")):
+        return UNRESOLVED, "the tests ran past the time limit", None
+    errors = [line for line in log.splitlines() if " - ERROR - " in line or "Error" in line]
+    said = errors[-1][-300:] if errors else "no report and no error in the log"
+    return INFRASTRUCTURE_FAILURE, f"the harness wrote no report: {said}", None
+
+
+def _write_grade(grade: Grade, extra: dict) -> Grade:
+    folder = Path(grade.folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {k: v for k, v in asdict(grade).items() if k != "report"} | extra
+    (folder / "grade.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    return grade
+
+
+def grade(instance_id: str, patch: str, task_repo: Path, folder: Path, *, timeout: int = 900,
+          network: bool = False, env: dict[str, str] | None = None) -> Grade:
+    """Grade ``patch`` for ``instance_id`` of ``task_repo`` with the official harness; keep its
+    report and logs in ``folder`` (made if missing; one grading a folder). ``timeout`` is the
+    harness's limit on the tests, in seconds; ``network`` gives the evaluation container the
+    default network instead of none. Never raises for the environment: a missing docker or
+    harness, a failed build, a crash are an INFRASTRUCTURE_FAILURE verdict."""
+    folder, task_repo = Path(folder).resolve(), Path(task_repo).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    run_id = f"g{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    started = time.monotonic()
+    extra = {"patch_sha256": hashlib.sha256(patch.encode()).hexdigest(), "task_repo": str(task_repo),
+             "harness": "swebench 5.0.2", "network": "default" if network else "none", "timeout": timeout}
+    problem = docker_problem(env) or harness_problem()
+    if problem:
+        return _write_grade(Grade(instance_id, INFRASTRUCTURE_FAILURE, problem, str(folder), 0.0, run_id), extra)
+    predictions = folder / "predictions.jsonl"
+    predictions.write_text(json.dumps({"instance_id": instance_id, "model_name_or_path": MODEL,
+                                       "model_patch": patch}) + "\n")
+    command = [sys.executable, "-m", "study.families.swebench.harness_entry", "--task-repo", str(task_repo),
+               "--predictions", str(predictions), "--run-id", run_id, "--instance", instance_id,
+               "--timeout", str(timeout), "--network", "default" if network else "none"]
+    run_env = dict(os.environ if env is None else env)
+    # the harness process imports this package: the same checkout as the caller's
+    root = str(Path(__file__).resolve().parents[3])
+    run_env["PYTHONPATH"] = os.pathsep.join(p for p in (root, run_env.get("PYTHONPATH")) if p)
+    with _instance_lock(instance_id), open(folder / "harness.log", "w") as log:
+        try:
+            exit_code = subprocess.run(command, cwd=folder, env=run_env, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, timeout=timeout + 600).returncode
+        except subprocess.TimeoutExpired:
+            exit_code = -1
+            log.write(f"\nthe harness ran past {timeout + 600} s and was stopped\n")
+        finally:
+            _remove_containers(run_id)
+    outcome, reason, report = verdict(folder, run_id, instance_id, exit_code)
+    extra["harness_exit"] = exit_code
+    return _write_grade(Grade(instance_id, outcome, reason, str(folder), round(time.monotonic() - started, 1),
+                              run_id, report), extra)
+
+
+def _remove_containers(run_id: str) -> None:
+    """Remove any container of this run the harness left (it removes its own; this is the net)."""
+    try:
+        found = docker("ps", "-aq", "--filter", f"name=.{run_id}", check=False, timeout=30).stdout.split()
+        if found:
+            docker("rm", "-f", *found, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+def regrade(folder: Path, task_repo: Path) -> Grade:
+    """The verdict again from what a grading kept in ``folder``, the report recomputed with the
+    harness's own ``get_eval_report`` over its ``test_output.txt`` (no docker): what an audit runs."""
+    from swebench.harness.grading import get_eval_report
+    from swebench.harness.utils import make_test_spec
+    from swebench.task.repo import load_task_repo
+
+    folder = Path(folder)
+    recorded = json.loads((folder / "grade.json").read_text())
+    instance_id, run_id = recorded["instance_id"], recorded["run_id"]
+    if recorded.get("harness_exit") is None:   # refused before the harness ran (docker, harness missing)
+        return Grade(instance_id, recorded["outcome"], recorded["reason"], str(folder), 0.0, run_id)
+    test_output = _instance_dir(folder, run_id, instance_id) / "test_output.txt"
+    report = None
+    if test_output.is_file():
+        prediction = json.loads((folder / "predictions.jsonl").read_text().splitlines()[0])
+        spec = make_test_spec(load_task_repo(task_repo, [instance_id])[0])
+        report = get_eval_report(spec, prediction, str(test_output), include_tests_status=True)[instance_id]
+    outcome, reason, report = verdict(folder, run_id, instance_id, recorded["harness_exit"], report)
+    return Grade(instance_id, outcome, reason, str(folder), 0.0, run_id, report)
