@@ -242,3 +242,15 @@ def build_task_repo(out: Path, base_image: str, names: list[str] | None = None) 
     for instance in instances(names):
         write_task(instance, out / "tasks", base_image)
     return out
+
+
+def build_image(task_repo_dir: Path, instance_id: str) -> str:
+    """Build the instance's image from its task folder with ``docker build`` (the agent's session
+    runs in it; grading builds its own afresh through the harness); return its name."""
+    folder = Path(task_repo_dir) / "tasks" / instance_id
+    name = image_name(instance_id)
+    done = subprocess.run(["docker", "build", "--quiet", "--tag", name, str(folder)], capture_output=True,
+                          text=True, env={**os.environ, "DOCKER_BUILDKIT": "0"})
+    if done.returncode != 0:
+        raise RuntimeError(f"the image of {instance_id} did not build: {done.stderr.strip()[-500:]}")
+    return name

@@ -35,3 +35,9 @@ def swebench_task_repo(base_image, tmp_path_factory):
     """The study's task repo, written for the local base image."""
     _need(harness_problem())
     return task_repo.build_task_repo(tmp_path_factory.mktemp("task-repo"), base_image)
+
+
+@pytest.fixture(scope="session")
+def instance_image(swebench_task_repo) -> str:
+    """The calendarkit instance's image (the repository at /testbed, FROM the local base)."""
+    return task_repo.build_image(swebench_task_repo, "studyfixtures__calendarkit-12")
