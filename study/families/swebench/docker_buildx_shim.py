@@ -15,7 +15,8 @@ and calls buildx nowhere else. This plugin runs that as ``docker build`` with th
 newer 28.x client on this machine refuses a BuildKit build without a real buildx, and Debian's
 20.10 client would need the daemon's BuildKit): ``--load`` is dropped (the classic builder always
 stores the image in the daemon), ``--progress`` is dropped (the classic builder prints plain
-steps). Any other option, or a buildx subcommand other than ``build`` and ``version``, is refused
+steps), and ``--force-rm`` is added (a failed step leaves no container behind, as with
+BuildKit). Any other option, or a buildx subcommand other than ``build`` and ``version``, is refused
 with one line naming it, so a harness that starts calling buildx differently fails loudly
 instead of building something else.
 
@@ -30,7 +31,7 @@ import os
 import sys
 
 #: Written into the metadata and checked by scripts/docker-up, so an outdated copy is replaced.
-SHIM_VERSION = "study-shim-1"
+SHIM_VERSION = "study-shim-2"
 
 #: buildx build options the classic builder takes as they are (with or without "=value").
 PASSED = {"--platform", "--tag", "-t", "--file", "-f", "--no-cache", "--build-arg", "--target",
@@ -91,7 +92,8 @@ def main(argv: list[str]) -> int:
         return 2
     env = dict(os.environ, DOCKER_BUILDKIT="0")
     # The docker CLI that ran this plugin is on PATH as `docker` (both clients here find it there).
-    os.execvpe("docker", ["docker", "build", *build_args], env)
+    # --force-rm: the classic builder keeps a failed step's container otherwise (BuildKit keeps none)
+    os.execvpe("docker", ["docker", "build", "--force-rm", *build_args], env)
     return 127   # not reached
 
 

@@ -94,6 +94,8 @@ def test_a_broken_dockerfile_is_an_infrastructure_failure(swebench_task_repo, tm
     assert grade.outcome == grading.INFRASTRUCTURE_FAILURE, grade.reason
     assert "did not build" in grade.reason
     assert "exit 3" in next(Path(grade.folder).glob("logs/image_builder/*/*/build_image.log")).read_text()
+    failed_steps = subprocess.run(["docker", "ps", "-a", "--format", "{{.Command}}"], capture_output=True, text=True).stdout
+    assert "exit 3" not in failed_steps, "the failed build step left its container behind"
     _no_containers_left(grade)
     print(f"broken image graded in {grade.seconds} s")
 
