@@ -7,8 +7,10 @@ grading's own folder, the evaluation container without network) and keeps everyt
 folder: ``predictions.jsonl``, ``harness.log`` (what the harness printed), the harness's run
 report ``<model>.<run id>.json`` and its ``logs/`` (the image's Dockerfile and build log, the
 instance's ``run_instance.log``, ``patch.diff``, ``eval.sh``, ``test_output.txt`` and
-``report.json``), and ``grade.json``, this module's verdict. :func:`regrade` computes the verdict
-again from those logs alone (no docker), as an audit does.
+``report.json``), and ``grade.json``, this module's verdicts (with the run id, the harness's exit
+code and each patch's sha256). :func:`grade_many` grades several instances in one harness run
+(one process start, which costs seconds, for all). :func:`regrade` computes the verdicts again
+from those logs alone (no docker), as an audit does.
 
 The verdict is one of three, and an infrastructure failure is never "unresolved":
 
@@ -105,6 +107,18 @@ def _summary(report: dict) -> str:
 _UNSET = object()
 
 
+def _build_failed(folder: Path, printed: str, instance_id: str) -> bool:
+    """Whether the harness tried and failed to build this instance's image (its own words: the
+    build log of the image, or the summary naming the instance after "BUILD FAILED")."""
+    from .task_repo import image_name
+
+    build_log = folder / "logs" / "image_builder" / image_name(instance_id).replace(":", "__") / "build_image.log"
+    if build_log.is_file():
+        return "Image built successfully!" not in _read(build_log)
+    failed = [line for line in printed.splitlines() if BUILD_FAILED.search(line)]
+    return any(instance_id in line for line in failed)
+
+
 def verdict(folder: Path, run_id: str, instance_id: str, exit_code: int,
             report: dict | None | object = _UNSET) -> tuple[str, str, dict | None]:
     """(outcome, reason, report) from what a harness run left in ``folder`` and its exit code;
@@ -115,7 +129,7 @@ def verdict(folder: Path, run_id: str, instance_id: str, exit_code: int,
     report_file = instance_dir / "report.json"
     if report is _UNSET:
         report = json.loads(report_file.read_text()).get(instance_id) if report_file.is_file() else None
-    if BUILD_FAILED.search(printed):
+    if _build_failed(folder, printed, instance_id):
         return INFRASTRUCTURE_FAILURE, "the instance image did not build (logs/image_builder/*/build_image.log)", report
     if exit_code != 0:
         last = (printed.strip().splitlines() or ["no output"])[-1][:300]
@@ -142,12 +156,10 @@ def verdict(folder: Path, run_id: str, instance_id: str, exit_code: int,
     return INFRASTRUCTURE_FAILURE, f"the harness wrote no report: {said}", None
 
 
-def _write_grade(grade: Grade, extra: dict) -> Grade:
-    folder = Path(grade.folder)
+def _write_record(folder: Path, grades: dict[str, Grade], extra: dict) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    record = {k: v for k, v in asdict(grade).items() if k != "report"} | extra
+    record = dict(extra, grades={i: {k: v for k, v in asdict(g).items() if k != "report"} for i, g in grades.items()})
     (folder / "grade.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
-    return grade
 
 
 def grade(instance_id: str, patch: str, task_repo: Path, folder: Path, *, timeout: int = 900,
@@ -157,38 +169,58 @@ def grade(instance_id: str, patch: str, task_repo: Path, folder: Path, *, timeou
     harness's limit on the tests, in seconds; ``network`` gives the evaluation container the
     default network instead of none. Never raises for the environment: a missing docker or
     harness, a failed build, a crash are an INFRASTRUCTURE_FAILURE verdict."""
+    return grade_many({instance_id: patch}, task_repo, folder, timeout=timeout, network=network, env=env)[instance_id]
+
+
+def grade_many(patches: dict[str, str], task_repo: Path, folder: Path, *, timeout: int = 900,
+               network: bool = False, env: dict[str, str] | None = None) -> dict[str, Grade]:
+    """:func:`grade` for several instances (one patch each) in one harness run: one process
+    start for all (it costs several seconds), each instance's verdict its own."""
     folder, task_repo = Path(folder).resolve(), Path(task_repo).resolve()
     folder.mkdir(parents=True, exist_ok=True)
+    ids = sorted(patches)
     run_id = f"g{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
     started = time.monotonic()
-    extra = {"patch_sha256": hashlib.sha256(patch.encode()).hexdigest(), "task_repo": str(task_repo),
-             "harness": "swebench 5.0.2", "network": "default" if network else "none", "timeout": timeout}
+    extra = {"run_id": run_id, "task_repo": str(task_repo), "harness": "swebench 5.0.2",
+             "network": "default" if network else "none", "timeout": timeout, "harness_exit": None,
+             "patch_sha256": {i: hashlib.sha256(patches[i].encode()).hexdigest() for i in ids}}
     problem = docker_problem(env) or harness_problem()
     if problem:
-        return _write_grade(Grade(instance_id, INFRASTRUCTURE_FAILURE, problem, str(folder), 0.0, run_id), extra)
+        grades = {i: Grade(i, INFRASTRUCTURE_FAILURE, problem, str(folder), 0.0, run_id) for i in ids}
+        _write_record(folder, grades, extra)
+        return grades
     predictions = folder / "predictions.jsonl"
-    predictions.write_text(json.dumps({"instance_id": instance_id, "model_name_or_path": MODEL,
-                                       "model_patch": patch}) + "\n")
+    predictions.write_text("".join(json.dumps({"instance_id": i, "model_name_or_path": MODEL,
+                                               "model_patch": patches[i]}) + "\n" for i in ids))
     command = [sys.executable, "-m", "study.families.swebench.harness_entry", "--task-repo", str(task_repo),
-               "--predictions", str(predictions), "--run-id", run_id, "--instance", instance_id,
-               "--timeout", str(timeout), "--network", "default" if network else "none"]
+               "--predictions", str(predictions), "--run-id", run_id, "--timeout", str(timeout),
+               "--network", "default" if network else "none"]
+    for i in ids:
+        command += ["--instance", i]
     run_env = dict(os.environ if env is None else env)
     # the harness process imports this package: the same checkout as the caller's
     root = str(Path(__file__).resolve().parents[3])
     run_env["PYTHONPATH"] = os.pathsep.join(p for p in (root, run_env.get("PYTHONPATH")) if p)
-    with _instance_lock(instance_id), open(folder / "harness.log", "w") as log:
+    limit = timeout * len(ids) + 600
+    with contextlib.ExitStack() as locks, open(folder / "harness.log", "w") as log:
+        for i in ids:   # sorted: two batches never wait for each other in a circle
+            locks.enter_context(_instance_lock(i))
         try:
             exit_code = subprocess.run(command, cwd=folder, env=run_env, stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, timeout=timeout + 600).returncode
+                                       stdin=subprocess.DEVNULL, timeout=limit).returncode
         except subprocess.TimeoutExpired:
             exit_code = -1
-            log.write(f"\nthe harness ran past {timeout + 600} s and was stopped\n")
+            log.write(f"\nthe harness ran past {limit} s and was stopped\n")
         finally:
             _remove_containers(run_id)
-    outcome, reason, report = verdict(folder, run_id, instance_id, exit_code)
+    seconds = round(time.monotonic() - started, 1)
+    grades = {}
+    for i in ids:
+        outcome, reason, report = verdict(folder, run_id, i, exit_code)
+        grades[i] = Grade(i, outcome, reason, str(folder), seconds, run_id, report)
     extra["harness_exit"] = exit_code
-    return _write_grade(Grade(instance_id, outcome, reason, str(folder), round(time.monotonic() - started, 1),
-                              run_id, report), extra)
+    _write_record(folder, grades, extra)
+    return grades
 
 
 def _remove_containers(run_id: str) -> None:
@@ -201,23 +233,29 @@ def _remove_containers(run_id: str) -> None:
         pass
 
 
-def regrade(folder: Path, task_repo: Path) -> Grade:
-    """The verdict again from what a grading kept in ``folder``, the report recomputed with the
-    harness's own ``get_eval_report`` over its ``test_output.txt`` (no docker): what an audit runs."""
+def regrade(folder: Path, task_repo: Path) -> dict[str, Grade]:
+    """Every verdict of a grading again, from what it kept in ``folder``, each report recomputed
+    with the harness's own ``get_eval_report`` over its ``test_output.txt`` (no docker): what an
+    audit runs. Instance id -> Grade."""
     from swebench.harness.grading import get_eval_report
     from swebench.harness.utils import make_test_spec
     from swebench.task.repo import load_task_repo
 
     folder = Path(folder)
     recorded = json.loads((folder / "grade.json").read_text())
-    instance_id, run_id = recorded["instance_id"], recorded["run_id"]
-    if recorded.get("harness_exit") is None:   # refused before the harness ran (docker, harness missing)
-        return Grade(instance_id, recorded["outcome"], recorded["reason"], str(folder), 0.0, run_id)
-    test_output = _instance_dir(folder, run_id, instance_id) / "test_output.txt"
-    report = None
-    if test_output.is_file():
-        prediction = json.loads((folder / "predictions.jsonl").read_text().splitlines()[0])
-        spec = make_test_spec(load_task_repo(task_repo, [instance_id])[0])
-        report = get_eval_report(spec, prediction, str(test_output), include_tests_status=True)[instance_id]
-    outcome, reason, report = verdict(folder, run_id, instance_id, recorded["harness_exit"], report)
-    return Grade(instance_id, outcome, reason, str(folder), 0.0, run_id, report)
+    run_id, exit_code = recorded["run_id"], recorded["harness_exit"]
+    grades = {}
+    for instance_id, was in recorded["grades"].items():
+        if exit_code is None:   # refused before the harness ran (docker or the harness missing)
+            grades[instance_id] = Grade(instance_id, was["outcome"], was["reason"], str(folder), 0.0, run_id)
+            continue
+        test_output = _instance_dir(folder, run_id, instance_id) / "test_output.txt"
+        report = None
+        if test_output.is_file():
+            predictions = [json.loads(line) for line in (folder / "predictions.jsonl").read_text().splitlines()]
+            prediction = next(p for p in predictions if p["instance_id"] == instance_id)
+            spec = make_test_spec(load_task_repo(task_repo, [instance_id])[0])
+            report = get_eval_report(spec, prediction, str(test_output), include_tests_status=True)[instance_id]
+        outcome, reason, report = verdict(folder, run_id, instance_id, exit_code, report)
+        grades[instance_id] = Grade(instance_id, outcome, reason, str(folder), 0.0, run_id, report)
+    return grades

@@ -30,37 +30,46 @@ def _no_containers_left(grade):
     assert left == [], f"containers left behind: {left}"
 
 
-def test_the_gold_patch_is_resolved_and_the_regrade_agrees(swebench_task_repo, tmp_path):
-    gold = task_repo.diff_of(_instance(CALENDAR), "gold")
-    grade = grading.grade(CALENDAR, gold, swebench_task_repo, tmp_path / "g")
+LEDGER = "studyfixtures__ledgerexport-7"
+
+
+@pytest.fixture(scope="module")
+def batch(swebench_task_repo, tmp_path_factory):
+    """One harness run: the gold patch of calendarkit, the wrong fix of appsettings, an empty
+    patch for ledgerexport."""
+    patches = {CALENDAR: task_repo.diff_of(_instance(CALENDAR), "gold"),
+               SETTINGS: task_repo.diff_of(_instance(SETTINGS), "wrong"), LEDGER: ""}
+    grades = grading.grade_many(patches, swebench_task_repo, tmp_path_factory.mktemp("batch"))
+    print(f"three instances graded in one harness run in {grades[CALENDAR].seconds} s")
+    return grades
+
+
+def test_the_gold_patch_is_resolved(batch):
+    grade = batch[CALENDAR]
     assert grade.outcome == grading.RESOLVED, grade.reason
     assert grade.reason == "resolved: FAIL_TO_PASS 3/3, PASS_TO_PASS 7/7"
-    kept = grade.folder and Path(grade.folder)
-    assert json.loads((kept / "grade.json").read_text())["outcome"] == "resolved"
-    assert list(kept.glob("logs/run_evaluation/*/study/*/test_output.txt"))
-    assert list(kept.glob("logs/image_builder/*/*/build_image.log"))
+    kept = Path(grade.folder)
+    assert json.loads((kept / "grade.json").read_text())["grades"][CALENDAR]["outcome"] == "resolved"
+    assert list(kept.glob(f"logs/run_evaluation/*/study/{CALENDAR}/test_output.txt"))
+    assert list(kept.glob("logs/image_builder/*/*calendarkit*/build_image.log"))
     assert list(kept.glob("study.*.json")), "the harness's run report is kept"
-    again = grading.regrade(kept, swebench_task_repo)
-    assert (again.outcome, again.reason) == (grade.outcome, grade.reason)
     _no_containers_left(grade)
-    print(f"gold graded in {grade.seconds} s")
 
 
-def test_an_empty_patch_is_unresolved(swebench_task_repo, tmp_path):
-    grade = grading.grade(CALENDAR, "", swebench_task_repo, tmp_path / "g")
-    assert (grade.outcome, grade.reason) == (grading.UNRESOLVED, "empty patch")
-
-
-def test_a_wrong_fix_is_unresolved_and_the_regrade_agrees(swebench_task_repo, tmp_path):
-    wrong = task_repo.diff_of(_instance(SETTINGS), "wrong")
-    grade = grading.grade(SETTINGS, wrong, swebench_task_repo, tmp_path / "g")
+def test_a_wrong_fix_is_unresolved(batch):
+    grade = batch[SETTINGS]
     assert grade.outcome == grading.UNRESOLVED, grade.reason
     assert grade.reason == "unresolved: FAIL_TO_PASS 1/2, PASS_TO_PASS 7/7"
     assert grade.report["patch_successfully_applied"] is True
-    again = grading.regrade(Path(grade.folder), swebench_task_repo)
-    assert (again.outcome, again.reason) == (grade.outcome, grade.reason)
-    _no_containers_left(grade)
-    print(f"wrong fix graded in {grade.seconds} s")
+
+
+def test_an_empty_patch_is_unresolved(batch):
+    assert (batch[LEDGER].outcome, batch[LEDGER].reason) == (grading.UNRESOLVED, "empty patch")
+
+
+def test_an_audit_s_regrade_from_the_kept_logs_agrees(batch, swebench_task_repo):
+    again = grading.regrade(Path(batch[CALENDAR].folder), swebench_task_repo)
+    assert {i: (g.outcome, g.reason) for i, g in again.items()} == {i: (g.outcome, g.reason) for i, g in batch.items()}
 
 
 def test_the_verdict_reads_the_harness_s_own_words(tmp_path):
@@ -97,6 +106,7 @@ def test_a_broken_dockerfile_is_an_infrastructure_failure(swebench_task_repo, tm
     failed_steps = subprocess.run(["docker", "ps", "-a", "--format", "{{.Command}}"], capture_output=True, text=True).stdout
     assert "exit 3" not in failed_steps, "the failed build step left its container behind"
     _no_containers_left(grade)
+    assert grading.regrade(Path(grade.folder), broken)[CALENDAR].outcome == grading.INFRASTRUCTURE_FAILURE
     print(f"broken image graded in {grade.seconds} s")
 
 
@@ -105,7 +115,7 @@ def test_no_docker_is_an_infrastructure_failure_in_one_line(tmp_path, monkeypatc
     assert grade.outcome == grading.INFRASTRUCTURE_FAILURE
     assert grade.reason.startswith("docker is not installed: run scripts/docker-up")
     assert "\n" not in grade.reason
-    assert json.loads((tmp_path / "g" / "grade.json").read_text())["outcome"] == "infrastructure_failure"
+    assert json.loads((tmp_path / "g" / "grade.json").read_text())["grades"][CALENDAR]["outcome"] == "infrastructure_failure"
 
 
 def test_a_daemon_that_does_not_answer_is_an_infrastructure_failure(tmp_path):
