@@ -27,6 +27,7 @@ wrong/ or the test names reaches it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -139,8 +140,20 @@ def make_repository(instance: Instance, dest: Path) -> str:
     return sha
 
 
+_diffs: dict[str, str] = {}
+
+
 def diff_of(instance: Instance, overlay: str) -> str:
-    """The unified diff (``git diff``) that turns the base tree into base + ``overlay``."""
+    """The unified diff (``git diff``) that turns the base tree into base + ``overlay`` (kept per
+    content: the same sources give the same diff without making the repository again)."""
+    content = json.dumps([instance.meta, instance.files("repo"), instance.files(overlay)], sort_keys=True)
+    key = hashlib.sha256(content.encode()).hexdigest()
+    if key not in _diffs:
+        _diffs[key] = _make_diff(instance, overlay)
+    return _diffs[key]
+
+
+def _make_diff(instance: Instance, overlay: str) -> str:
     with tempfile.TemporaryDirectory(prefix="sweb-diff-") as tmp:
         repo = Path(tmp) / "repo"
         make_repository(instance, repo)
