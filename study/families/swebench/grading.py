@@ -218,6 +218,12 @@ def grade_many(patches: dict[str, str], task_repo: Path, folder: Path, *, timeou
     for i in ids:
         outcome, reason, report = verdict(folder, run_id, i, exit_code)
         grades[i] = Grade(i, outcome, reason, str(folder), seconds, run_id, report)
+    if any("did not build" in g.reason for g in grades.values()):
+        # a failed classic build keeps its last intermediate image, untagged: remove those of the
+        # study's instances (their label), never anything else
+        from .task_repo import IMAGE_LABEL
+
+        docker("image", "prune", "-f", "--filter", f"label={IMAGE_LABEL}", check=False, timeout=120)
     extra["harness_exit"] = exit_code
     _write_record(folder, grades, extra)
     return grades

@@ -195,9 +195,14 @@ def eval_script(base_commit: str, test_patch: str, test_names: list[str]) -> str
     ])
 
 
-def dockerfile(base_commit: str, base_image: str) -> str:
+#: Every image (and every intermediate image of a failed build) of the study's instances has it.
+IMAGE_LABEL = "org.sop-fidelity-study.instance"
+
+
+def dockerfile(base_commit: str, base_image: str, instance_id: str = "") -> str:
     return "\n".join([
         f"FROM {base_image}",
+        f"LABEL {IMAGE_LABEL}={instance_id or 'yes'}",
         "COPY repo.bundle /tmp/repo.bundle",
         "RUN git clone --quiet /tmp/repo.bundle /testbed \\",
         f" && git -C /testbed checkout --quiet --detach {base_commit} \\",
@@ -241,7 +246,7 @@ def write_task(instance: Instance, tasks_dir: Path, base_image: str) -> Path:
     (folder / "test.patch").write_text(test)
     (folder / "eval.sh").write_text(eval_script(base_commit, test, instance.meta["FAIL_TO_PASS"]
                                                 + instance.meta["PASS_TO_PASS"]))
-    (folder / "Dockerfile").write_text(dockerfile(base_commit, base_image))
+    (folder / "Dockerfile").write_text(dockerfile(base_commit, base_image, instance.instance_id))
     # only the bundle is the image's: the patches beside it never reach the daemon
     (folder / ".dockerignore").write_text("*\n!repo.bundle\n")
     return folder

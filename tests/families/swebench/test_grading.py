@@ -96,17 +96,20 @@ def test_the_verdict_reads_the_harness_s_own_words(tmp_path):
 def test_a_broken_dockerfile_is_an_infrastructure_failure(swebench_task_repo, tmp_path):
     broken = tmp_path / "task-repo"
     shutil.copytree(swebench_task_repo, broken)
-    dockerfile = broken / "tasks" / CALENDAR / "Dockerfile"
+    dockerfile = broken / "tasks" / LEDGER / "Dockerfile"
     dockerfile.write_text(dockerfile.read_text().replace("WORKDIR /testbed", "RUN exit 3\nWORKDIR /testbed"))
-    gold = task_repo.diff_of(_instance(CALENDAR), "gold")
-    grade = grading.grade(CALENDAR, gold, broken, tmp_path / "g")
+    gold = task_repo.diff_of(_instance(LEDGER), "gold")
+    grade = grading.grade(LEDGER, gold, broken, tmp_path / "g")
     assert grade.outcome == grading.INFRASTRUCTURE_FAILURE, grade.reason
     assert "did not build" in grade.reason
     assert "exit 3" in next(Path(grade.folder).glob("logs/image_builder/*/*/build_image.log")).read_text()
-    failed_steps = subprocess.run(["docker", "ps", "-a", "--format", "{{.Command}}"], capture_output=True, text=True).stdout
-    assert "exit 3" not in failed_steps, "the failed build step left its container behind"
+    left = subprocess.run(["docker", "ps", "-a", "--format", "{{.Command}}"], capture_output=True, text=True).stdout
+    assert "exit 3" not in left, "the failed build step left its container behind"
+    dangling = subprocess.run(["docker", "images", "-q", "--filter", "dangling=true", "--filter",
+                               f"label={task_repo.IMAGE_LABEL}"], capture_output=True, text=True).stdout
+    assert dangling == "", "the failed build left its intermediate image behind"
     _no_containers_left(grade)
-    assert grading.regrade(Path(grade.folder), broken)[CALENDAR].outcome == grading.INFRASTRUCTURE_FAILURE
+    assert grading.regrade(Path(grade.folder), broken)[LEDGER].outcome == grading.INFRASTRUCTURE_FAILURE
     print(f"broken image graded in {grade.seconds} s")
 
 
