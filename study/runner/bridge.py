@@ -234,6 +234,12 @@ class SessionBridge:
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
+        fenced = self._fence(tool, args, hook_input.get("cwd")) if server is None else None
+        if fenced is not None:   # before any gate, under every condition alike (Work.file_tools_fenced)
+            with self._quietly():
+                self.log.emit(EventKind.TOOL_CALL, tool=tool, args=args, account=None, allowed=False, ok=False,
+                              state=self.fsm_state, error=fenced, call_id=call_id, fence=True)
+            return fsm_hooks.deny_tool(fenced)
         if self.condition.tool_gate and self.fsm is not None:
             output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
                                             workspace=self._workspace)
@@ -283,6 +289,20 @@ class SessionBridge:
         return {}
 
     # ----- the CLI's own tools (a workspace) ----------------------------------------------------
+
+    def _fence(self, tool: str, args: Any, cwd: str | None) -> str | None:
+        """The refusal of a call of the CLI's own file tools that names a path outside the
+        workspace, where the work fences them (``Work.file_tools_fenced``); else None."""
+        if not getattr(self.work, "file_tools_fenced", False) or self._workspace is None:
+            return None
+        from study.fsm.builtin_tools import SHELL, actions_of
+
+        outside = [a.args.get("path") for a in actions_of(tool, args, cwd, self._workspace) or []
+                   if a.tool != SHELL and a.args.get("outside")]
+        if not outside:
+            return None
+        return (f"{outside[0]} is outside the workspace: the file tools may read and change only the files of the "
+                f"repository you work in ({self._workspace})")
 
     @property
     def _workspace(self) -> str | None:

@@ -214,26 +214,6 @@ exec docker exec $interactive --workdir "$inside" {user}$env_args {shlex.quote(c
     return path
 
 
-def passwd_shell_prefix(shell: Path, folder: Path) -> list[str]:
-    """A command prefix that runs a program with ``shell`` as the user's login shell in the password
-    database, in a mount namespace of its own (the machine's ``/etc/passwd`` is unchanged): for
-    Codex CLI, which takes its shell from ``getpwuid`` and ignores ``$SHELL`` (codex-rs
-    ``core/src/shell.rs``). Needs root (or CAP_SYS_ADMIN) and util-linux's ``unshare``."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    uid = str(os.getuid())
-    lines = []
-    for line in Path("/etc/passwd").read_text().splitlines():
-        fields = line.split(":")
-        if len(fields) == 7 and fields[2] == uid:
-            fields[6] = str(shell)
-        lines.append(":".join(fields))
-    passwd = folder / "passwd"
-    passwd.write_text("\n".join(lines) + "\n")
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-            'mount --bind "$0" /etc/passwd && exec "$@"', str(passwd)]
-
-
 def reap_orphans() -> list[str]:
     """Remove the study's session containers whose owner process is gone; their names."""
     listed = docker("ps", "-a", "--filter", f"label={LABEL}", "--format",

@@ -95,6 +95,15 @@ class ClaudeCodeSession:
         self.env = {**sim_env, **cli_env(prepared, setup.home, setup.base_url)}
         if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
             self.env["PATH"] = agent_path()
+        work = setup.task_work
+        if getattr(work, "command_shell", None):
+            # the work's own shell (``Work.command_shell``) runs every Bash call: the CLI writes its
+            # shell snapshot under its config folder and each call's working folder into TMPDIR,
+            # and reads both back, so the shell must see those at the same paths
+            tmp = setup.home / "tmp"
+            shell = work.command_shell([setup.home / ".claude" / "shell-snapshots", tmp])
+            if shell is not None:
+                self.env.update(CLAUDE_CODE_SHELL=str(shell), TMPDIR=str(tmp))
         self.settings = recorded_settings(self.env)
         self.inherited_env = inherited(self.env)
         from .tool_server import make_sdk_server

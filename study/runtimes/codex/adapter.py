@@ -107,10 +107,22 @@ class CodexSession:
         sock = str(self.socket.path)
         context_window = setup.sim.context_window if setup.sim is not None else None
         servers = {name: (sys.executable, _relay_command("mcp", name, sock)[1:]) for name in self.servers}
-        if setup.task_work.builtin_tools:   # a workspace: Codex's own tools in its workspace-write sandbox
+        work = setup.task_work
+        #: the command prefix that gives Codex the work's own shell (``Work.command_shell``), or none
+        self.prefix: list[str] = []
+        shell = work.command_shell([setup.home / "tmp"]) if getattr(work, "command_shell", None) else None
+        if shell is not None:
+            from . import login_shell
+
+            problem = login_shell.problem()
+            if problem is not None:
+                raise RuntimeError(problem)
+            self.prefix = login_shell.prefix(Path(shell), setup.home / ".study" / "etc")
+        if work.builtin_tools:   # a workspace: Codex's own tools in its workspace-write sandbox
             self.config = workspace_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, workspace=setup.work,
-                servers=servers, developer_instructions=setup.system_append, context_window=context_window)
+                servers=servers, developer_instructions=setup.system_append, context_window=context_window,
+                confined=bool(getattr(work, "commands_confined", False)))
         else:
             self.config = session_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
@@ -122,8 +134,12 @@ class CodexSession:
                     "SHELL": "/bin/sh", **binary_env(), **prepared.spec.cli_env}
         if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
             self.env["PATH"] = agent_path()
+        if shell is not None:   # the work's shell and the CLI share a temporary folder of the session's
+            self.env["TMPDIR"] = str(setup.home / "tmp")
         self.settings: dict[str, Any] = {"config": recorded(self.config),
                                          **{k: v for k, v in prepared.spec.cli_env.items()}}
+        if shell is not None:   # recorded: the agent's commands ran in the work's own shell
+            self.settings["command_shell"] = "the work's (Work.command_shell)"
         self.inherited_env = sorted(k for k in os.environ if k.startswith(("CODEX", "OPENAI", "RUST_LOG"))
                                     and k not in self.env)
         self.turn_limit = prepared.limits.turns
@@ -141,8 +157,8 @@ class CodexSession:
     def _argv(self, prompt: str, resume_id: str | None) -> list[str]:
         flags = ["--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--strict-config"]
         if resume_id is not None:
-            return [str(self.cli_path), "exec", "resume", resume_id, *flags, prompt]
-        return [str(self.cli_path), "exec", *flags, prompt]
+            return [*self.prefix, str(self.cli_path), "exec", "resume", resume_id, *flags, prompt]
+        return [*self.prefix, str(self.cli_path), "exec", *flags, prompt]
 
     async def call(self, prompt: str, resume_id: str | None, sink: CallSink) -> None:
         if len(prompt.encode()) > MAX_PROMPT_BYTES:

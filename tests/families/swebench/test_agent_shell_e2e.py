@@ -78,7 +78,9 @@ def test_codex_runs_its_commands_in_the_session_container(instance_image, tmp_pa
         config.write_text(config.read_text().replace('sandbox_mode = "workspace-write"', 'sandbox_mode = "danger-full-access"'))
         env = {**os.environ, "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp), "CODEX_HOME": str(home),
                "SIM_KEY": "sim", **pin.binary_env()}
-        prefix = c.passwd_shell_prefix(shell, tmp_path / "etc")
+        from study.runtimes.codex import login_shell
+
+        prefix = login_shell.prefix(shell, tmp_path / "etc")
         done = subprocess.run([*prefix, str(pin.binary_path()), "exec", "--json", "--dangerously-bypass-hook-trust",
                                "Run the commands."], cwd=workspace, env=env, capture_output=True, text=True,
                               stdin=subprocess.DEVNULL, timeout=240)
