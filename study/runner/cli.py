@@ -40,7 +40,7 @@ from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 from .display import MatrixDisplay, Watch
 from .matrix import MatrixInterrupted, run_matrix
 from .matrix_plan import write_plan
-from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, validate_specs
+from .preflight import Checked, PreflightError, check_seeds, check_units, probe_endpoints, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
 from .summary import format_summary
@@ -57,10 +57,13 @@ BadInput = UsageError
 
 
 def preflight(specs: list[SessionSpec], *, probe: bool = True) -> list[Checked]:
-    """Check every session before anything is created (``preflight.validate_specs``, then one TCP
-    connection to each real endpoint unless ``probe`` is false); BadInput on the first bad input."""
+    """Check every session before anything is created (``preflight.validate_specs``; what each
+    session of another family's study needs on this machine, ``preflight.check_units``; then one
+    TCP connection to each real endpoint unless ``probe`` is false); BadInput on the first bad
+    input. A dry run checks the first only: it plans without the units' data."""
     try:
         checked = validate_specs(specs)
+        check_units(specs, checked)
         if probe:
             probe_endpoints(checked)
     except _INPUT_ERRORS as exc:

@@ -407,6 +407,23 @@ def check_task(name: str | None) -> tuple[Any, bool]:
     return task, task.name != project_task_name()
 
 
+def check_units(specs: list, checked: list[Checked]) -> None:
+    """What each session of another family's study needs on this machine beyond the family's
+    install (``Family.unit_problem``: its task's data, its image): PreflightError naming the first
+    session that cannot run, with the one line its family gives. ``checked``: ``validate_specs``
+    of ``specs``, in their order. Not for a dry run."""
+    from study.families import family as family_named
+
+    for spec, c in zip(specs, checked):
+        study = c.study
+        if study is None or study.main:
+            continue
+        unit_problem = getattr(family_named(study.family), "unit_problem", None)
+        problem = unit_problem(study, spec.seed) if unit_problem is not None else None
+        if problem is not None:
+            raise PreflightError(f"study {study.name}, {study.unit_folder(spec.seed)}: {problem}")
+
+
 def validate_specs(specs: list) -> list[Checked]:
     """``validate_spec`` for each spec, and no session (model on its runtime, condition, seed,
     accounts) twice."""
