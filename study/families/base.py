@@ -25,13 +25,16 @@ first call (``Family.open_work(setup)``), and from then on reads only this inter
 Where the agent's commands run (optional members: the runner and the adapters read each with
 ``getattr`` and the default in brackets, so a family without them is unchanged):
 
-- ``command_shell(shares) -> Path | None`` [None: the CLI's own shell, on the host]: the shell the
-  CLI runs the agent's commands with (an executable named ``bash``, whose exit status is the
-  command's), e.g. one that runs them in a container of the work's own. ``shares`` are folders of
-  the CLI's own that this shell must see at the same paths (the adapter names them: the CLI writes
-  its shell snapshot or its temporary files there and reads them back). Claude Code is given it as
-  ``CLAUDE_CODE_SHELL``; Codex CLI, which takes the shell from the password database, runs with a
-  private one naming it (``study.runtimes.codex.login_shell``). Called once, when the adapter opens.
+- ``command_shell(shares, host_commands=()) -> Path | None`` [None: the CLI's own shell, on the
+  host]: the shell the CLI runs the agent's commands with (an executable named ``bash``, whose
+  exit status is the command's), e.g. one that runs them in a container of the work's own.
+  ``shares`` are folders of the CLI's own that this shell must see at the same paths (the adapter
+  names them: the CLI writes its shell snapshot or its temporary files there and reads them back);
+  ``host_commands`` are commands the CLI itself runs with that shell which must run on the host,
+  exactly as given (Codex CLI runs its hook commands with the user's shell). Claude Code is given
+  it as ``CLAUDE_CODE_SHELL``; Codex CLI, which takes the shell from the password database, runs
+  with a private one naming it (``study.runtimes.codex.login_shell``) and its shell snapshots off.
+  Called once, when the adapter opens.
 - ``commands_confined`` [False]: the work's commands are confined by the place its shell runs them
   (its own container: no network, only the workspace and the shares mounted), so the CLI's own OS
   sandbox is not needed; it would refuse that shell what it needs (Codex's ``workspace-write``

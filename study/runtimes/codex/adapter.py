@@ -108,9 +108,12 @@ class CodexSession:
         context_window = setup.sim.context_window if setup.sim is not None else None
         servers = {name: (sys.executable, _relay_command("mcp", name, sock)[1:]) for name in self.servers}
         work = setup.task_work
+        hook_commands = {event: _shell(_relay_command("hook", event, sock)) for event in HOOK_EVENTS}
         #: the command prefix that gives Codex the work's own shell (``Work.command_shell``), or none
         self.prefix: list[str] = []
-        shell = work.command_shell([setup.home / "tmp"]) if getattr(work, "command_shell", None) else None
+        # Codex runs its hook commands with that shell too: they must run on the host
+        shell = work.command_shell([setup.home / "tmp"], tuple(hook_commands.values())) \
+            if getattr(work, "command_shell", None) else None
         if shell is not None:
             from . import login_shell
 
@@ -127,8 +130,9 @@ class CodexSession:
             self.config = session_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
                 servers=servers, developer_instructions=setup.system_append, context_window=context_window)
-        hooks = hooks_json({event: _shell(_relay_command("hook", event, sock))
-                                         for event in HOOK_EVENTS})
+        if shell is not None:   # its shell snapshot would be written and read on two sides of the container
+            self.config["features"]["shell_snapshot"] = False
+        hooks = hooks_json(hook_commands)
         write_home(self.codex_home, self.config, hooks)
         self.env = {"HOME": str(setup.home), "CODEX_HOME": str(self.codex_home), KEY_ENV: prepared.model.api_key,
                     "SHELL": "/bin/sh", **binary_env(), **prepared.spec.cli_env}
