@@ -86,11 +86,20 @@ def _within(module: str, name: str) -> bool:
     return module == name or module.startswith(name + ".")
 
 
+#: A family's simulated agents (its folder's ``sim`` part) sit at the simulator's layer, whose
+#: acting machinery they use (the family face of issue 48). TEMPORARY: the registry of task families
+#: (its ROLES) places every family's parts once it lands.
+FAMILY_SIM_PARTS = ("study.families.swebench.sim",)
+
+
 def place_of(module: str) -> tuple[str, int] | None:
     """The foundation or package ``module`` belongs to, and its layer (None: it has none)."""
     for name in FOUNDATIONS:
         if module == name or (name != "study" and _within(module, name)):
             return name, 0
+    for name in FAMILY_SIM_PARTS:
+        if _within(module, name):
+            return "study.sim", LAYERS["study.sim"]
     owners = [name for name in LAYERS if _within(module, name)]
     if not owners:
         return None

@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("study.export.cli:export", "Write the sessions in other tools' formats (Inspect eval logs)."),
     "tau2": ("study.families.tau2.cli:tau2", "The τ²-bench family (the paper's Analysis 2): build its preregistered studies."),
     "staged": ("study.families.workspace.cli:staged", "The staged protocols (the paper's Analysis 3): build their preregistered studies."),
+    "swebench": ("study.families.swebench.cli:swebench", "The SWE-bench family (the paper's Analysis 1): build its preregistered studies."),
 }
 
 

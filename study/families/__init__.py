@@ -13,7 +13,10 @@ that builds its ``Work``; families never import one another:
   by tau2's own environment, the customer its user simulator, the reward its evaluator's;
 - ``workspace``: the agent works in a git workspace with the CLI's own tools, over one or several
   fresh contexts (the staged protocols of the paper's Analysis 3: ``workspace.autoresearch``,
-  ``workspace.month_end_close``; docs/staged.md).
+  ``workspace.month_end_close``; docs/staged.md);
+- ``swebench``: one SWE-bench instance per session (the paper's Analysis 1): its repository in a
+  workspace, the agent's commands in the instance's container, its patch graded by the official
+  harness (docs/swebench.md).
 
 ``family(name)`` gives a family by its name (``FAMILIES``); ``DEFAULT_FAMILY`` is the one a log or
 a preregistration that names none belongs to.
@@ -28,6 +31,7 @@ FAMILIES = {
     "sopbench": "study.families.sopbench:FAMILY",
     "tau2": "study.families.tau2:FAMILY",
     "workspace": "study.families.workspace:FAMILY",
+    "swebench": "study.families.swebench.family:FAMILY",
 }
 
 

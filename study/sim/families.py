@@ -20,8 +20,13 @@ from .policies import POLICIES
 SOP_FAMILY = "sopbench"
 
 
+#: Families whose simulated agents are their folder's ``sim`` part (the family face of issue 48;
+#: TEMPORARY until the registry of task families lands and answers ``part(family, "sim")``).
+SIM_PARTS = {"swebench": "study.families.swebench.sim"}
+
+
 def _module(family: str) -> Any:
-    return importlib.import_module(f"study.sim.{family}")
+    return importlib.import_module(SIM_PARTS.get(family, f"study.sim.{family}"))
 
 
 def family_policy_names(family: str, role: str = "agent") -> tuple[str, ...]:

@@ -88,10 +88,13 @@ class SessionContainer:
     at its own resolved path, so a path means the same on the host and in the container."""
 
     def __init__(self, image: str, workspace: Path, *, mounts: tuple[Path, ...] = (), network: bool = False,
-                 name: str | None = None, user: str | None = None):
+                 name: str | None = None, user: str | None = None, also_at: str | None = None):
         self.image = image
         self.workspace = Path(workspace).resolve()
         self.mounts = tuple(dict.fromkeys([self.workspace, *(Path(m).resolve() for m in mounts)]))
+        #: a second path the workspace is mounted at (SWE-bench's /testbed, where an image's
+        #: installed package points), or None
+        self.also_at = also_at
         self.network = network
         self.name = name or f"sweb-session-{uuid.uuid4().hex[:12]}"
         self.user = user or (None if os.getuid() == 0 else f"{os.getuid()}:{os.getgid()}")
@@ -108,6 +111,8 @@ class SessionContainer:
             args += ["--user", self.user]
         for path in self.mounts:
             args += ["--volume", f"{path}:{path}"]
+        if self.also_at:
+            args += ["--volume", f"{self.workspace}:{self.also_at}"]
         return [*args, self.image, "sh", "-c", "exec cat >/dev/null"]
 
     def start(self, timeout: float = 60) -> "SessionContainer":
@@ -181,20 +186,34 @@ class SessionContainer:
                               capture_output=True, text=True, timeout=timeout, input=input)
 
 
-def write_shell(container: SessionContainer, folder: Path) -> Path:
+def write_shell(container: SessionContainer, folder: Path, host_commands: tuple[str, ...] = ()) -> Path:
     """Write ``folder/bash``: the shell a CLI is given. It runs ``bash`` with the CLI's arguments in
     the container, in the CLI's working folder when that is mounted (else the workspace), with the
     forwarded variables (:data:`FORWARDED`), and exits with bash's exit status. Its name is ``bash``
-    because Claude Code accepts a shell only by that name (or ``zsh``)."""
+    because Claude Code accepts a shell only by that name (or ``zsh``).
+
+    ``host_commands``: commands the CLI itself runs with this shell that must run on the host, as
+    ``-c COMMAND`` (or ``-lc``) with COMMAND exactly one of them: the CLI's own hook commands (Codex
+    CLI runs its hooks with the user's shell). Nothing else runs on the host: any other command,
+    one with more arguments, or one that differs by a byte, runs in the container."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     mounted = " ".join(shlex.quote(str(p)) for p in container.mounts)
     forwarded = " ".join(FORWARDED)
     user = f"--user {shlex.quote(container.user)} " if container.user else ""
+    host = ""
+    if host_commands:
+        patterns = "|".join(shlex.quote(c) for c in host_commands)
+        host = f"""if [ "$#" -eq 2 ] && {{ [ "$1" = -c ] || [ "$1" = -lc ]; }}; then
+    case "$2" in
+        {patterns}) exec /bin/sh -c "$2" ;;
+    esac
+fi
+"""
     script = f"""#!/bin/sh
 # The CLI's shell, run in the session container {container.name}: written by
 # study/families/swebench/container.py (write_shell). Its exit status is the command's.
-cwd=$(pwd -P 2>/dev/null) || cwd=
+{host}cwd=$(pwd -P 2>/dev/null) || cwd=
 inside={shlex.quote(str(container.workspace))}
 for root in {mounted}; do
     case "$cwd/" in "$root"/*) inside=$cwd ;; esac

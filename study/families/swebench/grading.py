@@ -162,26 +162,35 @@ def _write_record(folder: Path, grades: dict[str, Grade], extra: dict) -> None:
     (folder / "grade.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
-def grade(instance_id: str, patch: str, task_repo: Path, folder: Path, *, timeout: int = 900,
-          network: bool = False, env: dict[str, str] | None = None) -> Grade:
+def grade(instance_id: str, patch: str, task_repo: Path | None, folder: Path, *, timeout: int = 900,
+          network: bool = False, env: dict[str, str] | None = None, dataset: Path | None = None) -> Grade:
     """Grade ``patch`` for ``instance_id`` of ``task_repo`` with the official harness; keep its
     report and logs in ``folder`` (made if missing; one grading a folder). ``timeout`` is the
     harness's limit on the tests, in seconds; ``network`` gives the evaluation container the
-    default network instead of none. Never raises for the environment: a missing docker or
-    harness, a failed build, a crash are an INFRASTRUCTURE_FAILURE verdict."""
-    return grade_many({instance_id: patch}, task_repo, folder, timeout=timeout, network=network, env=env)[instance_id]
+    default network instead of none. ``dataset`` instead of ``task_repo``: a local export of a
+    SWE-bench dataset (``.jsonl``, ``.json``, ``.parquet``), the harness's own images (SWE-bench
+    Verified). Never raises for the environment: a missing docker or harness, a failed build, a
+    crash are an INFRASTRUCTURE_FAILURE verdict."""
+    return grade_many({instance_id: patch}, task_repo, folder, timeout=timeout, network=network, env=env,
+                      dataset=dataset)[instance_id]
 
 
-def grade_many(patches: dict[str, str], task_repo: Path, folder: Path, *, timeout: int = 900,
-               network: bool = False, env: dict[str, str] | None = None) -> dict[str, Grade]:
+def grade_many(patches: dict[str, str], task_repo: Path | None, folder: Path, *, timeout: int = 900,
+               network: bool = False, env: dict[str, str] | None = None,
+               dataset: Path | None = None) -> dict[str, Grade]:
     """:func:`grade` for several instances (one patch each) in one harness run: one process
     start for all (it costs several seconds), each instance's verdict its own."""
-    folder, task_repo = Path(folder).resolve(), Path(task_repo).resolve()
+    if (task_repo is None) == (dataset is None):
+        raise ValueError("grade a task repo or a dataset export, one of them")
+    folder = Path(folder).resolve()
+    task_repo = Path(task_repo).resolve() if task_repo is not None else None
+    dataset = Path(dataset).resolve() if dataset is not None else None
     folder.mkdir(parents=True, exist_ok=True)
     ids = sorted(patches)
     run_id = f"g{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
     started = time.monotonic()
-    extra = {"run_id": run_id, "task_repo": str(task_repo), "harness": "swebench 5.0.2",
+    extra = {"run_id": run_id, "task_repo": str(task_repo) if task_repo else None,
+             "dataset": str(dataset) if dataset else None, "harness": "swebench 5.0.2",
              "network": "default" if network else "none", "timeout": timeout, "harness_exit": None,
              "patch_sha256": {i: hashlib.sha256(patches[i].encode()).hexdigest() for i in ids}}
     problem = docker_problem(env) or harness_problem()
@@ -192,7 +201,8 @@ def grade_many(patches: dict[str, str], task_repo: Path, folder: Path, *, timeou
     predictions = folder / "predictions.jsonl"
     predictions.write_text("".join(json.dumps({"instance_id": i, "model_name_or_path": MODEL,
                                                "model_patch": patches[i]}) + "\n" for i in ids))
-    command = [sys.executable, "-m", "study.families.swebench.harness_entry", "--task-repo", str(task_repo),
+    command = [sys.executable, "-m", "study.families.swebench.harness_entry",
+               *(["--task-repo", str(task_repo)] if task_repo is not None else ["--dataset", str(dataset)]),
                "--predictions", str(predictions), "--run-id", run_id, "--timeout", str(timeout),
                "--network", "default" if network else "none"]
     for i in ids:
@@ -239,13 +249,22 @@ def _remove_containers(run_id: str) -> None:
         pass
 
 
-def regrade(folder: Path, task_repo: Path) -> dict[str, Grade]:
+def regrade(folder: Path, task_repo: Path | None = None, dataset: Path | None = None) -> dict[str, Grade]:
     """Every verdict of a grading again, from what it kept in ``folder``, each report recomputed
     with the harness's own ``get_eval_report`` over its ``test_output.txt`` (no docker): what an
-    audit runs. Instance id -> Grade."""
+    audit runs. The instances' specs come from ``task_repo`` or ``dataset`` (an export), as they
+    were graded. Instance id -> Grade."""
     from swebench.harness.grading import get_eval_report
     from swebench.harness.utils import make_test_spec
-    from swebench.task.repo import load_task_repo
+
+    def instance(instance_id: str) -> dict:
+        if task_repo is not None:
+            from swebench.task.repo import load_task_repo
+
+            return load_task_repo(task_repo, [instance_id])[0]
+        from swebench.harness.utils import load_swebench_dataset
+
+        return load_swebench_dataset(str(dataset), "test", [instance_id])[0]
 
     folder = Path(folder)
     recorded = json.loads((folder / "grade.json").read_text())
@@ -260,7 +279,7 @@ def regrade(folder: Path, task_repo: Path) -> dict[str, Grade]:
         if test_output.is_file():
             predictions = [json.loads(line) for line in (folder / "predictions.jsonl").read_text().splitlines()]
             prediction = next(p for p in predictions if p["instance_id"] == instance_id)
-            spec = make_test_spec(load_task_repo(task_repo, [instance_id])[0])
+            spec = make_test_spec(instance(instance_id))
             report = get_eval_report(spec, prediction, str(test_output), include_tests_status=True)[instance_id]
         outcome, reason, report = verdict(folder, run_id, instance_id, exit_code, report)
         grades[instance_id] = Grade(instance_id, outcome, reason, str(folder), 0.0, run_id, report)

@@ -3,7 +3,7 @@
 ``prompts/plain.md`` (Plain): the task and the four steps (investigate; root cause, "do not
 modify source code yet"; fix; verify), with investigation.md and root_cause.md committed.
 ``prompts/fsm.md`` (FSM): the same task with the paragraph on the workflow SWEDebug
-(``workflow_template.yaml``) in place of the list. Neither asks for tests. Each is filled with
+(``workflow.yaml``) in place of the list. Neither asks for tests. Each is filled with
 the issue's text alone: nothing the grading uses (gold patch, test patch, test names) reaches
 them, and :func:`render` refuses an issue text that contains a test name it is given.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 CONDITIONS = ("Plain", "FSM")
-WORKFLOW = Path(__file__).resolve().parent / "workflow_template.yaml"
+WORKFLOW = Path(__file__).resolve().parent / "workflow.yaml"
 
 
 def template(condition: str) -> str:

@@ -125,9 +125,9 @@ def why_not_hard(row: dict) -> str | None:
     return None
 
 
-def _check(rows: list[dict]) -> None:
+def _check(rows: list[dict], required: tuple[str, ...] = REQUIRED) -> None:
     for row in rows:
-        missing = [c for c in REQUIRED if c not in row]
+        missing = [c for c in required if c not in row]
         if missing:
             raise ValueError(f"row {row.get('instance_id', '?')} lacks {', '.join(missing)}")
     ids = [row["instance_id"] for row in rows]
@@ -136,8 +136,10 @@ def _check(rows: list[dict]) -> None:
 
 
 def easy_100(rows: list[dict], exclude: set[str] = frozenset(), size: int = SIZE, seed: int = EASY_SEED) -> list[str]:
-    """Easy-100's instance ids, in their order (the module docstring gives the procedure)."""
-    _check(rows)
+    """Easy-100's instance ids, in their order (the module docstring gives the procedure). It
+    reads only ``instance_id`` and ``difficulty``: the vendored metadata (``verified.metadata``)
+    is enough."""
+    _check(rows, ("instance_id", "difficulty"))
     pool = [row["instance_id"] for row in rows if row["difficulty"] == EASY and row["instance_id"] not in exclude]
     if len(pool) < size:
         raise ValueError(f"only {len(pool)} {EASY!r} tasks to draw {size} from")
