@@ -187,9 +187,7 @@ class SweBenchWork:
     # ----- the texts ---------------------------------------------------------------------------------
 
     def first_message(self, condition: Any) -> str:
-        name = "fsm.md" if self.uses_fsm else "plain.md"
-        template = (self.texts / name).read_text(encoding="utf-8")
-        return template.replace("{problem_statement}", self.task.problem_statement.strip())
+        return first_message(self.texts, self.uses_fsm, self.task.problem_statement)
 
     def continuation_message(self, state: str | None = None) -> str:
         return CONTINUE.format(state=f" (workflow state {state})" if state else "",
@@ -240,6 +238,12 @@ class SweBenchWork:
         return {"instance_id": self.task.instance_id, "tasks": self.task.source, "verdict": grade.outcome,
                 "resolved": grade.resolved, "reason": grade.reason, **tests_passed(grade.report), **found,
                 "grading_run": grade.run_id, "grading_s": round(time.monotonic() - started, 3)}
+
+
+def first_message(texts: Path, uses_fsm: bool, problem_statement: str) -> str:
+    """The first message: the study's frozen text of the condition with the issue's text, nothing else."""
+    template = (Path(texts) / ("fsm.md" if uses_fsm else "plain.md")).read_text(encoding="utf-8")
+    return template.replace("{problem_statement}", problem_statement.strip())
 
 
 def tests_passed(report: dict | None) -> dict[str, Any]:
