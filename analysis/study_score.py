@@ -36,7 +36,13 @@ def study_summary(session_dir: Path) -> tuple[dict[str, Any], list[str]]:
     data = {"study": record.study, "family": record.family, "status": str(record.status),
             "cost_usd": record.cost_usd, "outcome": {k: v for k, v in outcome.items() if k not in ("seq", "t", "kind")}}
     lines = [head]
-    if record.family == "tau2":
+    if record.family == "swebench":   # TEMPORARY until the family registry lands (its reading part's words)
+        import importlib
+
+        extra, more = importlib.import_module("study.families.swebench.reading").score_lines(outcome, events)
+        data.update(extra)
+        lines += more
+    elif record.family == "tau2":
         transferred = any(e.get("kind") == "tool_call" and e.get("tool") == TRANSFER_TOOL and e.get("ok")
                           for e in events)
         reward = outcome.get("reward")

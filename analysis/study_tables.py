@@ -23,6 +23,8 @@ from .study_sessions import StudySessions, load_study_sessions
 FAMILY_TABLES = {
     "tau2": "analysis.tau2:tables",
     "workspace": "analysis.staged:tables",
+    # TEMPORARY until the family registry lands (readers then ask the family's `tables` part)
+    "swebench": "study.families.swebench.tables:tables",
 }
 
 
