@@ -48,13 +48,15 @@ def policies() -> None:
 
     for family, study_hint in (("tau2", "a τ²-bench study (--study tau2-telecom; docs/tau2.md)"),
                                ("workspace", "a staged protocol's study (--study autoresearch, month-end-close; "
-                                             "docs/staged.md)")):
+                                             "docs/staged.md)"),
+                               # TEMPORARY until the family registry lands (each sim part's STUDIES)
+                               ("swebench", "a SWE-bench study (--study swebench-local; docs/swebench.md)")):
         click.echo(f"\nThe simulator's policies for {study_hint}:")
         for role, described in family_policy_descriptions(family).items():
             for name, text in described.items():
                 label = name if role == "agent" else f"{name} ({role})"
                 lines = textwrap.wrap(text or "(no description)", width=max(40, 100 - width))
-                click.echo(f"{label:<{width}}{lines[0]}")
+                click.echo(f"{label:<{width}}{lines[0]}" if len(label) < width else f"{label}\n{' ' * width}{lines[0]}")
                 for line in lines[1:]:
                     click.echo(" " * width + line)
 
