@@ -154,3 +154,60 @@ def test_tables_3_and_9_print_titled_simulated(sessions):
     assert done.returncode == 0, done.stderr
     assert "Table 3: SIMULATED" in done.stdout and "Table 9: SIMULATED" in done.stdout
     assert "sim:source-before-root-cause" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def verified_session(tmp_path_factory, swebench_task_repo, monkeypatch_module):
+    """One FSM session of the Verified path, offline: an export of one row shaped like SWE-bench
+    Verified's (the calendarkit instance with its eval script, as a Verified row carries it), the
+    harness's image of it under the harness's own name, a study of ``tasks: verified`` in a copy of
+    the project: the workspace is the image's /testbed, the grading the harness's dataset mode."""
+    import shutil
+
+    import yaml
+
+    from study.families.study_files import write_study
+    from study.families.swebench import scaffold, task_repo
+
+    instance = "studyfixtures__calendarkit-12"
+    task_repo.build_image(swebench_task_repo, instance)
+    folder = swebench_task_repo / "tasks" / instance
+    tests = json.loads((folder / "tests.json").read_text())
+    row = {**yaml.safe_load((folder / "task.yaml").read_text()),
+           "problem_statement": (folder / "problem_statement.md").read_text(), "patch": (folder / "gold.patch").read_text(),
+           "test_patch": (folder / "test.patch").read_text(), "FAIL_TO_PASS": json.dumps(tests["FAIL_TO_PASS"]),
+           "PASS_TO_PASS": json.dumps(tests["PASS_TO_PASS"]), "eval_script": (folder / "eval.sh").read_text()}
+    root = tmp_path_factory.mktemp("verified-project")
+    (root / "preregistration").mkdir()
+    shutil.copy(Path(__file__).resolve().parents[3] / "preregistration" / "models.yaml", root / "preregistration")
+    files = scaffold.study_files("easy-100")
+    files["study.yaml"] = files["study.yaml"].replace("study: swebench-easy100", "study: swebench-verified-fixture")
+    files["tasks.txt"] = instance + "\n"
+    files.pop("selection.json")
+    write_study(root / "preregistration" / "studies" / "swebench-verified-fixture", files)
+    (root / "export.jsonl").write_text(json.dumps(row) + "\n")
+    monkeypatch_module.setenv("STUDY_ROOT", str(root))
+    monkeypatch_module.setenv("STUDY_SWEBENCH_DATASET", str(root / "export.jsonl"))
+    return run_session(SessionSpec(out_root=root / "sessions", study="swebench-verified-fixture", model="sim:oracle",
+                                   condition="FSM", runtime="claude-code", seed=1))
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_the_verified_path_works_offline_on_an_export_and_the_harnesss_image(verified_session):
+    from study.families.swebench import evidence
+
+    log = events(verified_session)
+    start = log[0]
+    assert start["tasks"] == "verified" and start["image"].startswith("swebench/sweb.eval.x86_64.")
+    found = outcome(verified_session)
+    assert found["resolved"] is True and found["procedure_followed"] is True
+    grade = json.loads((verified_session / "grading" / "grade.json").read_text())
+    assert grade["dataset"].endswith("export.jsonl") and grade["task_repo"] is None
+    fields, problems = evidence.rederive(verified_session, log, "swebench-verified-fixture")
+    assert problems == [] and fields == {k: v for k, v in found.items()
+                                         if k not in ("seq", "t", "kind", "family", *evidence.INFORMATIONAL)}
