@@ -1,22 +1,18 @@
-"""The SWE-bench family's infrastructure (the paper's Analysis 1): docker, images, the official
-harness, the study's own task repo, grading, the session container, task sets, workflow, prompts.
+"""The SWE-bench family (the paper's Analysis 1): one SWE-bench instance per session, the agent's
+commands in the instance's container, its final patch graded by the official harness.
 
-Not yet wired into the family seam (``study/families/__init__.py``'s registry, a ``Family`` and its
-``Work``): these are the self-contained parts it will use (docs/swebench.md). Nothing here imports
-``swebench`` (the optional extra) at import time; :func:`docker_env.harness_problem` says in one
-line how to install it, :func:`docker_env.docker_problem` what to do when docker is missing.
+Nothing here is imported at import time: the readers and the runner ask for the family's parts
+by their modules (docs/swebench.md), and nothing imports ``swebench`` (the optional extra) until
+it grades; :func:`docker_env.harness_problem` says in one line how to install it,
+:func:`docker_env.docker_problem` what to do when docker is missing. The parts, by role:
 
-* ``docker_buildx_shim.py``: ``docker buildx build`` as ``docker build`` (installed by
-  ``scripts/docker-up``), the one buildx call the harness makes.
-* ``base_image.py``: the local base image from Debian's packages, named by its recipe's hash,
-  built once per machine (``scripts/swebench-base-image``; standard library only).
-* ``task_repo.py``: the study's own instances (``instances/``), made deterministically from text,
-  written as the harness's task repo; the agent's workspace at the base commit.
-* ``grading.py`` (with ``harness_entry.py``): a session's diff graded by the official harness on a
-  fresh image: resolved, unresolved, or infrastructure failure; the logs kept for an audit.
-* ``container.py``: a session's container (the instance image, the workspace at its own path, no
-  network) and the shell a CLI is given so that its commands run there.
-* ``selection.py``: Easy-100 and Hard-100 over SWE-bench Verified's metadata.
-* ``workflow_template.yaml``, ``prompts/``, ``prompts.py``: the SWEDebug workflow and the two
-  first messages (drafts).
+* ``family.py``: ``FAMILY``, what the runner asks (a study's sessions, each one's ``Work``);
+* ``reading.py``, ``tables.py`` (Tables 3 and 9), ``evidence.py`` (the verdict re-derived), ``sim/``
+  (the simulated agents), ``cli.py`` (``study swebench build``) with ``scaffold.py``;
+* ``sources.py`` (the package's own instances or SWE-bench Verified), ``verified.py`` and ``data/``
+  (Verified's vendored metadata), ``measures.py`` (the graded patch, the process measures),
+  ``selection.py`` (Easy-100 and Hard-100), ``acceptance.py`` (the offline acceptance run);
+* the infrastructure: ``docker_buildx_shim.py``, ``base_image.py``, ``task_repo.py`` and
+  ``instances/``, ``grading.py`` with ``harness_entry.py``, ``container.py``, ``docker_env.py``;
+  ``workflow.yaml`` and ``prompts/`` (SWEDebug and the two first messages, which the studies copy).
 """

@@ -1,4 +1,4 @@
-"""The two agents' first messages for a SWE-bench task (drafts; the lead freezes them).
+"""The two agents' first messages for a SWE-bench task (the studies copy them: texts/plain.md, texts/fsm.md).
 
 ``prompts/plain.md`` (Plain): the task and the four steps (investigate; root cause, "do not
 modify source code yet"; fix; verify), with investigation.md and root_cause.md committed.

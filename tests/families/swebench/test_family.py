@@ -13,7 +13,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 
 from study.families.swebench import measures, scaffold, selection, task_repo, verified
 from study.families.swebench.family import FAMILY, SweBenchStudyError, first_message, order_of
