@@ -298,3 +298,37 @@ def test_tables_3_and_9_count_pairs_and_give_the_exact_mcnemar_p():
         for fmt in ("md", "csv", "tex"):
             assert render(table, fmt)
         assert all(c.header in " ".join(table.notes) for c in table.columns), "every column defined"
+
+
+# -- the run's preflight: a dry run plans without the units' data; a real run refuses without them ---------
+
+def _docker():
+    from study.families.swebench.docker_env import docker_problem, harness_problem
+
+    problem = docker_problem() or harness_problem()
+    if problem:
+        pytest.skip(problem)
+
+
+def test_the_easy_100_dry_run_plans_200_sessions_from_the_papers_published_costs(tmp_path):
+    _docker()
+    done = subprocess.run([sys.executable, "-m", "study.cli", "run-all", "--study", "swebench-easy100", "--models",
+                           "sonnet-4.6", "--conditions", "Plain,FSM", "--dry-run", "--sessions", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "ANTHROPIC_API_KEY": ""})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "200 session(s) to run" in done.stdout
+    assert "mean cost $1.30 a task" in done.stdout and "mean cost $1.73 a task" in done.stdout
+    assert "Total spend: $303.00" in done.stdout and "200 x $5.00" in done.stdout
+    assert not any(tmp_path.iterdir()), "a dry run creates nothing"
+
+
+def test_a_real_verified_run_is_refused_before_it_starts_with_one_line(tmp_path, monkeypatch):
+    _docker()
+    env = {k: v for k, v in os.environ.items() if k != verified.DATASET_ENV}
+    done = subprocess.run([sys.executable, "-m", "study.cli", "run", "--study", "swebench-easy100", "--model",
+                           "sonnet-4.6", "--condition", "Plain", "--seed", "1", "--sessions", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, env={**env, "ANTHROPIC_API_KEY": "sk-test"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = [line for line in done.stderr.splitlines() if verified.DATASET_ENV in line]
+    assert said and "task-01" in said[0]
+    assert not any(tmp_path.rglob("events.jsonl")), "nothing started"
