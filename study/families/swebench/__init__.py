@@ -11,7 +11,7 @@ it grades; :func:`docker_env.harness_problem` says in one line how to install it
   (the simulated agents), ``cli.py`` (``study swebench build``) with ``scaffold.py``;
 * ``sources.py`` (the package's own instances or SWE-bench Verified), ``verified.py`` and ``data/``
   (Verified's vendored metadata), ``measures.py`` (the graded patch, the process measures),
-  ``selection.py`` (Easy-100 and Hard-100), ``acceptance.py`` (the offline acceptance run);
+  ``selection.py`` (Easy-100 and Hard-100);
 * the infrastructure: ``docker_buildx_shim.py``, ``base_image.py``, ``task_repo.py`` and
   ``instances/``, ``grading.py`` with ``harness_entry.py``, ``container.py``, ``docker_env.py``;
   ``workflow.yaml`` and ``prompts/`` (SWEDebug and the two first messages, which the studies copy).

@@ -1,4 +1,5 @@
-"""The family's acceptance run (issue 47), offline: ``python -m study.families.swebench.acceptance OUT``.
+"""The SWE-bench family's acceptance run (issue 47), offline (not CI: about 10 minutes):
+``python benchmarks/bench_swebench_acceptance.py OUT``.
 
 On the package's own instances (study ``swebench-local``), on Claude Code and on Codex CLI (where
 it is installed), under Plain and FSM: the simulator's oracle on every instance, and the agent that
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     from study.runner.session import SessionSpec, run_session
     from study.runtimes.codex import pin
 
-    from .family import order_of
+    from study.families.swebench.family import order_of
     from study.protocol.studies import load_study
 
     args = sys.argv[1:] if argv is None else argv
