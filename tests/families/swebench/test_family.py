@@ -332,3 +332,28 @@ def test_a_real_verified_run_is_refused_before_it_starts_with_one_line(tmp_path,
     said = [line for line in done.stderr.splitlines() if verified.DATASET_ENV in line]
     assert said and "task-01" in said[0]
     assert not any(tmp_path.rglob("events.jsonl")), "nothing started"
+
+
+# -- a harness that cannot grade voids the session: never an unresolved task ---------------------------
+
+def test_a_grading_infrastructure_failure_voids_the_session_and_writes_no_outcome(workspace, monkeypatch, tmp_path):
+    from study.families.swebench import family, grading, sources
+    from study.runner.driver import SessionDriver
+    from study.runner.ending import End
+    from study.session_io.vocabulary import SessionStatus
+
+    ws, base, instance = workspace
+    work = family.SweBenchWork.__new__(family.SweBenchWork)
+    work.task = sources.Task("local", instance.instance_id, instance.meta["repo"], base, instance.problem_statement)
+    work.session_dir, work.workspace, work.base, work.box = tmp_path, ws, base, None
+    failed = grading.Grade(instance.instance_id, grading.INFRASTRUCTURE_FAILURE,
+                           "the instance image did not build (logs/image_builder/*/build_image.log)", str(tmp_path))
+    monkeypatch.setattr(sources, "grade", lambda task, patch, folder: failed)
+    emitted = []
+    bridge = SimpleNamespace(work=work, log=SimpleNamespace(emit=lambda kind, **fields: emitted.append(kind)))
+    end = SessionDriver._finish_work(bridge, End(SessionStatus.COMPLETED))
+    assert end.status == SessionStatus.INFRASTRUCTURE_FAILURE and end.void_kind is not None
+    assert "could not grade" in end.error and "did not build" in end.error
+    assert "outcome" not in emitted, "no verdict is written: the task is not unresolved"
+    voided = SessionDriver._finish_work(bridge, End(SessionStatus.INTERRUPTED, "SIGTERM"))
+    assert voided.status == SessionStatus.INTERRUPTED and emitted == [], "a voided session is never graded"
