@@ -133,7 +133,8 @@ def test_every_family_has_its_family_part_and_its_parts_are_where_the_registry_s
             assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), module
     assert registry.role_modules("reading") == ("study.families.tau2.reading", "study.families.workspace.reading",
                                                 "study.families.workspace.autoresearch.reading",
-                                                "study.families.workspace.month_end_close.reading")
+                                                "study.families.workspace.month_end_close.reading",
+                                                "study.families.swebench.reading")
 
 
 def test_a_reader_that_finds_no_part_does_its_generic_thing():

@@ -21,6 +21,28 @@ first call (``Family.open_work(setup)``), and from then on reads only this inter
   only the files and the FSM's frames): ``contexts_after()`` (None: one context), ``end_context``
   and ``next_context()`` (the next context's first message); ``study.runner.ending`` decides when
   a context ends and the next one starts.
+
+Where the agent's commands run (optional members: the runner and the adapters read each with
+``getattr`` and the default in brackets, so a family without them is unchanged):
+
+- ``command_shell(shares, host_commands=()) -> Path | None`` [None: the CLI's own shell, on the
+  host]: the shell the CLI runs the agent's commands with (an executable named ``bash``, whose
+  exit status is the command's), e.g. one that runs them in a container of the work's own.
+  ``shares`` are folders of the CLI's own that this shell must see at the same paths (the adapter
+  names them: the CLI writes its shell snapshot or its temporary files there and reads them back);
+  ``host_commands`` are commands the CLI itself runs with that shell which must run on the host,
+  exactly as given (Codex CLI runs its hook commands with the user's shell). Claude Code is given
+  it as ``CLAUDE_CODE_SHELL``; Codex CLI, which takes the shell from the password database, runs
+  with a private one naming it (``study.runtimes.codex.login_shell``) and its shell snapshots off.
+  Called once, when the adapter opens.
+- ``commands_confined`` [False]: the work's commands are confined by the place its shell runs them
+  (its own container: no network, only the workspace and the shares mounted), so the CLI's own OS
+  sandbox is not needed; it would refuse that shell what it needs (Codex's ``workspace-write``
+  sandbox denies it the docker socket). The adapters then run the CLI without one.
+- ``file_tools_fenced`` [False]: the CLI's own file tools (reads, edits, writes, patches) may
+  touch only the workspace: the runner refuses a call naming any other path before the tool-call
+  gate, under every condition alike (its ``tool_call`` is logged refused, with the reason). The
+  CLI's file tools act on the host, where files the agent must not read may lie.
 """
 
 from __future__ import annotations
@@ -153,3 +175,15 @@ class Family(Protocol):
 
     def open_work(self, setup: WorkSetup) -> Work:
         """The work of one session."""
+
+    # Optional (read with ``getattr``; a family without them is unchanged):
+    #
+    # ``unit_problem(study, unit) -> str | None``: what this machine lacks for session ``unit``
+    # beyond what ``problem()`` checks (the unit's task data, its image): one line saying what to
+    # do, or None. Checked before a real run starts (``study run``, ``study run-all``), never by a
+    # dry run, which plans without them.
+    #
+    # ``published_costs(study, model, condition) -> dict | None``: the paper's published figures
+    # for one session of ``study`` by ``model`` (a models.yaml alias) under ``condition``, for the
+    # dry run's estimate: ``cost_usd`` (the mean), ``seconds`` (a typical wall time, or None) and
+    # ``basis`` (where they are published, in words); None where none are published.

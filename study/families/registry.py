@@ -72,6 +72,8 @@ FAMILIES: dict[str, Entry] = {
                   "The τ²-bench family (the paper's Analysis 2): build its preregistered studies."),
     "workspace": Entry("study.families.workspace", "staged", "study.families.workspace.cli:staged",
                        "The staged protocols (the paper's Analysis 3): build their preregistered studies."),
+    "swebench": Entry("study.families.swebench", "swebench", "study.families.swebench.cli:swebench",
+                      "The SWE-bench family (the paper's Analysis 1): build its preregistered studies."),
 }
 
 #: The family of a log or preregistration that names none: SOP-Bench's batches (the main study).

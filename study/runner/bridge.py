@@ -66,6 +66,7 @@ from study.session_io.vocabulary import EventKind
 from study.session_io.writer import EventLog
 from study.tooling import AfterCall, ToolResult
 
+from .file_fence import fence_refusal
 from .shell_calls import SHELL_TOOL, Pending, as_failure, exit_status, sandbox_failure
 
 #: The longest result of a built-in call kept whole in the log (a command's output may be huge): the
@@ -253,6 +254,11 @@ class SessionBridge:
         server, tool = split_tool_name(hook_input.get("tool_name", ""))
         args = hook_input.get("tool_input") or {}
         call_id = hook_input.get("tool_use_id") or tool_use_id
+        if server is None and (fenced := fence_refusal(self.work, self._workspace, tool, args, hook_input.get("cwd"))):
+            with self._quietly():
+                self.log.emit(EventKind.TOOL_CALL, tool=tool, args=args, account=None, allowed=False, ok=False,
+                              state=self.fsm_state, error=fenced, call_id=call_id, fence=True)
+            return fsm_hooks.deny_tool(fenced)
         if self.condition.tool_gate and self.fsm is not None:
             output = fsm_hooks.pre_tool_use(self.fsm, hook_input, tool_prefix=self.prefix, fsm_server=FSM_SERVER,
                                             workspace=self._workspace)

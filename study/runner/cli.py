@@ -40,7 +40,7 @@ from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 from .display import MatrixDisplay, Watch
 from .matrix import MatrixInterrupted, run_matrix
 from .matrix_plan import write_plan
-from .preflight import Checked, PreflightError, check_seeds, probe_endpoints, seeds_hint, validate_specs
+from .preflight import Checked, PreflightError, check_seeds, check_units, probe_endpoints, seeds_hint, validate_specs
 from .session import SessionExists, SessionSpec, prepare, run_prepared
 from .shard import ShardError, canonical, parse_shard, select
 from .summary import format_summary
@@ -57,10 +57,13 @@ BadInput = UsageError
 
 
 def preflight(specs: list[SessionSpec], *, probe: bool = True) -> list[Checked]:
-    """Check every session before anything is created (``preflight.validate_specs``, then one TCP
-    connection to each real endpoint unless ``probe`` is false); BadInput on the first bad input."""
+    """Check every session before anything is created (``preflight.validate_specs``; what each
+    session of another family's study needs on this machine, ``preflight.check_units``; then one
+    TCP connection to each real endpoint unless ``probe`` is false); BadInput on the first bad
+    input. A dry run checks the first only: it plans without the units' data."""
     try:
         checked = validate_specs(specs)
+        check_units(specs, checked)
         if probe:
             probe_endpoints(checked)
     except _INPUT_ERRORS as exc:
@@ -266,7 +269,8 @@ def run(condition: str, seed: int, model: str | None, study: str | None, task: s
               help="Comma-separated model aliases or sim:<policy> (default: the table's default model).")
 @click.option("--conditions", default=None,
               help="Comma-separated conditions (default: the preregistered ones of conditions.yaml, in its order).")
-@click.option("--seeds", required=True, help=f"Seeds, e.g. 2-9 or 2,3,4 (each once). {_SEED_HELP}")
+@click.option("--seeds", default=None, help=f"Seeds, e.g. 2-9 or 2,3,4 (each once). {_SEED_HELP} Required for the "
+              "main study; with --study, default: every session the study plans (its family's units).")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Sessions run in parallel (worker processes, at least 1).")
 @click.option("--shard", default=None, metavar="K/N",
@@ -278,7 +282,7 @@ def run(condition: str, seed: int, model: str | None, study: str | None, task: s
               help="Print the plan (sessions to run, to skip and why) and the expected spend and wall time per model and "
                    "condition; create nothing, need no key.")
 @_with_common
-def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, shard: str | None, rerun_voided: bool,
+def run_all(models: str | None, conditions: str | None, seeds: str | None, jobs: int, shard: str | None, rerun_voided: bool,
             dry_run: bool, study: str | None, task: str | None, accounts: int | None, base_url: str | None,
             runtimes: str | None, sessions: Path | None, old_out: Path | None, without_git_history: bool,
             limit: tuple[str, ...]) -> None:
@@ -298,7 +302,7 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     except ShardError as exc:
         raise click.BadParameter(str(exc), param_hint="--shard") from None
     overrides = _limits(limit)
-    seed_list = parse_seeds(seeds, study)
+    seed_list = parse_seeds(seeds, study) if seeds is not None else _study_units(study)
     model_list = parse_names(models, "--models", "haiku-4.5,sim:oracle") if models is not None else [None]
     condition_list = parse_names(conditions, "--conditions", "Plain,FSM") if conditions is not None else None
     if dry_run:
@@ -342,6 +346,21 @@ def run_all(models: str | None, conditions: str | None, seeds: str, jobs: int, s
     click.echo(format_summary(result, sessions))
     if result.errors or any(status_voids(s) for _, s in result.ran):
         raise SystemExit(FAILED)
+
+
+def _study_units(study: str | None) -> list[int]:
+    """Every session ``study`` plans (``--seeds`` left out): its family's units; the main study
+    has no such default."""
+    if study is None or study == "main":
+        raise click.BadParameter("give the seeds to run, e.g. --seeds 2-9", param_hint="--seeds")
+    from study.families import family
+    from study.protocol.studies import StudyDefinitionError, load_study
+
+    try:
+        definition = load_study(study)
+        return list(family(definition.family).units(definition))
+    except (StudyDefinitionError, ValueError) as exc:
+        raise click.BadParameter(f"study {study}'s sessions cannot be listed: {exc}", param_hint="--seeds") from None
 
 
 def _study_conditions(study: str | None) -> list[str]:

@@ -11,7 +11,8 @@ sessions about to run, for a basis, in this order:
    scaled per account; the paper publishes no spread per condition, so the range runs from the
    mean to the larger of the mean and the paper's most expensive Haiku 4.5 session ($13.87) for
    Haiku, and is the mean alone otherwise; it publishes no wall time per condition (its longest
-   session took 115 minutes);
+   session took 115 minutes). A study of another family gives its own published figures where it
+   has them (``Family.published_costs``: the mean cost and a typical wall time of one session);
 3. otherwise **unknown** (a model without a basis, or without list prices: the cost cannot be
    known before it is spent).
 
@@ -121,6 +122,11 @@ def estimate(planned: Iterable[Any], root: Path) -> list[Estimate]:
             times = [m["duration_s"] / m["accounts"] for m in mine if isinstance(m.get("duration_s"), (int, float))]
             wall = _per_account(times).times(accounts * len(members)) if times else None
             basis = f"your {len(mine)} finished session(s) of {model} / {condition} (scaled per account)"
+        elif (published := _published_by_family(first, model, condition, runtime)) is not None:
+            spend = Range(published["cost_usd"], published["cost_usd"], published["cost_usd"]).times(len(members))
+            seconds = published.get("seconds")
+            wall = Range(seconds, seconds, seconds).times(len(members)) if seconds is not None else None
+            basis = str(published["basis"])
         elif (model, condition) in PUBLISHED_COST and runtime == DEFAULT_RUNTIME:
             mean = PUBLISHED_COST[(model, condition)] / PUBLISHED_ACCOUNTS
             high = max(mean, PUBLISHED_MAX_COST.get(model, 0.0) / PUBLISHED_ACCOUNTS)
@@ -165,6 +171,20 @@ def beside_agent(prepared: Any) -> tuple[str, ...]:
                  else "no list prices: its cost is not known")
         out.append(f"{role} {name} ({price})")
     return tuple(out)
+
+
+def _published_by_family(prepared: Any, model: str, condition: str, runtime: str) -> dict[str, Any] | None:
+    """The published figures of one session of another family's study (``Family.published_costs``),
+    for the runtime the paper ran it on (the study's default runtime), or None."""
+    from study.protocol.runtimes import DEFAULT_RUNTIME
+
+    study = getattr(prepared, "study", None)
+    if study is None or study.main or runtime != DEFAULT_RUNTIME:
+        return None
+    from study.families import family
+
+    published = getattr(family(study.family), "published_costs", None)
+    return published(study, model, condition) if published is not None else None
 
 
 def _accounts(prepared: Any) -> int:

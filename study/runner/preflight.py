@@ -17,36 +17,28 @@ turns it into exit code 2.
   as ``cannot reach <url>: ...`` instead of voiding a session minutes later. The simulator needs
   no probe. The CLI calls it after ``validate_specs``.
 - ``check_seeds(text)``, ``check_api_key``, ``check_base_url``, ``check_out_root``: the single
-  checks, for the CLI and for tests.
+  checks, for the CLI and for tests (the key's and the endpoint's are ``endpoints.py``'s, named
+  here for the callers that have always found them here).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import socket
 import tempfile
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sopbench_tools.orders import describe_seeds, frozen_order, frozen_seeds, order_file_name
 
-from study.errors import StudyError
 from study.protocol.conditions import CliSettings, Condition, load_conditions
 from study.protocol.limits import Limits, load_limits
 from study.protocol.models import ResolvedModel, resolve_model
 from study.session_io.folders import session_dir_for
 
-
-#: Seconds a TCP connection to the model endpoint may take before the endpoint counts as unreachable.
-PROBE_TIMEOUT_S = 5.0
-
-
-class PreflightError(StudyError, ValueError):
-    """A bad input, found before anything was created; the message is one line saying what to do."""
+from .endpoints import PROBE_TIMEOUT_S, check_api_key, check_base_url, probe_endpoint, probe_endpoints  # noqa: F401 (named here)
+from .preflight_error import PreflightError
 
 
 @dataclass(frozen=True)
@@ -147,81 +139,6 @@ def seeds_hint(study: str | None) -> str:
         return "give e.g. 1-2"
     shown = f"{units[0]}-{units[-1]}" if units == list(range(units[0], units[-1] + 1)) else ",".join(map(str, units))
     return f"study {study}'s seeds are {shown}: give e.g. {units[0]}-{units[min(len(units), 2) - 1]}"
-
-
-# ----- the model's key and endpoint ---------------------------------------------------------------
-
-def check_api_key(key: str, env_name: str) -> None:
-    """The key's form: not empty, printable ASCII, no whitespace or control character. The key
-    itself is never shown."""
-    if not key or not key.strip():
-        raise PreflightError(f"{env_name} is empty or blank: set it to your API key (export {env_name}=...)")
-    bad = next((c for c in key if c.isspace() or not c.isprintable() or not c.isascii()), None)
-    if bad is not None:
-        what = "whitespace" if bad.isspace() else ("a control character" if not bad.isprintable() else "a non-ASCII character")
-        raise PreflightError(f"{env_name} contains {what} (U+{ord(bad):04X}; copied with quotes or a line break?): "
-                             f"set it to the key alone (export {env_name}=...)")
-
-
-def check_base_url(url: str, source: str = "--base-url") -> tuple[str, int]:
-    """``url`` is http(s)://host[:port][/path]; returns (host, port)."""
-    hint = f"give an http:// or https:// URL with a host, e.g. https://api.anthropic.com or http://127.0.0.1:8080 ({source})"
-    if not url or not url.strip() or any(c.isspace() or not c.isprintable() for c in url):
-        raise PreflightError(f"base URL {url!r} is empty or contains whitespace: {hint}")
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:   # e.g. "Invalid IPv6 URL" for http://[::1
-        raise PreflightError(f"base URL {url!r} is not a URL ({exc}): {hint}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise PreflightError(f"base URL {_shown(url)!r} is not a URL with scheme http or https and a host: {hint}")
-    try:
-        port = parts.port
-    except ValueError:
-        raise PreflightError(f"base URL {_shown(url)!r} has an invalid port: {hint}") from None
-    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
-
-
-def _shown(url: str) -> str:
-    """``url`` as messages show it: without user, password or query (they may hold credentials)."""
-    parts = urlsplit(url)
-    netloc = parts.netloc.rpartition("@")[2]
-    return parts._replace(netloc=netloc, query="", fragment="").geturl()
-
-
-def _proxy_for(url: str) -> str | None:
-    """The proxy the CLI would go through for ``url`` (HTTPS_PROXY/HTTP_PROXY, unless NO_PROXY covers it)."""
-    parts = urlsplit(url)
-    proxy = urllib.request.getproxies_environment().get(parts.scheme)
-    if not proxy or urllib.request.proxy_bypass_environment(parts.hostname or ""):
-        return None
-    return proxy if "://" in proxy else f"http://{proxy}"
-
-
-def probe_endpoint(url: str, timeout: float = PROBE_TIMEOUT_S) -> None:
-    """Open (and close) one TCP connection to ``url``'s host and port, or to the proxy in use;
-    raise PreflightError ``cannot reach <url>: ...`` if that fails. Sends nothing."""
-    proxy = _proxy_for(url)
-    host, port = check_base_url(proxy, "HTTPS_PROXY/HTTP_PROXY") if proxy else check_base_url(url)
-    via = f" through the proxy {host}:{port}" if proxy else ""   # never the proxy's credentials
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            pass
-    except socket.gaierror:
-        reason = f"the host name {host!r} does not resolve"
-    except TimeoutError:
-        reason = f"no TCP connection to {host}:{port} within {timeout:g} s"
-    except OSError as exc:
-        reason = f"{exc.strerror or exc} ({host}:{port})"
-    else:
-        return
-    raise PreflightError(f"cannot reach {_shown(url)}{via}: {reason}; check the address (--base-url, ANTHROPIC_BASE_URL "
-                         "or models.yaml) and that the server is running; nothing was created")
-
-
-def probe_endpoints(checked: list[Checked], timeout: float = PROBE_TIMEOUT_S) -> None:
-    """Probe each distinct endpoint of the real models once (the simulator needs none)."""
-    for url in dict.fromkeys(c.model.base_url for c in checked if not c.model.simulated and c.model.base_url):
-        probe_endpoint(url, timeout)
 
 
 # ----- the output folder ---------------------------------------------------------------------------
@@ -433,6 +350,23 @@ def check_task(name: str | None) -> tuple[Any, bool]:
     if reason:
         raise PreflightError(f"--task {task.name} cannot run here: {reason}")
     return task, task.name != project_task_name()
+
+
+def check_units(specs: list, checked: list[Checked]) -> None:
+    """What each session of another family's study needs on this machine beyond the family's
+    install (``Family.unit_problem``: its task's data, its image): PreflightError naming the first
+    session that cannot run, with the one line its family gives. ``checked``: ``validate_specs``
+    of ``specs``, in their order. Not for a dry run."""
+    from study.families import family as family_named
+
+    for spec, c in zip(specs, checked):
+        study = c.study
+        if study is None or study.main:
+            continue
+        unit_problem = getattr(family_named(study.family), "unit_problem", None)
+        problem = unit_problem(study, spec.seed) if unit_problem is not None else None
+        if problem is not None:
+            raise PreflightError(f"study {study.name}, {study.unit_folder(spec.seed)}: {problem}")
 
 
 def validate_specs(specs: list) -> list[Checked]:

@@ -104,9 +104,20 @@ class ClaudeCodeSession:
         self._sandbox_checked = False
         if setup.task_work.builtin_tools:   # the agent's commands find this Python (and its packages) first
             self.env["PATH"] = agent_path()
+        work = setup.task_work
+        if getattr(work, "commands_confined", False):
+            # the work's own shell (``Work.command_shell``) runs every Bash call where the work confines
+            # it (no CLI sandbox around it): the CLI writes its shell snapshot under its config folder
+            # and each call's working folder into TMPDIR, and reads both back, so the shell must see
+            # those at the same paths
+            tmp = setup.home / "tmp"
+            shell = work.command_shell([setup.home / ".claude" / "shell-snapshots", tmp])
+            if shell is None:
+                raise RuntimeError("the session's work confines its commands but gave no shell to run them in")
+            self.env.update(CLAUDE_CODE_SHELL=str(shell), TMPDIR=str(tmp))
+        elif work.builtin_tools:
             self.tmpdir = Path(tempfile.mkdtemp(prefix="study-agent-tmp-"))
             self.env["CLAUDE_CODE_TMPDIR"] = str(self.tmpdir)
-            work = setup.task_work
             self.sandbox = claude_settings(writable=getattr(work, "writable", ()))
             setup.hooks.sandbox_probe = lambda: claude_problem(self.env)
         self.settings = recorded_settings(self.env)

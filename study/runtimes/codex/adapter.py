@@ -115,34 +115,56 @@ class CodexSession:
         sock = str(self.socket.path)
         context_window = setup.sim.context_window if setup.sim is not None else None
         servers = {name: (sys.executable, _relay_command("mcp", name, sock)[1:]) for name in self.servers}
-        if setup.task_work.builtin_tools:   # a workspace: Codex's own tools in its workspace-write sandbox
+        work = setup.task_work
+        hook_commands = {event: _shell(_relay_command("hook", event, sock)) for event in HOOK_EVENTS}
+        #: the command prefix that gives Codex the work's own shell (``Work.command_shell``), or none
+        self.prefix: list[str] = []
+        # Codex runs its hook commands with that shell too: they must run on the host
+        shell = work.command_shell([setup.home / "tmp"], tuple(hook_commands.values())) \
+            if getattr(work, "command_shell", None) else None
+        if shell is not None:
+            from .login_shell import prefix as login_prefix, problem as login_problem
+
+            problem = login_problem()
+            if problem is not None:
+                raise RuntimeError(problem)
+            self.prefix = login_prefix(Path(shell), setup.home / ".study" / "etc")
+        if work.builtin_tools:   # a workspace: Codex's own tools in its workspace-write sandbox
             self.config = workspace_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, workspace=setup.work,
                 servers=servers, developer_instructions=setup.system_append, context_window=context_window,
-                model_settings=prepared.model.settings, writable=getattr(setup.task_work, "writable", ()))
+                model_settings=prepared.model.settings, writable=getattr(work, "writable", ()),
+                confined=bool(getattr(work, "commands_confined", False)))
         else:
             self.config = session_config(
                 model=prepared.model.model_id, base_url=setup.base_url, env_key=KEY_ENV, work=setup.work,
                 servers=servers, developer_instructions=setup.system_append, context_window=context_window,
                 model_settings=prepared.model.settings)
-        hooks = hooks_json({event: _shell(_relay_command("hook", event, sock))
-                                         for event in HOOK_EVENTS})
+        if shell is not None:   # its shell snapshot would be written and read on two sides of the container
+            self.config["features"]["shell_snapshot"] = False
+        hooks = hooks_json(hook_commands)
         write_home(self.codex_home, self.config, hooks)
         self.env = {"HOME": str(setup.home), "CODEX_HOME": str(self.codex_home), KEY_ENV: prepared.model.api_key,
                     "SHELL": "/bin/sh", **binary_env(), **prepared.spec.cli_env}
-        #: a workspace session: Codex's TMPDIR out of its home's way, the sandbox tried before the first call
-        self.sandboxed = bool(setup.task_work.builtin_tools)
+        #: a workspace session whose commands run in Codex's sandbox (not a work that confines them in
+        #: its own shell): Codex's TMPDIR out of its home's way, the sandbox tried before the first call
+        self.sandboxed = bool(work.builtin_tools) and not getattr(work, "commands_confined", False)
         self._sandbox_checked = False
         self.follower: RolloutFollower | None = None
-        if self.sandboxed:   # the agent's commands find this Python (and its packages) first
+        if work.builtin_tools:   # the agent's commands find this Python (and its packages) first
             self.env["PATH"] = agent_path()
             tmpdir = self.codex_home / CODEX_TMPDIR
             tmpdir.mkdir(exist_ok=True)
             self.env["TMPDIR"] = str(tmpdir)
-            bridge.sandbox_probe = self.sandbox_problem
             bridge.command_exit = self.exit_code
+            if self.sandboxed:
+                bridge.sandbox_probe = self.sandbox_problem
+        if shell is not None:   # the work's shell and the CLI share a temporary folder of the session's
+            self.env["TMPDIR"] = str(setup.home / "tmp")
         self.settings: dict[str, Any] = {"config": recorded(self.config),
                                          **{k: v for k, v in prepared.spec.cli_env.items()}}
+        if shell is not None:   # recorded: the agent's commands ran in the work's own shell
+            self.settings["command_shell"] = "the work's (Work.command_shell)"
         self.inherited_env = sorted(k for k in os.environ if k.startswith(("CODEX", "OPENAI", "RUST_LOG"))
                                     and k not in self.env)
         self.turn_limit = prepared.limits.turns
@@ -160,8 +182,8 @@ class CodexSession:
     def _argv(self, prompt: str, resume_id: str | None) -> list[str]:
         flags = ["--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--strict-config"]
         if resume_id is not None:
-            return [str(self.cli_path), "exec", "resume", resume_id, *flags, prompt]
-        return [str(self.cli_path), "exec", *flags, prompt]
+            return [*self.prefix, str(self.cli_path), "exec", "resume", resume_id, *flags, prompt]
+        return [*self.prefix, str(self.cli_path), "exec", *flags, prompt]
 
     def sandbox_problem(self) -> str | None:
         """Why Codex cannot run a command in this session's sandbox (one line), or None."""

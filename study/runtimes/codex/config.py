@@ -168,18 +168,25 @@ def sandbox_settings(writable_roots: Sequence[Path] = ()) -> dict[str, Any]:
 def workspace_config(*, model: str, base_url: str, env_key: str, workspace: Path,
                      servers: Mapping[str, tuple[str, list[str]]] | None = None, developer_instructions: str | None = None,
                      context_window: int | None = None, provider: bool = True, commits: bool = True,
-                     model_settings: Mapping[str, Any] | None = None, writable: Sequence[Path] = ()) -> dict[str, Any]:
+                     model_settings: Mapping[str, Any] | None = None, writable: Sequence[Path] = (),
+                     confined: bool = False) -> dict[str, Any]:
     """The config of a workspace session's Codex home: the session config (nothing of the user's,
     the endpoint the only host, hooks on, MCP ``servers`` required and approved) with Codex's own
     tools on in its ``workspace-write`` sandbox rooted at ``workspace`` (the agent's working
     folder). ``commits``: the workspace's ``.git`` is writable too, so the agent can commit;
     ``writable``: folders beside the workspace a protocol declares writable. No login shell
-    (``allow_login_shell = false``): commands see the session's ``PATH``."""
+    (``allow_login_shell = false``): commands see the session's ``PATH``. ``confined``: the work's
+    commands are confined where its own shell runs them (``Work.commands_confined``), so Codex runs
+    without its sandbox (``danger-full-access``), which would deny that shell the docker socket; its
+    patches act on the host, where the runner's file fence holds them to the workspace."""
     workspace = Path(workspace)
     roots = ([workspace / ".git"] if commits else []) + [Path(p) for p in writable]
     config = session_config(model=model, base_url=base_url, env_key=env_key, work=workspace, servers=servers or {},
                             developer_instructions=developer_instructions, context_window=context_window,
                             provider=provider, builtin_tools=True, writable_roots=roots, model_settings=model_settings)
+    if confined:
+        config["sandbox_mode"] = "danger-full-access"
+        del config["sandbox_workspace_write"]
     # the agent's commands run in a plain shell with the session's PATH (the runner's Python first,
     # whose packages a protocol's script imports); a login shell would reset PATH from /etc/profile
     config["allow_login_shell"] = False

@@ -1,0 +1,5 @@
+"""Settings from environment variables."""
+
+from .settings import Settings
+
+__all__ = ["Settings"]
