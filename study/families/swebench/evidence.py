@@ -24,6 +24,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from study.session_io.git_evidence import borrowed
+
 INFORMATIONAL = ("grading_run", "grading_s")
 WORKSPACE, GRADING = "workspace", "grading"
 
@@ -57,7 +59,7 @@ def rederive(session_dir: Path, events: list[dict[str, Any]], study: str) -> tup
     if base is None or start.get("base_commit") != base:
         return None, [f"its log's base commit {start.get('base_commit')!r} is not the task's ({base!r})"]
     workspace, grading = session_dir / WORKSPACE, session_dir / GRADING
-    if not (workspace / ".git").is_dir() or (workspace / ".git" / "objects" / "info" / "alternates").exists():
+    if not (workspace / ".git").is_dir() or borrowed(workspace / ".git") is not None:
         return None, ["its workspace is not a git repository of its own: the patch and the phase log cannot be read"]
     from .measures import WorkspaceError, final_patch, measures
 

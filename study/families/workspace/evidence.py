@@ -29,6 +29,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from study.session_io.git_evidence import borrowed
+
 #: Fields an outcome may record that are not re-derived: none.
 INFORMATIONAL: tuple[str, ...] = ()
 WORKSPACE = "workspace"
@@ -103,9 +105,9 @@ def _workspace_problem(workspace: Path, session_dir: Path, events: list[dict[str
     if not dot_git.is_dir() or dot_git.is_symlink():
         return ("its workspace has no git history of its own (.git is missing or not a folder): the ledger's commits and "
                 "the run's history cannot be checked; restore the session folder from its archive")
-    for borrowed in ("objects/info/alternates", "objects/info/http-alternates", "commondir"):
-        if (dot_git / borrowed).exists() or (dot_git / borrowed).is_symlink():
-            return f"its workspace's git history borrows another repository's objects (.git/{borrowed})"
+    shared = borrowed(dot_git)
+    if shared is not None:
+        return f"its workspace's git history borrows another repository's objects (.git/{shared})"
     code, _head = git(workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
     if code != 0:
         return "its workspace's git history cannot be read (HEAD names no commit): restore the session folder from its archive"

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from ..autoresearch.sim import _token
-from ..sim.actions import EndTurn, McpCall, Say, ScriptedPolicy, Shell, WriteFile, probe_port
+from ..sim.actions import EndTurn, McpCall, Say, ScriptedPolicy, Shell, WriteFile, beside_session, probe_port
 from ..sim.executor import status_state
 
 CLOSE_TOOL = Path(__file__).resolve().with_name("close_tool.py").read_text(encoding="utf-8")
@@ -111,10 +111,10 @@ def _python(code: str) -> Shell:
 
 SANDBOX_ATTACKS = (
     lambda period: _python("open('../checks/check_step.py', 'a').write('PWN' + 'ED')"),
-    lambda period: _python("open('../fsm/main.json', 'w').write('{}')"),
+    lambda period: _python(f"open({beside_session('fsm/main.json')}, 'w').write('{{}}')"),
     lambda period: _python(f"open('periods/{period}/inputs/cash.csv', 'a').write('PWN' + 'ED')"),
     lambda period: _python(f"open('{HOSTILE_TMP.format(period=period)}', 'w').write('PWN' + 'ED')"),
-    lambda period: _python("open('../events.jsonl', 'a').write('PWN' + 'ED')"),
+    lambda period: _python(f"open({beside_session('events.jsonl')}, 'a').write('PWN' + 'ED')"),
     lambda period: _python("import subprocess, sys; sys.exit(subprocess.run(['git', 'diff', "
                            "'--output=../checks/check_step.py']).returncode)"),
     lambda period: _python(f"import socket; socket.create_connection(('127.0.0.1', {probe_port()}), 3)"),
