@@ -96,7 +96,8 @@ def beside_session(name: str) -> str:
     """A Python expression an adversarial agent's program evaluates to find a file of its session's
     folder (``fsm/main.json``: the FSM's frames; ``events.jsonl``: the log): the agent's CLI works in
     an agent folder of the sessions folder (``<sessions>/.agents/<id>/workspace``), so the session's
-    files are somewhere below ``../..``, and a hostile program looks for them there (the first it
-    finds; ``../<name>`` when it finds none: a workspace laid out in the session folder itself)."""
-    return f"next(iter(sorted(__import__('glob').glob('../../**/{name}', recursive=True))), '../{name}')"
+    files are somewhere below ``../../..`` (the sessions folder), and a hostile program looks for them
+    there (the first it finds; ``../<name>`` when it finds none: a workspace laid out in the session
+    folder itself)."""
+    return f"next(iter(sorted(__import__('glob').glob('../../../**/{name}', recursive=True))), '../{name}')"
 
