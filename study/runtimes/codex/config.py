@@ -10,8 +10,9 @@ Nothing of the user's ``~/.codex`` is read: every session (and every ``study cod
   keys (:func:`generation_keys`: ``model_reasoning_effort``, ``model_reasoning_summary``);
 - unattended: ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"`` (no tool of
   Codex's own that could use them is offered), the working folder trusted; a workspace session
-  (:func:`workspace_config`) and ``study codex --workflow`` instead keep Codex's own tools on in
-  its ``workspace-write`` sandbox (:func:`sandbox_settings`);
+  (:func:`workspace_config`) instead keeps Codex's own tools on in its ``workspace-write`` sandbox
+  (:func:`sandbox_settings`), and ``study codex --workflow`` (:func:`project_config`) in a sandbox
+  of a permission profile (:func:`project_permissions`);
 - only the study's MCP tools: the shell (``exec_command``/``write_stdin``), ``view_image``, the
   goal tools, web search, sub-agents and ``request_user_input`` are switched off. Codex 0.169.0
   offers three MCP resource readers (``list_mcp_resources``, ``list_mcp_resource_templates``,
