@@ -116,3 +116,19 @@ def test_the_studys_own_sessions_keep_the_shell_off_and_full_access(tmp_path):
     cfg = _config(tmp_path)
     assert "sandbox_workspace_write" not in cfg and cfg["features"]["shell_tool"] is False
     assert list(cfg)[:3] == ["model", "model_provider", "approval_policy"]
+
+
+def test_study_codex_s_config_is_a_workspace_config_with_a_permission_profile(tmp_path):
+    """``study codex`` in a project: no login shell, and the sandbox as a profile (Codex refuses
+    ``sandbox_mode`` beside it) that keeps the git folders' config and hooks read-only."""
+    work, git = tmp_path / "project", tmp_path / "project" / ".git"
+    cfg = config.project_config(model="m", base_url="", env_key="K", workspace=work, provider=False, git_dirs=[git],
+                                read_only=[work / ".fsm"])
+    home = config.write_home(tmp_path / "home", cfg, config.hooks_json({}))
+    assert tomllib.loads((home / "config.toml").read_text(encoding="utf-8")) == cfg
+    assert cfg["allow_login_shell"] is False and "sandbox_mode" not in cfg and "sandbox_workspace_write" not in cfg
+    profile = cfg["permissions"][cfg["default_permissions"]]
+    assert profile["network"] == {"enabled": False}
+    fs = profile["filesystem"]
+    assert fs[":root"] == "read" and fs[str(work)] == fs[str(git)] == "write"
+    assert fs[str(git / "hooks")] == fs[str(git / "config")] == fs[str(work / ".fsm")] == fs[str(work / ".codex")] == "read"

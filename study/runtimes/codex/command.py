@@ -3,15 +3,19 @@
 ``study claude`` runs Claude Code, whose FSM wiring lives in the project's ``.claude/settings.json``
 (``study fsm hook`` commands and ``study fsm serve``; docs/fsm.md). Codex CLI reads hooks and MCP
 servers from its ``CODEX_HOME``, so ``study codex --workflow FILE --frames DIR -- ARGS`` makes one:
-the ``config.toml`` and ``hooks.json`` of a study session (``config.py``: nothing on the network but
-the model endpoint, no AGENTS.md) but with Codex's own tools on (its shell, and ``apply_patch``
-where Codex offers it) inside its ``workspace-write`` sandbox rooted at the current folder (writes
-only there, not in /tmp; no network for commands), with the FSM tools served by ``study fsm
-serve`` and the tool-call gate, the record of completed calls and the stop gate as ``study fsm
-hook`` commands over the same frames (a workflow naming ``shell``, ``read``, ``edit`` or ``write``
-gates Codex's own tools by them, docs/fsm.md); then it replaces itself with the pinned binary and
-ARGS (``exec``: same process, stdin, stdout and exit code), with ``TMPDIR`` a folder of that home
+the ``config.toml`` and ``hooks.json`` of a workspace session (``config.workspace_config``: nothing
+on the network but the model endpoint, no AGENTS.md) with Codex's own tools on (its shell, and
+``apply_patch`` where Codex offers it) inside its ``workspace-write`` sandbox rooted at the current
+folder (writes only there and in the git folders of its repository, :func:`git_dirs`, so the agent
+can commit; not in /tmp; no network for commands), with the FSM tools served by ``study fsm serve``
+and the tool-call gate, the record of completed calls and the stop gate as ``study fsm hook``
+commands over the same frames (a workflow naming ``shell``, ``read``, ``edit`` or ``write`` gates
+Codex's own tools by them, docs/fsm.md); then it replaces itself with the pinned binary and ARGS
+(``exec``: same process, stdin, stdout and exit code), with ``TMPDIR`` a folder of that home
 (Codex's sandbox needs its home outside its temporary folder, ``study.runtimes.sandbox``).
+Commands run in a plain shell, not a login shell (``allow_login_shell = false``): they see the
+environment ``study codex`` was started in, an activated virtual environment's ``PATH`` and
+``VIRTUAL_ENV`` included (a login shell would reset ``PATH`` from /etc/profile).
 
 Without ``--workflow`` it only runs the pinned binary (``study codex --version``). The model
 endpoint is Codex's own (the OpenAI API with the user's key) unless ``--base-url`` names another
@@ -37,7 +41,7 @@ import click
 from study.cli.vocabulary import UsageError, examples
 from study.runtimes.sandbox import CODEX_TMPDIR
 
-from .config import hooks_json, session_config, write_home
+from .config import hooks_json, project_config, write_home
 from .pin import binary_env, binary_path, problem as pin_problem
 
 #: The stop blocks per turn ``study codex`` allows by default (the study's limit, limits.yaml).
@@ -46,6 +50,38 @@ DEFAULT_MAX_BLOCKS = 50
 
 def _study(*args: str) -> list[str]:
     return [sys.executable, "-m", "study.cli", *args]
+
+
+def git_dirs(work: Path) -> list[Path]:
+    """The folders git writes when the agent commits in ``work``: the repository's git folder and,
+    for a linked worktree, its common folder (``git rev-parse``, which runs nothing of the
+    repository's). Codex keeps every git folder read-only unless it is a writable root. None
+    outside a repository."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"],
+                              cwd=str(work), capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        done = None
+    if done is None or done.returncode != 0:   # no git, or not a repository: a plain .git folder still counts
+        return [work / ".git"] if (work / ".git").is_dir() else []
+    dirs: list[Path] = []
+    for line in done.stdout.splitlines():
+        folder = Path(line.strip()).resolve()
+        if line.strip() and folder.is_dir() and folder not in dirs:
+            dirs.append(folder)
+    return dirs
+
+
+def venv_first(env: dict[str, str]) -> str:
+    """``PATH`` with the activated virtual environment's ``bin`` first (``VIRTUAL_ENV``): a
+    launcher that ran ``study`` may have put its own Python ahead of it (pyenv's shims do), and
+    the agent's ``python`` is the project's."""
+    path = env.get("PATH", os.defpath)
+    venv = env.get("VIRTUAL_ENV")
+    if not venv:
+        return path
+    first = str(Path(venv) / ("Scripts" if os.name == "nt" else "bin"))
+    return os.pathsep.join([first, *(p for p in path.split(os.pathsep) if p and p != first)])
 
 
 def wire_home(home: Path, *, workflow: list[Path], frames: Path, work: Path, model: str, base_url: str | None,
@@ -57,8 +93,9 @@ def wire_home(home: Path, *, workflow: list[Path], frames: Path, work: Path, mod
     prefix = ["--tool-prefix", tool_prefix] if tool_prefix else []
     prefix += ["--workspace", str(work)]
     serve = _study("fsm", "serve", *common)
-    config = session_config(model=model, base_url=base_url or "", env_key=env_key, work=work,
-                            servers={"fsm": (serve[0], serve[1:])}, provider=base_url is not None, builtin_tools=True)
+    config = project_config(model=model, base_url=base_url or "", env_key=env_key, workspace=work,
+                            servers={"fsm": (serve[0], serve[1:])}, provider=base_url is not None,
+                            git_dirs=git_dirs(work), read_only=[frames, home, *workflow])
 
     def hook(event: str, *extra: str) -> str:
         return " ".join(shlex.quote(a) for a in _study("fsm", "hook", event, *common, *prefix, *extra))
@@ -112,6 +149,7 @@ def codex(workflows: tuple[Path, ...], frames: Path | None, home: Path | None, m
         wire_home(home, workflow=[w.resolve() for w in workflows], frames=frames, work=Path.cwd().resolve(),
                   model=model, base_url=base_url, env_key=env_key, tool_prefix=tool_prefix, max_blocks=max_blocks)
         env["CODEX_HOME"] = str(home)
+        env["PATH"] = venv_first(env)
         # Codex makes the link its sandbox helper runs from in its home, but never under its
         # temporary folder: a home under /tmp gets a TMPDIR of its own (study.runtimes.sandbox)
         tmpdir = home / CODEX_TMPDIR

@@ -10,8 +10,9 @@ Nothing of the user's ``~/.codex`` is read: every session (and every ``study cod
   keys (:func:`generation_keys`: ``model_reasoning_effort``, ``model_reasoning_summary``);
 - unattended: ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"`` (no tool of
   Codex's own that could use them is offered), the working folder trusted; a workspace session
-  (:func:`workspace_config`) and ``study codex --workflow`` instead keep Codex's own tools on in
-  its ``workspace-write`` sandbox (:func:`sandbox_settings`);
+  (:func:`workspace_config`) instead keeps Codex's own tools on in its ``workspace-write`` sandbox
+  (:func:`sandbox_settings`), and ``study codex --workflow`` (:func:`project_config`) in a sandbox
+  of a permission profile (:func:`project_permissions`);
 - only the study's MCP tools: the shell (``exec_command``/``write_stdin``), ``view_image``, the
   goal tools, web search, sub-agents and ``request_user_input`` are switched off. Codex 0.169.0
   offers three MCP resource readers (``list_mcp_resources``, ``list_mcp_resource_templates``,
@@ -48,6 +49,8 @@ STREAM_MAX_RETRIES = 5
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "Stop", "PreCompact")
 #: The provider's name in config.toml.
 PROVIDER = "study"
+#: The name of ``study codex``'s permission profile in config.toml (:func:`project_permissions`).
+PROJECT_PROFILE = "project"
 #: A models.yaml generation setting (``study.protocol.models.MODEL_SETTINGS``) -> Codex's config key:
 #: Codex CLI 0.169.0 sends ``model_reasoning_effort`` as the Responses API's ``reasoning.effort`` and
 #: ``model_reasoning_summary`` as ``reasoning.summary`` (checked in its requests to the simulator;
@@ -191,6 +194,38 @@ def workspace_config(*, model: str, base_url: str, env_key: str, workspace: Path
     # whose packages a protocol's script imports); a login shell would reset PATH from /etc/profile
     config["allow_login_shell"] = False
     return config
+
+
+def project_config(*, workspace: Path, git_dirs: Sequence[Path] = (), read_only: Sequence[Path] = (),
+                   **config: Any) -> dict[str, Any]:
+    """The config ``study codex --workflow`` gives Codex in a project of the user's: a workspace
+    session's (:func:`workspace_config`, ``config``'s keywords: no login shell, so commands see the
+    environment ``study codex`` started in) with its sandbox as a permission profile
+    (:func:`project_permissions`) instead of ``workspace-write``'s settings."""
+    settings = workspace_config(workspace=workspace, commits=False, **config)
+    del settings["sandbox_mode"], settings["sandbox_workspace_write"]   # Codex takes one or the other
+    settings["default_permissions"] = PROJECT_PROFILE
+    settings["permissions"] = {PROJECT_PROFILE: project_permissions(workspace, git_dirs, read_only)}
+    return settings
+
+
+def project_permissions(workspace: Path, git_dirs: Sequence[Path] = (), read_only: Sequence[Path] = ()) -> dict[str, Any]:
+    """The permission profile of the agent's commands in a user's project (Codex 0.169.0's
+    ``[permissions.NAME]``, its bubblewrap and seccomp as for ``workspace-write``): the whole
+    machine readable; the project writable, less ``read_only`` (the FSM's frames and workflows,
+    where they are inside it) and its ``.codex`` and ``.agents`` (which Codex keeps read-only: a
+    project's Codex config); the repository's git folders (``git_dirs``) writable, so the agent can
+    commit, less each one's ``config`` and ``hooks``, which git runs outside the sandbox (for the
+    user and for the workflow's checks: Claude Code's sandbox keeps them read-only too); not /tmp,
+    not ``$TMPDIR``; no network. The more specific path wins (checked on 0.169.0, docs/runtimes.md)."""
+    workspace = Path(workspace)
+    filesystem: dict[str, str] = {":root": "read", str(workspace): "write"}
+    for folder in git_dirs:
+        filesystem[str(folder)] = "write"
+    for path in [workspace / ".codex", workspace / ".agents", *read_only,
+                 *(Path(folder) / name for folder in git_dirs for name in ("config", "hooks"))]:
+        filesystem[str(path)] = "read"
+    return {"filesystem": filesystem, "network": {"enabled": False}}
 
 
 def write_workspace_home(home: Path, *, hook_commands: Mapping[str, str], **config: Any) -> dict[str, Any]:
