@@ -29,16 +29,15 @@ sys.modules.setdefault("tamper_verdicts", tamper)     # its dataclasses look the
 _spec.loader.exec_module(sys.modules["tamper_verdicts"])
 tamper = sys.modules["tamper_verdicts"]
 
-#: One case of each kind (the script runs all of them).
+#: One case of each kind of evidence and of tampering the readers must see through: the outcome
+#: against its basis, a second outcome, τ²'s record deleted, swapped, a FIFO and a link to a
+#: device, a count and a report of the month-end close, AutoResearch's ledger and its history, and
+#: a change in place after the caches were warm (benchmarks/tamper_verdicts.py runs all 41 cases).
 CHOSEN = [
-    "τ² reward 0→1 (its basis part still 0)", "τ² reward 2", "τ² reward null, judged true",
-    "τ² the harness's turns raised", "τ² a second outcome event (reward 1)", "τ² a moved task_id (the outcome's)",
-    "τ² the outcome deleted", "tau2_run.json deleted", "tau2_run.json truncated",
-    "tau2_run.json swapped with the other condition's", "tau2_run.json flipped (its recorded reward)",
-    "tau2_run.json a FIFO", "tau2_run.json a link to /dev/zero", "month-end 7/N periods correct",
-    "month-end a flipped period", "month-end report.json edited", "month-end workspace .git deleted",
-    "AutoResearch a row's validity flipped", "AutoResearch ledger.tsv edited", "AutoResearch workspace .git deleted",
-    "in place after warm caches: τ² reward 0→1", "in place after warm caches: report.json edited",
+    "τ² reward 0→1 (its basis part still 0)", "τ² a second outcome event (reward 1)", "tau2_run.json deleted",
+    "tau2_run.json swapped with the other condition's", "tau2_run.json a FIFO", "tau2_run.json a link to /dev/zero",
+    "month-end 7/N periods correct", "month-end report.json edited", "AutoResearch ledger.tsv edited",
+    "AutoResearch workspace .git deleted", "in place after warm caches: τ² reward 0→1",
 ]
 
 
