@@ -25,6 +25,7 @@ from inspect_ai.log import EvalMetric, EvalResults, EvalSample, EvalScore, Headl
 from inspect_ai.scorer import Score
 
 from study.families.registry import part_of, parts
+from study.families.units import of_start
 from study.transcripts import outcomes
 
 from .inspect_messages import Conversation
@@ -91,9 +92,12 @@ def sample_metadata(session: ExportSession) -> dict[str, Any]:
     """What a family session adds to its sample's metadata: its study, family, protocol, outcome
     (the log's, whole), its verdict, and what its family's reading adds (``inspect_metadata``)."""
     outcome = session.outcome
+    units = of_start(session.start)      # its units in its family's words (study.families.units)
     meta: dict[str, Any] = {"study": session.record.study, "family": session.family, "protocol": protocol(session),
                             "outcome": {k: v for k, v in outcome.items() if k not in ("seq", "t", "kind")} if outcome else None,
-                            "verdict": outcomes.verdict(outcome)["text"]}
+                            "verdict": outcomes.verdict(outcome)["text"],
+                            "units": {"one": units.one, "many": units.many, "done_word": units.done,
+                                      "of": len(session.order), "done": session.record.decisions if units.decides else None}}
     reading = part_of(session.family, "reading")
     if reading is not None:
         meta.update(reading.inspect_metadata(outcome, session.events))

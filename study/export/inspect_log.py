@@ -33,6 +33,7 @@ from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalPlan, EvalPlan
                             EvalSampleLimit, EvalSpec, EvalStats, write_eval_log)
 from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ChatMessageUser, ModelOutput
 
+from study.families.units import of_start
 from study.protocol.runtimes import RUNTIMES, model_on_runtime, runtime_label
 
 from . import inspect_family
@@ -157,7 +158,8 @@ def eval_log(key: GroupKey, sessions: list[ExportSession], skipped: list[Skipped
     found = results(samples) if kind is None else inspect_family.results(samples, first.family, kind)
     label = runtime_label(key.runtime)
     mark = "SIMULATED " if simulated else ""
-    size = (f"{key.accounts} accounts" if kind is None else f"{key.accounts} units") + (", exploratory" if key.exploratory else "")
+    size = (f"{key.accounts} accounts" if kind is None else of_start(first.start).size(key.accounts)) \
+        + (", exploratory" if key.exploratory else "")
     starts = [s.start.get("t") for s in sessions]
     ends = [str(x.completed_at) for x in samples if x.completed_at]
     code = _one_or_all([s.start.get("code_version") for s in sessions])

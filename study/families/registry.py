@@ -23,8 +23,9 @@ a task family plugs in"):
 - ``availability`` (layer 6): what the family needs installed beyond the package, for ``study
   doctor``;
 - ``evidence`` (layer 6): the outcome re-derived from its evidence, for the audit;
-- ``sim`` (layer 7): its simulated agents (``POLICIES``, ``STUDIES``, ``make_policy``), for
-  ``study.sim``, whose machinery (``study.sim.acting``) it may use;
+- ``sim`` (layer 7): its simulated agents (``POLICIES``, ``STUDIES``, ``make_policy``; where a
+  study's protocol or domain has only some, ``study_policies``), for ``study.sim`` and the
+  runner's preflight, whose machinery (``study.sim.acting``) it may use;
 - ``inspect`` (layer 10): what the Inspect export carries of a session beyond its scores (a
   conversation's messages as the benchmark has them), with inspect-ai's types, for
   ``study.export``, whose machinery it may use.

@@ -400,15 +400,15 @@ class SessionBridge:
             self._log_builtin(hook_input, tool, tool_use_id, exit_code=code)
 
     async def on_stop(self, hook_input: dict, tool_use_id: str | None, context: Any) -> dict:
-        """Stop: log it; block with the continuation message where the stop gate applies.
-
-        The block after ``stop_block_cap`` consecutive ones is still returned, but the CLI's own
-        cap then overrides it and ends the turn: that stop is logged as what it is, the stop that
-        ended the turn, and ``stop_cap_reached`` tells the session driver."""
+        """Stop: log it; block with the continuation message where the stop gate applies: while units
+        are left, and in any context of a run of fresh contexts (its workflow says when one is done).
+        The block after ``stop_block_cap`` consecutive ones is still returned, but the CLI's own cap
+        then overrides it and ends the turn: that stop is logged as what it is, the stop that ended
+        the turn, and ``stop_cap_reached`` tells the session driver."""
         self.flush_commands(ended=False)
         left = self.accounts_left
         active = bool(hook_input.get("stop_hook_active"))
-        if left > 0 and self.condition.stop_gate and self.fsm is not None:
+        if (left > 0 or self.work.contexts_after() is not None) and self.condition.stop_gate and self.fsm is not None:
             state = self.fsm_state if self.condition.state_in_message else None
             output = fsm_hooks.stop(self.fsm, hook_input, reason=lambda _: self.work.continuation_message(state))
             message = fsm_hooks.refusal(output)

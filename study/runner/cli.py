@@ -31,13 +31,13 @@ from study.errors import StudyError
 from study.paths import sessions_folder as resolve_sessions
 from study.paths import shell_word
 from study.protocol.conditions import ConditionError, condition_names
-from study.protocol.cost_text import cost_text
+from study.families.units import of_study
 from study.protocol.limits import OVERRIDE_KEYS, LimitsError, parse_override
 from study.protocol.models import ModelError
 from study.session_io.meta import is_rerunnable, read_meta
 from study.session_io.vocabulary import SessionStatus, VoidReason, status_voids
 
-from .display import MatrixDisplay, Watch
+from .display import MatrixDisplay, Watch, session_line
 from .matrix import MatrixInterrupted, run_matrix
 from .matrix_plan import write_plan
 from .preflight import Checked, PreflightError, check_seeds, check_units, probe_endpoints, seeds_hint, validate_specs
@@ -238,8 +238,8 @@ def run(condition: str, seed: int, model: str | None, study: str | None, task: s
         unit = f"{prepared.study.name} {prepared.session_dir.name}" if prepared.study and not prepared.study.main \
             else f"seed {seed}"
         click.echo(f"running {prepared.model.name} / {condition} / {unit}{on} -> {prepared.session_dir}")
-        with Watch(MatrixDisplay([prepared.session_dir], sessions, title="study run",
-                                 ours=lambda: {os.getpid()})):
+        with Watch(MatrixDisplay([prepared.session_dir], sessions, title="study run", ours=lambda: {os.getpid()},
+                                 units=of_study(prepared.study) if prepared.study and not prepared.study.main else None)):
             folder = run_prepared(prepared)
     except SessionExists as exc:  # held by another runner, or already run (B1: claim.py): one line, exit 2
         raise UsageError(str(exc)) from None
@@ -248,9 +248,7 @@ def run(condition: str, seed: int, model: str | None, study: str | None, task: s
     except OSError as exc:   # a full disk: the records could not be written (driver.RecordsUnwritable), one line
         raise click.ClickException(str(exc).splitlines()[0]) from None
     meta = read_meta(folder, strict=True)   # the runner has just written it; anything else is a bug
-    cost = cost_text(meta.cost_usd or 0.0, simulated=bool(meta.simulated), model_id=meta.model_id)
-    click.echo(f"{meta.status}: {meta.decisions}/{meta.accounts} decided, {cost}, "
-               f"{(meta.duration_s or 0.0) / 60:.1f} min, {meta.resumes} resume(s)")
+    click.echo(session_line(folder, meta))
     if meta.status != SessionStatus.COMPLETED:
         click.echo(f"inspect: study score {shell_word(folder)}")
     if meta.voided:

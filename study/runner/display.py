@@ -1,7 +1,8 @@
 """The live display of ``study run-all`` and ``study run``, read from the session folders alone.
 
-For each session: its status, decided/N with the rate so far and the time left at that rate, the
-spend as streamed (the runner logs the running price after every model response) beside its
+For each session: its status, decided/N with the rate so far and the time left at that rate (its
+units in its family's words, ``study.families.units``: ``2/6 periods done``; a session that decides
+nothing, one conversation, shows where it is or its verdict instead), the spend as streamed (the runner logs the running price after every model response) beside its
 spending cap, the elapsed time, resumes, stop-gate blocks and gate denials; then the totals and
 an estimate of the time left for the whole matrix. It reads only what the sessions write
 (``progress.LogProgress``), so it shows the same whatever the worker processes are doing.
@@ -27,11 +28,13 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from study.protocol.cost_text import simulated_note
+from study.families.units import Units, main_units
+from study.families.registry import DEFAULT_FAMILY
+from study.protocol.cost_text import cost_text, simulated_note
 from study.session_io.meta import SessionMeta, read_meta
 from study.session_io.vocabulary import SessionStatus, status_voids
 
-from .progress import LogProgress, wall_clock
+from .progress import LogProgress, family_progress, wall_clock
 
 #: The display's label of a session no worker has started yet (not a session status).
 QUEUED = "queued"
@@ -88,7 +91,8 @@ class MatrixDisplay:
 
     def __init__(self, session_dirs: list[Path], root: Path, *, jobs: int = 1, stream: TextIO | None = None,
                  console: Console | None = None, title: str = "study run-all", quiet_s: float = 60.0,
-                 batch_sizes: dict[Path, int] | None = None, ours: Callable[[], set[int]] | None = None):
+                 batch_sizes: dict[Path, int] | None = None, ours: Callable[[], set[int]] | None = None,
+                 units: Units | None = None):
         self.dirs = list(session_dirs)
         self.root = Path(root)
         self.jobs = max(1, jobs)
@@ -100,6 +104,9 @@ class MatrixDisplay:
         self.done: dict[Path, str] = {}
         self.progress = {d: LogProgress(d) for d in self.dirs}
         self.batch_sizes = dict(batch_sizes or {})   # accounts of each session, known before it starts
+        #: what the run's sessions call their units (its study's family's words), known before any
+        #: starts; None: the first started session's (the main study's before one has)
+        self.units = units
         #: The pids of this run's runners (run-all's workers); a log another runner writes (or an
         #: earlier attempt's, before it is moved aside) is not shown as this run's session.
         self.ours = ours
@@ -129,6 +136,12 @@ class MatrixDisplay:
         if p.started is None or not self._is_ours(d):
             return QUEUED
         return p.ended if p.ended is not None else SessionStatus.RUNNING
+
+    def run_units(self) -> Units:
+        """The words of the run's units: the ones given, else the first started session's."""
+        if self.units is not None:
+            return self.units
+        return next((p.units for p in self.progress.values() if p.start is not None), main_units())
 
     def _is_ours(self, d: Path) -> bool:
         return True if self.ours is None else self._owned.get(d, False)
@@ -196,6 +209,7 @@ class MatrixDisplay:
         are cut at the front (``…FSM/seed-2``) to the width left (then a long status ends in "…")."""
         self._update()
         now = wall_clock()
+        units = self.run_units()
         rows = []
         for d in self._rows():
             p, status = self.progress[d], self.status(d)
@@ -205,11 +219,13 @@ class MatrixDisplay:
             rate = p.rate_per_min(now)
             total = p.accounts if p.accounts is not None else "?"
             running = status == SessionStatus.RUNNING
+            done = f"{p.decisions}/{total}" if p.units.decides else p.done_words()   # else: where it is, its verdict
             rows.append((("* " if p.simulated else "") + self.label(d), status,
-                         f"{p.decisions}/{total}" if p.started else "-", f"{rate:.1f}/min" if rate else "-",
+                         done if p.started else "-", f"{rate:.1f}/min" if rate else "-",
                          clock(p.eta_s(now)) if running else "-", _spend(p) if p.started else "-",
                          clock(p.elapsed_s(now)), str(p.resumes), str(p.blocks), _denied(p)))
-        widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, (name, _) in enumerate(COLUMNS)]
+        columns = [(units.label, justify) if name == "decided" else (name, justify) for name, justify in COLUMNS]
+        widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, (name, _) in enumerate(columns)]
         for column, floor in ((0, 24), (1, 14), (0, len("session")), (1, len("status"))):   # cut these first
             excess = sum(widths) + 3 * len(COLUMNS) - 1 - self.console.width
             if excess > 0:
@@ -218,7 +234,7 @@ class MatrixDisplay:
         more = f"... {hidden} more (queued or finished earlier)\n" if hidden else ""
         table = Table(title=self._title(), title_justify="left", caption=more + self.totals(), caption_justify="left",
                       expand=False, pad_edge=False)
-        for (name, justify), width in zip(COLUMNS, widths):
+        for (name, justify), width in zip(columns, widths):
             table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis", width=width)
         for row in rows:
             label = row[0]
@@ -243,12 +259,14 @@ class MatrixDisplay:
         decided = sum(p.decisions for p in shown)
         accounts = sum(self.progress[d].accounts if s != QUEUED and self.progress[d].accounts is not None
                        else self.batch_sizes.get(d, 0) for d, s in by_dir.items() if s != SKIPPED)
+        units = self.run_units()   # the run's units done (a run that decides nothing: its sessions done say it)
+        counted = (f"; {units.label} {decided}" + (f"/{accounts}" if accounts else "")) if units.decides else ""
         spend = sum(p.cost_usd for p in shown)
         simulated = sorted({p.model_id or "" for p in shown if p.simulated})
         eta = self.matrix_eta_s()
         skipped = f"; {len(self.skipped)} skipped" if self.skipped else ""
-        line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued{skipped}; decided {decided}"
-                + (f"/{accounts}" if accounts else "") + f"; spend ${spend:.2f}; elapsed "
+        line = (f"{done}/{len(statuses)} done, {running} running, {queued} queued{skipped}{counted}"
+                + f"; spend ${spend:.2f}; elapsed "
                 + f"{clock(time.monotonic() - self.started)}; {'matrix ' if len(self.dirs) > 1 else ''}ETA "
                 + ("done" if not running and not queued else "~" + clock(eta) if eta is not None else "-"))
         if simulated:
@@ -278,10 +296,9 @@ class MatrixDisplay:
         if p.simulated:
             cost += f" ({simulated_note(p.model_id)})"
         rate = p.rate_per_min()
-        where = (f"{p.decisions}/{p.accounts if p.accounts is not None else '?'} decided"
-                 + (f", {rate:.1f}/min" if rate else "") + f", {cost}, elapsed {clock(p.elapsed_s())}")
+        where = (p.done_words() + (f", {rate:.1f}/min" if rate else "") + f", {cost}, elapsed {clock(p.elapsed_s())}")
         if not before[0]:
-            lines.append(f"{label}: started, {p.accounts} {p.plural}" + (f", cap ${p.cap_usd:.2f}" if p.cap_usd else ""))
+            lines.append(f"{label}: started, {p.units.size(p.accounts)}" + (f", cap ${p.cap_usd:.2f}" if p.cap_usd else ""))
         resumed = now[2] > before[2]
         if resumed:
             lines.append(f"{label}: resumed (resume {p.resumes}), {where}")
@@ -338,6 +355,22 @@ class MatrixDisplay:
         else:
             self._plain(force=True)
 
+
+
+def session_line(folder: Path, meta: SessionMeta) -> str:
+    """``study run``'s last line: how the session ended, its units done (another family's in its
+    words, with its verdict: ``2/6 periods done, 1/2 periods correct``; a session that decides
+    nothing, its unit: ``1 conversation, reward 1``), its cost, time and resumes."""
+    cost = cost_text(meta.cost_usd or 0.0, simulated=bool(meta.simulated), model_id=meta.model_id)
+    progress = LogProgress(folder).update()
+    progress.settle(meta)
+    if progress.family == DEFAULT_FAMILY:
+        done = f"{meta.decisions}/{meta.accounts} decided"
+    else:
+        units = progress.units
+        done = f"{units.count(meta.decisions, meta.accounts) or units.size(meta.accounts)}, " \
+               f"{family_progress(progress.family, progress)}"
+    return f"{meta.status}: {done}, {cost}, {(meta.duration_s or 0.0) / 60:.1f} min, {meta.resumes} resume(s)"
 
 
 class Watch:

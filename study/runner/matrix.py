@@ -176,6 +176,18 @@ def _batch_size(spec: SessionSpec) -> int:
     return len(resolve_task(spec.task).item_ids)
 
 
+def _units(spec: SessionSpec) -> Any:
+    """What the run's sessions call their units, in their study's family's words (one study a run;
+    None: the main study's, as its sessions' logs say)."""
+    if getattr(spec, "study", None) is None:
+        return None
+    from study.families.units import of_study
+    from study.protocol.studies import load_study
+
+    study = load_study(spec.study)
+    return None if study.main else of_study(study)
+
+
 def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = False, root: Path | None = None,
                stream: TextIO | None = None, refresh_s: float = 1.0, console: Any = None,
                title: str = "study run-all") -> MatrixResult:
@@ -197,7 +209,8 @@ def run_matrix(specs: list[SessionSpec], *, jobs: int = 1, rerun_voided: bool = 
     root = Path(root) if root is not None else Path(todo[0].spec.out_root or sessions_dir())
     display = MatrixDisplay([p.session_dir for p in todo], root, jobs=jobs, stream=stream, console=console, title=title,
                             batch_sizes={p.session_dir: p.spec.accounts or _batch_size(p.spec) for p in todo},
-                            ours=lambda: {child.pid for child in multiprocessing.active_children()})
+                            ours=lambda: {child.pid for child in multiprocessing.active_children()},
+                            units=_units(todo[0].spec))
     context = multiprocessing.get_context("spawn")
     forwarded = False
     stop = context.Value("i", 0)   # the signal that stopped run-all (_init_worker)

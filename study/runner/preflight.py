@@ -291,7 +291,7 @@ def validate_study_spec(spec: Any, study: Any) -> Checked:
     if model.simulated:
         from study.sim import family_policy_names
 
-        names = family_policy_names(study.family, "agent")
+        names = family_policy_names(study.family, "agent", study)     # its protocol's, its domain's
         if model.policy not in names:
             raise PreflightError(f"unknown simulator policy {model.policy!r} for study {study.name}; "
                                  f"its policies: {', '.join(names)}")

@@ -9,7 +9,9 @@ new decision, beside the exploratory conditions' ``gate_refusals`` limit), compa
 errors the CLI retried and how it ended; for another task family's session, its fresh contexts,
 how many events of each of the family's own kinds it logged and the last of each (which the
 family's ``reading`` part reads: ``study.families.registry``), the unit its kind that ends one
-marks done, and the family's ``outcome``. From these, the rate of decisions and the time left at that rate.
+marks done, and the family's ``outcome``; what its units are called (``study.families.units``: its
+family's words). From these, the rate of decisions and the time left at that rate, and a family
+session's progress in its family's words (``done_words``, ``family_progress``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from sopbench_tools.tool_definitions import DECISION_TOOL
-from study.families.registry import part_of
+from study.families.registry import DEFAULT_FAMILY, part_of
+from study.families.units import Units, main_units, of_start
 from study.session_io.folders import EVENTS_NAME
 from study.session_io.vocabulary import EventKind, SessionStatus
 
@@ -45,18 +48,22 @@ def _time(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
-def item_plural(task: Any) -> str:
-    """What task ``task`` (a session_start's ``task``; None: the referral study) calls its items;
-    "items" for a task that cannot be loaded (the log is untrusted input)."""
-    if task is None:
-        return "accounts"
-    from sopbench_tools.tasks import TaskError
-    from sopbench_tools.tasks import resolve_task
+def family_progress(family: str, progress: "LogProgress") -> str:
+    """A family session in a few words: its family's verdict once its log holds one
+    (``study.transcripts.outcomes``), else where it is: the family's own words when its
+    ``reading`` part has them (``running(progress)``), else the running context and its unit."""
+    from study.transcripts.outcomes import verdict
 
-    try:
-        return resolve_task(str(task)).item.plural
-    except (TaskError, OSError, ValueError):
-        return "items"
+    if progress.outcome is not None:
+        return verdict(progress.outcome)["text"]
+    if progress.ended is not None:
+        return "no outcome"
+    running = getattr(part_of(family, "reading"), "running", None)
+    if running is not None:
+        return running(progress)
+    if progress.contexts:
+        return f"context {progress.contexts}" + (f" ({progress.unit})" if progress.unit and progress.unit != f"context {progress.contexts}" else "")
+    return "starting"
 
 
 def wall_clock() -> datetime:
@@ -81,8 +88,8 @@ class LogProgress:
         self.cost_usd = 0.0
         self.accounts: int | None = None
         self.start: dict | None = None            # the session_start event (``study status``'s identity of a running session)
-        #: what the session's task calls its items (session_start.task; the referral study's by default)
-        self.plural = "accounts"
+        #: what the session's units are called (its family's words; the referral study's accounts by default)
+        self.units: Units = main_units()
         self.cap_usd: float | None = None
         self.simulated = False
         self.priced = True        # False: the model has no list prices (its spend is not known while it runs)
@@ -184,7 +191,7 @@ class LogProgress:
         self.start = event
         if isinstance(event.get("order"), list):
             self.accounts = len(event["order"])
-        self.plural = item_plural(event.get("task"))
+        self.units = of_start(event)
         limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
         self.cap_usd = _number(limits.get("spending_usd"))
         cap = _number(limits.get("gate_refusals"))
@@ -210,6 +217,18 @@ class LogProgress:
     def decisions(self) -> int:
         return self.final_decisions if self.final_decisions is not None else len(self.decided)
 
+    @property
+    def family(self) -> str:
+        """The session's family (its session_start's; the main study's before it is read)."""
+        family = self.start.get("family") if self.start is not None else None
+        return family if isinstance(family, str) else DEFAULT_FAMILY
+
+    def done_words(self) -> str:
+        """Its units done so far in its family's words (``3/200 decided``, ``2/6 periods done``); for
+        a session that decides nothing, where it is or its verdict (``family_progress``)."""
+        counted = self.units.count(self.decisions, self.accounts)
+        return counted if counted is not None else family_progress(self.family, self)
+
     def elapsed_s(self, now: datetime | None = None) -> float | None:
         """Seconds since the session started (its duration once it ended); None before it started."""
         if self.ended is not None and self.duration_s is not None:
@@ -220,9 +239,10 @@ class LogProgress:
         return max((end - self.started).total_seconds(), 0.0)
 
     def rate_per_min(self, now: datetime | None = None) -> float | None:
-        """Decisions per minute since the start; None before the first decision."""
+        """Decisions (units done) per minute since the start; None before the first, and for a
+        session that decides nothing."""
         elapsed = self.elapsed_s(now)
-        if not self.decisions or not elapsed:
+        if not self.decisions or not elapsed or not self.units.decides:
             return None
         return self.decisions / (elapsed / 60)
 

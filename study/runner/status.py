@@ -38,11 +38,11 @@ from study.session_io.record import DEFAULT_TASK, MAIN_STUDY, SessionRecord, fol
 from study.session_io.typed_events import UNSET
 from study.session_io.vocabulary import EventKind, SessionStatus
 
-from study.families.registry import DEFAULT_FAMILY, part_of
-from study.transcripts.outcomes import verdict
+from study.families.registry import DEFAULT_FAMILY
+from study.families.units import GENERIC, Units
 
 from .claim import session_status
-from .progress import LogProgress
+from .progress import LogProgress, family_progress
 from .status_cache import now_ns
 
 if TYPE_CHECKING:
@@ -73,9 +73,15 @@ class SessionRow:
     family: str = DEFAULT_FAMILY  # its task family (study.families.registry)
     outcome: str | None = None    # another family's: its verdict, or where it is (``family_progress``)
     contexts: int | None = None   # a run of fresh contexts: how many began
+    #: another family's: what its units are called (one, many, the word of a done one; None: it
+    #: decides none), ``study.families.units``; absent from the JSON of a main-study row
+    units: list[str | None] | None = None
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        found = asdict(self)
+        if self.units is None:
+            del found["units"]
+        return found
 
 
 def human_size(size: int) -> str:
@@ -116,6 +122,7 @@ class LogFacts(NamedTuple):
     family: str = DEFAULT_FAMILY
     outcome: str | None = None
     contexts: int | None = None
+    units: tuple[str, str, str | None] | None = None
 
 
 def _facts(record: SessionRecord, meta: SessionMeta | None, progress: LogProgress, folder: Path) -> LogFacts:
@@ -137,23 +144,8 @@ def _family_facts(record: SessionRecord, progress: LogProgress) -> dict:
     # a session whose records break a rule (its outcome not what its evidence re-derives among them)
     # never shows that outcome as its verdict
     outcome = "invalid records" if record.issues else family_progress(record.family, progress)
-    return {"study": record.study, "family": record.family, "outcome": outcome, "contexts": progress.contexts or None}
-
-
-def family_progress(family: str, progress: LogProgress) -> str:
-    """A family session in a few words: its family's verdict once its log holds one
-    (``study.transcripts.outcomes``), else where it is: the family's own words when its
-    ``reading`` part has them (``running(progress)``), else the running context and its unit."""
-    if progress.outcome is not None:
-        return verdict(progress.outcome)["text"]
-    if progress.ended is not None:
-        return "no outcome"
-    running = getattr(part_of(family, "reading"), "running", None)
-    if running is not None:
-        return running(progress)
-    if progress.contexts:
-        return f"context {progress.contexts}" + (f" ({progress.unit})" if progress.unit and progress.unit != f"context {progress.contexts}" else "")
-    return "starting"
+    return {"study": record.study, "family": record.family, "outcome": outcome, "contexts": progress.contexts or None,
+            "units": progress.units.words()}
 
 
 def status_row(root: Path, folder: Path, cache: "StatusCache | None" = None) -> SessionRow:
@@ -245,6 +237,7 @@ def _row(root: Path, folder: Path, status: SessionStatus, f: LogFacts) -> Sessio
         attempts=len(attempts(folder)), size_bytes=folder_size(folder), model_id=f.model_id,
         api_retries=f.api_retries, problems=list(f.problems), task=f.study or f.task,
         study=f.study, family=f.family, outcome=f.outcome, contexts=f.contexts,
+        units=list(f.units) if f.units is not None else None,
     )
 
 
@@ -301,9 +294,11 @@ def format_table(rows: list[SessionRow]) -> str:
     Sessions of more than one task are grouped by task (the preregistered one first) in a task
     column, and counted per task; another study's sessions by study. A session of another task
     family than SOP-Bench's says, in an outcome column, its family's verdict (a reward, rows
-    valid, periods correct: ``family_progress``) or where it is, and in the decided column how many
-    fresh contexts began, or nothing for a family whose session is one unit in one context (its
-    reading part's ``CONTEXTS`` is False: one conversation decides nothing)."""
+    valid, periods correct: ``family_progress``) or where it is, and in the decided column its
+    units done in its family's words (``2/6 periods done``, ``8/10 contexts used``:
+    ``study.families.units``), or nothing for a family whose session decides none (one
+    conversation, one task: its verdict says how it went); a table of such sessions only
+    heads that column ``done``."""
     if not rows:
         return "no sessions found"
     tasks = task_order(r.task for r in rows)
@@ -311,7 +306,8 @@ def format_table(rows: list[SessionRow]) -> str:
     if several:
         rows = sorted(rows, key=lambda r: tasks.index(r.task))   # stable: each task's in scan order
     families = any(r.family != DEFAULT_FAMILY for r in rows)
-    header = ("session",) + (("task",) if several else ()) + ("status", "decided") + (("outcome",) if families else ()) \
+    done = "decided" if any(r.family == DEFAULT_FAMILY for r in rows) else "done"
+    header = ("session",) + (("task",) if several else ()) + ("status", done) + (("outcome",) if families else ()) \
         + ("cost $", "time", "size", "notes")
     lines = []
     for r in rows:
@@ -332,11 +328,8 @@ def format_table(rows: list[SessionRow]) -> str:
         if r.api_retries:
             notes.append(f"{r.api_retries} API error(s) retried by the CLI")
         decided = f"{r.decisions}/{r.accounts}" if r.accounts is not None else str(r.decisions)
-        if r.family != DEFAULT_FAMILY:
-            if getattr(part_of(r.family, "reading"), "CONTEXTS", True):    # a run of fresh contexts: how many began
-                decided = f"{r.contexts or 0} context{'s' if r.contexts != 1 else ''}"
-            else:                       # one unit in one context: nothing is decided, the verdict says how it went
-                decided = "-"
+        if r.family != DEFAULT_FAMILY:     # its units done in its words; none decided: the verdict says how it went
+            decided = (Units(*r.units) if r.units else GENERIC).count(r.decisions, r.accounts) or "-"
         duration = "-" if r.duration_s is None else f"{r.duration_s / 60:.1f} min"
         outcome = ((r.outcome or "-") if r.family != DEFAULT_FAMILY else "-",) if families else ()
         lines.append((r.path,) + ((r.task,) if several else ()) + (r.status, decided) + outcome

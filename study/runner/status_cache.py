@@ -46,7 +46,7 @@ MODULES = ("study.runner.status", "study.runner.status_cache", "study.runner.pro
            "study.session_io.folders", "study.session_io.values", "study.session_io.witnesses",
            "sopbench_tools.tool_definitions", "sopbench_tools.tasks",
            "study.protocol.cost_text", "study.transcripts.outcomes", "study.session_io.outcome_fields",
-           "study.families.registry", *role_modules("events"), *role_modules("reading"))
+           "study.families.registry", "study.families.units", *role_modules("events"), *role_modules("reading"))
 #: The state of a folder's record files (``RECORD_FILES``): each a proof, ABSENT, or None (not a
 #: regular file: never kept).
 Files = tuple[State, ...]

@@ -1,12 +1,15 @@
 """The end-of-run summary of ``study run-all``: what ran, what it cost, and which sessions need a
 look: ended with accounts left, hit a limit, voided, or lost to a worker error; each named with
-the command that shows it (``study score <folder>``). Skipped sessions are listed with why."""
+the command that shows it (``study score <folder>``). Skipped sessions are listed with why. Another
+family's sessions say their units in its words (``study.families.units``: ``ended with periods
+left``, ``2/6 periods done``; a session that decides nothing, its unit: ``1 conversation``)."""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
 
+from study.families.units import of_start
 from study.protocol.cost_text import cost_text
 from study.session_io.record import read_record
 from study.session_io.vocabulary import SessionStatus, status_voids
@@ -55,7 +58,10 @@ def _known(value: int | None) -> str:
 def format_summary(result, root: Path | None = None) -> str:
     """The summary of a ``matrix.MatrixResult`` (paths shown relative to ``root``)."""
     lines = []
-    records = {d: read_record(d)[0] for d, _ in result.ran}
+    read = {d: read_record(d) for d, _ in result.ran}
+    records = {d: record for d, (record, _) in read.items()}
+    units = {d: of_start(session.log.start if session.log is not None and session.log.start else {"family": record.family})
+             for d, (record, session) in read.items()}
     costs = [(float(r.cost_usd or 0.0), r.simulated, r.model_id) for r in records.values() if r.has_meta]
     counts = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses().items())) or "none"
     real = sum(c for c, sim, _ in costs if not sim)
@@ -75,15 +81,18 @@ def format_summary(result, root: Path | None = None) -> str:
         why = _why(status)
         if why is None:
             continue
-        record = records[folder]
-        decided = (f"{_known(record.decisions)}/{_known(record.accounts)} decided" if record.has_meta
-                   else "no meta.json")
+        record, words = records[folder], units[folder]
+        decided = ("no meta.json" if not record.has_meta else f"{_known(record.decisions)}/{_known(record.accounts)} decided"
+                   if words.main else words.count(record.decisions, record.accounts) or words.size(record.accounts))
         reason = record.void_reason.splitlines()[0] if record.void_reason else ""
         detail = f"{status}, {decided}" + (f", {reason}" if reason else "")
         groups.setdefault(why, []).append(f"  {_label(folder, root)}  ({detail})\n      inspect: {_inspect(folder)}")
+    left = {w.many for w in units.values() if not w.main}    # another family's: its units left
     for why, entries in groups.items():
         if not entries:
             continue
+        if why == _LEFT and len(left) == 1 and not any(w.main for w in units.values()):
+            why = f"ended with {left.pop()} left"
         lines.append(f"{len(entries)} {why}:")
         lines += entries
     if result.errors:

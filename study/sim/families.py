@@ -8,7 +8,11 @@ the agent, say). Each such part has ``POLICIES``: role -> {name: description}, `
 words ``study sim policies`` heads its list with (which studies the policies play), and
 ``make_policy(role, name, *, seed, **context)`` -> a Responder, where ``context`` holds what the
 runner knows of the session (its study, its unit, its condition): the ground truth a simulated
-model may read (a benchmark task's evaluation criteria) and nothing the agent sees.
+model may read (a benchmark task's evaluation criteria) and nothing the agent sees. A part whose
+policies differ by its studies' protocol or domain (a family of two protocols, each with agents
+of its own) also has ``study_policies(role, study)``: the names
+sessions of that study can have, which the runner's preflight checks a ``sim:`` model against
+before anything is created.
 """
 
 from __future__ import annotations
@@ -27,14 +31,20 @@ def _module(family: str) -> Any:
     return found
 
 
-def family_policy_names(family: str, role: str = "agent") -> tuple[str, ...]:
-    """The simulator's policies of ``family`` for ``role`` (an agent, a customer, ...)."""
+def family_policy_names(family: str, role: str = "agent", study: Any = None) -> tuple[str, ...]:
+    """The simulator's policies of ``family`` for ``role`` (an agent, a customer, ...); with
+    ``study`` (a ``study.protocol.studies`` study of the family), only those its sessions can have
+    (its protocol's, its domain's: the part's ``study_policies``, where it has one)."""
     if family == DEFAULT_FAMILY:
         return tuple(POLICIES) if role == "agent" else ()
     try:
-        return tuple(_module(family).POLICIES.get(role, {}))
+        module = _module(family)
     except ModuleNotFoundError:
         return ()
+    of_study = getattr(module, "study_policies", None)
+    if study is not None and of_study is not None:
+        return tuple(of_study(role, study))
+    return tuple(module.POLICIES.get(role, {}))
 
 
 def family_policy_descriptions(family: str) -> dict[str, dict[str, str]]:

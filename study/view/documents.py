@@ -20,7 +20,8 @@ from typing import Any
 import orjson
 
 from analysis.scoring import DECISION_ROUTES, EVENT_ROUTES
-from study.families.registry import parts
+from study.families.registry import DEFAULT_FAMILY, parts
+from study.families.units import of_start
 from study.procedure.escape_routes import ESCAPE_ROUTES, Measure, route
 from study.protocol.cost_text import cost_text
 from study.protocol.runtimes import model_on_runtime, runtime_label
@@ -120,12 +121,16 @@ def _markers(session: Session) -> list[dict[str, Any]]:
     customer's message, say), each with its seq and seconds from the start."""
     remark = EVENT_ROUTES["first_token_remark"][1]
     family_marks = _family_markers()
+    # a stop's units left: the main study's accounts, as always; another family's in its words
+    # (study.families.units), none for a session that decides none
+    units = of_start(session.start) if session.record is not None and session.record.family != DEFAULT_FAMILY else None
     out, remarked = [], False
     for e in session.events:
         kind, label = e.get("kind"), None
         if kind == EventKind.STOP:
             kind = f"stop-{e.get('outcome')}"
-            label = f"stop ({e.get('outcome')}), {e.get('accounts_left')} accounts left"
+            label = f"stop ({e.get('outcome')})" + (f", {e.get('accounts_left')} accounts left" if units is None
+                                                    else f", {units.left(e.get('accounts_left'))}" if units.decides else "")
         elif kind == EventKind.RESUME:
             label = f"resume {e.get('n')}"
         elif kind == EventKind.COMPACTION:

@@ -13,7 +13,9 @@ the contexts). The documents are then the same shapes for every family:
   turns by who spoke; a run's contexts);
 - ``work_doc``: one page of the work: ``WORK_PAGE`` entries at most of the conversation, or of one
   context;
-- ``group_verdicts``: the matrix's summary of a group of such sessions, in the family's words.
+- ``group_verdicts``: the matrix's summary of a group of such sessions, in the family's words;
+- ``units_words``: what the session's units are called (``study.families.units``), which the pages
+  say a stop's units left in (none for a session that decides none).
 
 The entries come from the log, an untrusted record: every text is cut to ``TEXT_CAP``, every
 argument object is shown as its JSON text cut alike, and every list is cut (``bounded``), so a
@@ -25,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from study.families.registry import DEFAULT_FAMILY, part_of
+from study.families.units import of_start
 from study.session_io.jsonout import dumps
 from study.transcripts import outcomes
 
@@ -148,7 +151,7 @@ def session_fields(session: Session) -> dict[str, Any]:
     turns by who spoke; per context of a run: its unit, the state it began in, how it ended, its
     counts and its pages)."""
     fields: dict[str, Any] = {"outcome": bounded(outcomes.details(outcome_of(session), session.events)),
-                              "work_pages": len(_pages(session)), "work_page": WORK_PAGE}
+                              "work_pages": len(_pages(session)), "work_page": WORK_PAGE, "units": units_words(session)}
     if _in_contexts(session):
         index = []
         for i, context in enumerate(_contexts(session)):
@@ -183,13 +186,20 @@ def work_doc(session: Session, page: int) -> dict[str, Any] | None:
         return None
     context, part, entries = pages[page]
     doc: dict[str, Any] = {"name": session.name, "simulated": session.simulated, "page": page, "pages": len(pages),
-                           "family": session.record.family, "part": part,
+                           "family": session.record.family, "part": part, "units": units_words(session),
                            "entries": [{**_shown(e), "s": session.seconds(_event_at(session, e.get("seq")))}
                                        for e in entries]}
     if context is not None:
         c = _contexts(session)[context]
         doc["context"] = bounded({"n": c["n"], "unit": c["unit"], "index": context})
     return doc
+
+
+def units_words(session: Session) -> dict[str, str | None]:
+    """What the session's units are called, in its family's words: ``one``, ``many`` and ``done``
+    (the word of a done one; None: the session decides none)."""
+    one, many, done = of_start(session.start).words()
+    return {"one": one, "many": many, "done": done}
 
 
 def _event_at(session: Session, seq: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """``study status`` on the other task families' sessions: a τ²-bench conversation decides nothing
-and says its reward (or that it was not judged), a workspace run says how many fresh contexts
-began and its protocol's verdict; while they run, where they are. Logs written with the log's own
+and says its reward (or that it was not judged), a workspace run says its contexts used (its units,
+in its protocol's words) and its protocol's verdict; while they run, where they are. Logs written with the log's own
 writer; the status cache keeps these facts like every other."""
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ def test_status_says_each_familys_verdict_and_what_a_run_began(tmp_path):
         "workspace", "autoresearch", "autoresearch", 2, "1/8 rows valid, not complete")
     assert (tau2.family, tau2.task, tau2.outcome, tau2.contexts) == ("tau2", "tau2-telecom", "not judged", None)
     table = format_table(list(rows.values())).splitlines()
-    assert table[0].split() == ["session", "task", "status", "decided", "outcome", "cost", "$", "time", "size", "notes"]
+    assert table[0].split() == ["session", "task", "status", "done", "outcome", "cost", "$", "time", "size", "notes"]
     line = next(x for x in table if x.startswith(RESEARCH))
-    assert "2 contexts" in line and "1/8 rows valid, not complete" in line
+    assert "2/2 contexts used" in line and "1/8 rows valid, not complete" in line
     line = next(x for x in table if x.startswith(TAU2))
     assert " - " in line and "not judged" in line and "1/1" not in line
     done = CliRunner().invoke(main, ["status", "--sessions", str(root), "--json"])

@@ -10,6 +10,8 @@ official harness's verdict on the final patch with the process measures (``famil
 - ``running(progress)``, ``unfinished(events)``: a session without an outcome yet;
 - ``score_lines(outcome, events)``: what ``study score`` prints and adds to its JSON;
 - ``inspect_scores``, ``inspect_metadata``, ``SCORES``, ``INSPECT_COUNTED``: the Inspect export's;
+- ``UNITS``: what the session's unit is called, and that a session decides none (the readers show
+  its verdict instead of a count: ``study.families.units``);
 - the record rules: ``UNIT_END`` (the context's end ends the one unit: the audit counts the
   decisions by it), ``CONTEXTS`` and ``BUILTIN_TOOLS`` (the agent's calls are the CLI's own tools,
   compared with the transcript as the CLI names them); ``MARKERS``: none of its own kinds.
@@ -24,6 +26,9 @@ import math
 from typing import Any, Callable
 
 PROTOCOL = "swebench"
+#: What a session's unit is called (``study.families.units``): one task, which the session does not
+#: decide (None): the harness's verdict (resolved or not) says how it went.
+UNITS = ("task", "tasks", None)
 UNIT_END = "context_end"
 CONTEXTS = True
 BUILTIN_TOOLS = True

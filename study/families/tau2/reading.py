@@ -13,6 +13,8 @@ viewer, the Inspect export, the audit); a session is one conversation, its ``out
 - ``score_lines(outcome, events)``: what ``study score`` prints and adds to its JSON;
 - ``inspect_scores``: the verdict as the Inspect export's scores (plain data: name -> the
   ``Score``'s fields), ``SCORES`` their names, the headline first; ``inspect_metadata``;
+- ``UNITS``: what the session's unit is called, and that a session decides none (the readers show
+  its verdict instead of a count: ``study.families.units``);
 - the record rules: ``UNIT_END`` (the kind whose event ends the session's one unit: the audit
   counts the decisions by it), ``CONTEXTS`` and ``BUILTIN_TOOLS`` (False: one context, MCP tools
   only); ``MARKERS``: the viewer's timeline marks of the family's own kinds.
@@ -36,6 +38,9 @@ PROTOCOL = "tau2"
 TRANSFER_TOOL = "transfer_to_human_agents"
 #: The kind whose event ends the session's one unit, the conversation (the audit's decisions).
 UNIT_END = CONVERSATION_END
+#: What a session's unit is called (``study.families.units``): one conversation, which the session
+#: does not decide (None): its verdict (the reward, or not judged) says how it went.
+UNITS = ("conversation", "conversations", None)
 #: One conversation in one context, over the domain's MCP tools (no CLI tools of its own).
 CONTEXTS = False
 BUILTIN_TOOLS = False

@@ -102,15 +102,27 @@ class WorkspaceWork:
         self.workspace = self.run.workspace
         self.order = list(self.labels)
 
-    # ----- the units: the contexts -------------------------------------------------------------
+    # ----- the units: the contexts (AutoResearch) or the periods (month-end close) --------------
 
     @property
     def decisions(self) -> dict[str, Any]:
-        return dict(self.ended)
+        """The units done: each whose context ended, and the running month-end period once its close
+        passed the last step's check (its context has not ended yet: the stop that ends it is logged
+        first). The contexts a complete AutoResearch run did not need are never done: they were not
+        used."""
+        done = dict(self.ended)
+        running = self.context_label()
+        if running is not None and running not in done and self._closed():
+            done[running] = "closed"
+        return done
 
     @property
     def accounts_left(self) -> int:
-        return len(self.order) - len(self.ended)
+        """The units not done; none once the AutoResearch protocol is complete (the ledger holds every
+        trial: the contexts it did not need are left to no one)."""
+        if self._complete():
+            return 0
+        return len(self.order) - len(self.decisions)
 
     def next_undecided(self) -> str | None:
         return next((u for u in self.order if u not in self.ended), None)
@@ -127,6 +139,22 @@ class WorkspaceWork:
             return False
         return len(rows) >= self.plan.total
 
+    def _closed(self) -> bool:
+        """Month-end close: the running period's close passes the last step's check (its report and
+        closing balances written, as the workflow's last guard checks them; for any condition)."""
+        if self.protocol != "month-end-close" or self.context > len(self.order):
+            return False
+        close = self.workspace / "periods" / self.order[self.context - 1] / "close"
+        if not ((close / "report.json").is_file() and (close / "closing_balances.json").is_file()):
+            return False
+        from .month_end_close.check_step import check
+
+        try:
+            period, problems = check("6", self.workspace, self.run.inputs)
+        except Exception:   # noqa: BLE001 - the agent's files (not UTF-8, JSON nested too deep, ...): not closed,
+            return False    # as the guard's check that fails on them (it never crashes the runner)
+        return period == self.order[self.context - 1] and not problems
+
     def contexts_after(self) -> int | None:
         if self._complete():
             return 0
@@ -139,9 +167,6 @@ class WorkspaceWork:
         label = self.context_label()
         if label is not None:
             self.ended[label] = ended
-        if self._complete():   # the run is done: the contexts it did not need are done too
-            for unit in self.order:
-                self.ended.setdefault(unit, "not needed: the protocol was complete")
 
     def next_context(self) -> str:
         self.context += 1

@@ -8,6 +8,8 @@ the protocol: each protocol's own ``reading`` (``autoresearch/reading.py``,
 (``PROTOCOLS``). An outcome of a protocol no folder reads gets None from ``verdict``, ``details``
 and ``score_lines``: the reader then says it is an outcome of that protocol, as for any family.
 
+``units(record)``: what a run's units are called, its protocol's ``UNITS`` (``study.families.units``).
+
 The record rules: ``UNIT_END`` (a context's end is a unit's), ``CONTEXTS`` (the session's work
 is a run of fresh contexts: the status counts them, the viewer and the export show each) and
 ``BUILTIN_TOOLS`` (the agent's calls are the CLI's own tools: the audit compares them with the
@@ -31,12 +33,20 @@ CONTEXTS = True
 BUILTIN_TOOLS = True
 #: The Inspect scores of each protocol's outcome, the headline first.
 SCORES = {name: module.SCORES for name, module in PROTOCOLS.items()}
+#: A run's units when its protocol is none a folder reads: its contexts.
+UNITS = ("context", "contexts", "used")
 
 
 def protocol_of(record: dict[str, Any]) -> str | None:
     """The protocol an outcome or a session_start names (None: none, or not a text)."""
     found = record.get("protocol")
     return found if isinstance(found, str) else None
+
+
+def units(record: dict[str, Any]) -> tuple[str, str, str | None]:
+    """What a run's units are called, by the protocol a session_start (or a study's params) names:
+    the protocol's ``UNITS`` (AutoResearch's contexts, the month-end close's periods)."""
+    return getattr(PROTOCOLS.get(protocol_of(record) or ""), "UNITS", UNITS)
 
 
 def _reading(outcome: dict[str, Any]) -> ModuleType | None:

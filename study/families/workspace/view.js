@@ -66,7 +66,7 @@ function wsItem(doc, e) {
         e.reason && e.reason.text ? (e.ok ? h("div", { class: "note" }, e.reason.text) : h("pre", { class: "check" }, e.reason.text + cut(e.reason))) : "");
     case "stop":
       return h("div", { class: "ws-item stop " + (e.outcome === "blocked" ? "blocked" : ""), "data-seq": e.seq, "data-kind": "stop" },
-        h("div", { class: "head" }, e.outcome === "blocked" ? "The stop gate blocked the end of the turn" : "The turn ended", e.left !== null && e.left !== undefined ? ` (${e.left} of the run's units left)` : "", " ", link),
+        h("div", { class: "head" }, e.outcome === "blocked" ? "The stop gate blocked the end of the turn" : "The turn ended", unitsLeft(doc, e.left), " ", link),
         e.reason && e.reason.text ? h("div", {}, e.reason.text) : "");
     case "text":
       return h("div", { class: "ws-item text", "data-seq": e.seq, "data-kind": "text" }, h("span", { class: "who" }, "the agent: "), e.text, cut(e), " ", link);
@@ -75,6 +75,13 @@ function wsItem(doc, e) {
     default:
       return h("div", { class: "ws-item", "data-seq": e.seq, "data-kind": e.kind }, e.kind, e.n ? " " + e.n : "", e.trigger ? ` (${e.trigger})` : "", " ", link);
   }
+}
+
+// A stop's units left, in the family's words (doc.units: the run's contexts or periods; nothing for a
+// session that decides none).
+function unitsLeft(doc, left) {
+  const u = doc.units || { one: "unit", many: "units", done: "done" };
+  return left === null || left === undefined || u.done === null ? "" : ` (${left} ${left === 1 ? u.one : u.many} left)`;
 }
 
 function countWords(c) {

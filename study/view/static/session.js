@@ -56,11 +56,18 @@ function routesTable(doc) {
       r.occurrences.length > 60 ? `… ${r.occurrences.length - 60} more` : ""))));
 }
 
-function eventSummary(e) {
+// A stop's units left: the main study's accounts; another family's in its words (doc.units: one, many,
+// done; none for a session that decides none).
+function stopLeft(e, units) {
+  if (!units) return `, ${e.accounts_left} accounts left`;
+  return units.done === null ? "" : `, ${e.accounts_left} ${e.accounts_left === 1 ? units.one : units.many} left`;
+}
+
+function eventSummary(e, units) {
   if (e.kind === "tool_call") return `${e.server === "fsm" ? "fsm." : ""}${e.tool} ${JSON.stringify(e.args)} ${e.allowed === false ? "DENIED: " + (e.error || "") : e.ok ? "" : "error: " + (e.error || "")}`;
   if (e.kind === "transition") return `${e.from} → ${e.to} ${e.ok ? "" : "refused"}: ${e.reason || ""}`;
   if (e.kind === "assistant_text") return e.text;
-  if (e.kind === "stop") return `${e.outcome}, ${e.accounts_left} accounts left`;
+  if (e.kind === "stop") return `${e.outcome}${stopLeft(e, units)}`;
   const { seq, t, kind, s: _s, cut, ...rest } = e;
   return JSON.stringify(rest);
 }
@@ -73,7 +80,7 @@ function eventsSection(doc, targetSeq) {
       h("td", {}, e.seq), h("td", {}, e.s), h("td", {}, e.kind),
       h("td", {}, e.account && doc.strip.some((a) => a.account === e.account) ? h("a", { href: accountHref(doc.name, e.account) }, e.account) : e.account ?? ""),
       h("td", {}, e.state ?? ""),
-      h("td", {}, h("pre", {}, eventSummary(e).slice(0, 600)))));
+      h("td", {}, h("pre", {}, eventSummary(e, doc.units).slice(0, 600)))));
     box.replaceChildren(h("div", { class: "pager" },
       h("button", { disabled: page === 0, onclick: () => show(page - 1) }, "‹ earlier"),
       h("button", { disabled: page >= pages - 1, onclick: () => show(page + 1) }, "later ›"),
@@ -151,7 +158,7 @@ function searchSection(doc) {
       box.replaceChildren(h("p", { class: "note", id: "search-count" }, `${hits.length} of ${events.length} events hold “${words.join(" ")}”` + (hits.length > 200 ? "; the first 200:" : "")),
         h("table", { class: "search-hits" }, ...hits.slice(0, 200).map(([e]) => h("tr", { "data-seq": e.seq },
           h("td", {}, h("a", { href: seqHref(doc.name, e.seq) }, `seq ${e.seq}`)), h("td", {}, e.kind), h("td", {}, e.account ?? ""),
-          h("td", {}, h("pre", {}, eventSummary(e).slice(0, 300)))))));
+          h("td", {}, h("pre", {}, eventSummary(e, doc.units).slice(0, 300)))))));
     }).catch((err) => box.replaceChildren(h("p", { class: "error" }, String(err))));
   };
   let timer = null;

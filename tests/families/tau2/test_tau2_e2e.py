@@ -205,6 +205,27 @@ def test_table4_from_these_logs(runs):
     assert float(abandoner[6]) == 1.0 and abandoner[7:9] == ["1", "0"]
 
 
+def test_a_conversation_is_said_as_one_conversation_never_as_decided(runs):
+    """Issue 49, item 9: a τ²-bench session is one conversation, which it does not decide: ``study
+    run``'s last line and ``study status`` say the conversation and its reward (they said ``1/1
+    decided``)."""
+    from study.runner.status import format_table, scan
+    from study.session_io.meta import read_meta
+
+    rewards = {key: run.outcome["reward"] for key, run in runs.items() if key != "out"}
+    assert rewards[("goal-abandoner", "codex", "Control")] == 0.0 and rewards[("oracle", "claude-code", "FSM")] == 1.0
+    table = format_table(scan(runs["out"])).splitlines()
+    assert table[0].split()[:4] == ["session", "status", "done", "outcome"]
+    rows = [line.split() for line in table[1:len(rewards) + 1]]
+    assert [row[1:3] for row in rows] == [["completed", "-"]] * len(rewards)
+    assert "decided" not in "\n".join(table) and "1/1" not in "\n".join(table)
+    from study.runner.display import session_line
+
+    for key, reward in rewards.items():
+        line = session_line(runs[key].path, read_meta(runs[key].path))
+        assert line.startswith(f"completed: 1 conversation, reward {reward:g}, $"), (key, line)
+
+
 @pytest.mark.parametrize("runtime", ["claude-code", "codex"])
 def test_no_task_id_reaches_the_agent_the_customer_or_the_fsm(runs, runtime):
     from study.families.tau2 import data

@@ -126,6 +126,32 @@ def test_the_workspace_the_agent_works_in_names_nothing_of_the_session(sessions,
     assert git(folder / "workspace", "rev-parse", "--is-inside-work-tree").strip() == "true"
 
 
+def test_a_runs_units_are_counted_and_said_in_its_protocols_words(sessions):
+    """Issue 49, item 9: the month-end close's last stop, once its period closed, leaves no period
+    (it said 1 before); a complete AutoResearch run counts the contexts it used, 8 of 10, in its log,
+    meta.json and ``study run``'s last line (it said 10/10 decided after 8 contexts)."""
+    from study.session_io.meta import read_meta
+
+    close = sessions["close-plain"]
+    log = events(close)
+    assert [e["accounts_left"] for e in log if e["kind"] == "stop"] == [1, 0]
+    assert [(e["kind"], e["decisions"], e["accounts_left"]) for e in log if e["kind"] in ("call_end", "session_end")] \
+        == [("call_end", 1, 1), ("call_end", 2, 0), ("session_end", 2, 0)]
+    from study.runner.display import session_line
+
+    assert session_line(close, read_meta(close)).startswith("completed: 2/2 periods done, 2/2 periods correct, $")
+    if find_spec("sklearn") is None:
+        return
+    research = sessions["research-drifter-fsm"]
+    log = events(research)
+    assert [e["n"] for e in log if e["kind"] == "context_end"] == list(range(1, 9))
+    assert [e["accounts_left"] for e in log if e["kind"] == "stop"][-1] == 0
+    assert (log[-1]["status"], log[-1]["decisions"], log[-1]["accounts_left"]) == ("completed", 8, 0)
+    meta = read_meta(research)
+    assert (meta.decisions, meta.accounts) == (8, 10)
+    assert session_line(research, meta).startswith("completed: 8/10 contexts used, 8/8 rows valid, complete, $")
+
+
 def test_every_built_in_call_is_logged_with_its_arguments_result_and_vocabulary(sessions):
     log = events(sessions["close-plain"])
     calls = [e for e in log if e["kind"] == "tool_call"]

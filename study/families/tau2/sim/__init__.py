@@ -47,6 +47,16 @@ def make_agent(name: str, task: dict[str, Any], seed: int = 0, domain: str | Non
     return DESK_POLICIES[name](task, seed, domain=domain)
 
 
+def study_policies(role: str, study: Any) -> tuple[str, ...]:
+    """The policies sessions of ``study`` can have for ``role``: the customer; an agent of its
+    domain (Telecom's, ``agents.py``; the service desk's of Airline and Retail, ``desk.py``)."""
+    if role != "agent":
+        return tuple(POLICIES.get(role, {}))
+    params = getattr(study, "params", None)
+    domain = params.get("domain") if isinstance(params, dict) else None
+    return tuple(DESK_POLICIES) if domain in ("airline", "retail") else tuple(AGENT_POLICIES)
+
+
 def task_truth(domain: str, task_id: str) -> dict[str, Any]:
     """The task as the simulator may read it (its user scenario and evaluation criteria)."""
     from study.families.tau2 import data
@@ -66,4 +76,5 @@ def make_policy(role: str, name: str, *, seed: int = 0, domain: str, task_id: st
     raise ValueError(f"the τ²-bench simulator has no {role!r} role; its roles are {', '.join(POLICIES)}")
 
 
-__all__ = ["AGENT_POLICIES", "Customer", "DESK_POLICIES", "POLICIES", "make_agent", "make_policy", "task_truth"]
+__all__ = ["AGENT_POLICIES", "Customer", "DESK_POLICIES", "POLICIES", "make_agent", "make_policy", "study_policies",
+           "task_truth"]

@@ -18,6 +18,10 @@ PROTOCOL = "autoresearch"
 SCORES = ("valid_rows", "complete", "best_accuracy")
 #: The words of a group's summary in the viewer's matrix, by verdict class (pass, fail, none).
 GROUP_WORDS = ("complete", "not complete", "no outcome")
+#: What a run's units are called and what a done one is (``study.families.units``): the fresh
+#: contexts it may have, each used once it has ended (the ones a complete protocol did not need are
+#: not used: nothing is left of the run once the ledger holds every trial).
+UNITS = ("context", "contexts", "used")
 
 
 def verdict(outcome: dict[str, Any]) -> dict[str, Any]:

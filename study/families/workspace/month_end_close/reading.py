@@ -18,6 +18,10 @@ PROTOCOL = "month-end-close"
 SCORES = ("correct_periods",)
 #: The words of a group's summary in the viewer's matrix, by verdict class (pass, fail, none).
 GROUP_WORDS = ("every period correct", "not every period correct", "no outcome")
+#: What a run's units are called and what a done one is (``study.families.units``): its periods,
+#: each done once its close passed the last step's check or its context ended (how right its report
+#: is, the verdict says).
+UNITS = ("period", "periods", "done")
 
 
 def verdict(outcome: dict[str, Any]) -> dict[str, Any]:

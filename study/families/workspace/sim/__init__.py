@@ -44,6 +44,13 @@ BY_PROTOCOL = {"autoresearch": ("oracle", "drifter", "adversarial"),
                "month-end-close": ("oracle", "careful-oracle", "out-of-turns", "adversarial")}
 
 
+def study_policies(role: str, study: Any) -> tuple[str, ...]:
+    """The agents sessions of ``study`` can have: its protocol's (``BY_PROTOCOL``; none for a
+    protocol no folder has, or another role than the agent's)."""
+    protocol = study.params.get("protocol") if isinstance(getattr(study, "params", None), dict) else None
+    return BY_PROTOCOL.get(protocol, ()) if role == "agent" and isinstance(protocol, str) else ()
+
+
 def make_policy(role: str, name: str, *, seed: int = 0, protocol: str, condition: str | None = None,
                 **_: Any) -> Any:
     """The Responder of the workspace agent ``name`` for ``protocol``'s runs."""
