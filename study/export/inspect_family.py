@@ -136,7 +136,7 @@ def with_context_spans(events: list[Any], prefix: str) -> list[Any]:
             if span is not None:
                 out.append(SpanEndEvent(uuid=f"{span}-end", id=span, timestamp=event.timestamp,
                                         working_start=event.working_start))
-            data = event.data if isinstance(event.data, dict) else {}
+            data = event.metadata or {}     # the record's fields (its data is their text: inspect_info)
             span, n, unit = f"{prefix}-context-{data.get('n')}", data.get("n"), data.get("unit")
             named = f"context {n}" + (f": {unit}" if unit and unit != f"context {n}" else "")
             out.append(SpanBeginEvent(uuid=f"{span}-begin", id=span, name=named,

@@ -9,7 +9,8 @@ assistant message written by the harness (``metadata.controller``), the other to
 their results as they were (``transcript.by_call``): the conversation as τ²-bench's own
 trajectory has it, which the model events' inputs and outputs show too (so ``messages_df`` reads
 it); the log's tool events keep every call as it was made. Its scores are its reading's
-(``reading.inspect_scores``).
+(``reading.inspect_scores``). ``info_title`` says in words what the family's own log records were
+(``study.export.inspect_info``: the info events' text).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 
+from study.export.inspect_info import code
 from study.export.inspect_messages import Conversation
 
+from .events import CONTROLLER_CALL, CONVERSATION_END, CUSTOMER_MESSAGE
 from .transcript import SEND, by_call, split_result
 
 
@@ -77,3 +80,15 @@ def _answered(message: Any, found: dict[str, Any], sent: bool) -> list[Any]:
     if found["ended"] and out and isinstance(out[-1], ChatMessageUser):
         out[-1] = out[-1].model_copy(update={"metadata": {**(out[-1].metadata or {}), "conversation_end": found["ended"]}})
     return out
+
+
+def info_title(kind: str, fields: dict[str, Any]) -> str | None:
+    """The line in words of an info event of the family's own kinds (None: not one of them)."""
+    if kind == CUSTOMER_MESSAGE:
+        return "The customer said"
+    if kind == CONTROLLER_CALL:
+        done = "called" if fields.get("ok") is True else "called, with an error,"
+        return f"The workflow's controller (the harness, not the agent) {done} {code(fields.get('tool'))}"
+    if kind == CONVERSATION_END:
+        return f"The conversation ended: {code(fields.get('reason'))}"
+    return None
