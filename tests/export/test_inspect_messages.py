@@ -47,3 +47,43 @@ def test_the_last_exchange_is_the_last_calls_and_follows_the_agents_last_message
     assert (last.metadata["customer"], last.metadata["answers"], last.metadata["conversation_end"]) == (
         True, "controller", "user_stop")
     assert talk.messages[5].metadata["to_customer"] == ["c2"]
+
+
+NOTE = "moved from diagnose to close Now in workflow state close. The conversation has ended."
+
+
+def _rollout(*items) -> list[bytes]:
+    return [json.dumps({"timestamp": f"T{n}", "type": "response_item", "payload": item}).encode()
+            for n, item in enumerate(items)]
+
+
+def _codex_call(call_id: str, name: str, args: dict, output: str) -> list[dict]:
+    """A τ² tool call as Codex CLI 0.169.0 writes it, the study's PostToolUse hook's note (a
+    developer message) between the call and its output."""
+    return [{"type": "function_call", "name": name, "namespace": "mcp__tau2", "arguments": json.dumps(args),
+             "call_id": call_id},
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": NOTE}]},
+            {"type": "function_call_output", "call_id": call_id,
+             "output": [{"type": "input_text", "text": "Wall time: 0.2468 seconds\nOutput:"},
+                        {"type": "input_text", "text": output}]}]
+
+
+def test_a_hook_note_on_codex_is_no_user_message_but_the_metadata_of_the_calls_result():
+    from study.transcripts.codex import turns
+
+    found, _ = turns(_rollout(
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "You serve a customer."}]},
+        *_codex_call("c1", "resume_line", {"line_id": "L2"}, _result_of(ENDING, "c1")),
+        *_codex_call("c2", "send_message_to_customer", {"message": "Please restart your phone."},
+                     _result_of(ENDING, "c2"))))
+    assert [t for t in found if t.get("hook")]            # the reader marks the note as the hook's
+    talk = conversation(found, "p", "sim/oracle on Codex CLI")
+    assert not [m for m in talk.messages if m.role == "user" and NOTE in m.text]
+    results = [m for m in talk.messages if m.role == "tool"]
+    assert [(m.tool_call_id, m.metadata.get("hook_context")) for m in results] == [("c1", [NOTE]), ("c2", [NOTE])]
+    # the τ² conversation: the note stays with what stands for the message's result
+    said = tau2_inspect.conversation(talk, ENDING).messages
+    assert not [m for m in said if m.role == "user" and NOTE in m.text]
+    assert [m.role for m in said] == ["user", "assistant", "tool", "assistant", "user", "assistant", "user", "assistant",
+                                      "user"]
+    assert said[-1].metadata["hook_context"] == [NOTE] and said[-1].metadata["conversation_end"] == "user_stop"

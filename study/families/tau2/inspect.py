@@ -53,7 +53,12 @@ def conversation(talk: Conversation, events: list[dict[str, Any]]) -> Conversati
                     **(message.metadata or {}), "to_customer": [c.id for c in mine]}}))
                 continue
         if isinstance(message, ChatMessageTool) and message.tool_call_id in said:
-            out += _answered(message, said[message.tool_call_id], message.tool_call_id in sends)
+            answered = _answered(message, said[message.tool_call_id], message.tool_call_id in sends)
+            notes = (message.metadata or {}).get("hook_context")
+            if notes and answered:        # a hook's note after the call: with what stands for its result
+                answered[-1] = answered[-1].model_copy(update={"metadata": {**(answered[-1].metadata or {}),
+                                                                            "hook_context": notes}})
+            out += answered
             continue
         out.append(message)
     return Conversation(messages=out, responses={rid: moved[i] for rid, i in talk.responses.items()},
