@@ -15,6 +15,7 @@ from inspect_ai.tool import ToolCall, ToolCallError
 
 from study.session_io.vocabulary import Limit, SessionStatus
 
+from .inspect_info import info_text
 from .sessions import ExportSession
 
 #: ``limit:<name>`` of a session's end as Inspect's limit types (others are ``custom``).
@@ -62,7 +63,9 @@ def log_events(session: ExportSession, prefix: str) -> list[Any]:
     a limit that ended the session as a SampleLimitEvent, an infrastructure failure as an
     ErrorEvent, everything else (session start and end, FSM transitions, stops and stop-gate
     blocks, resumes, assistant text, call ends, retries, proposals) as InfoEvents whose ``source``
-    is the log's kind. ``usage`` events are left out (``LEFT_OUT``)."""
+    is the log's kind, whose text says in words what happened and lists the record's fields
+    (``inspect_info``: ``inspect view`` draws a text as Markdown, data as raw JSON) and whose
+    ``metadata`` holds the record's fields as data. ``usage`` events are left out (``LEFT_OUT``)."""
     out: list[Any] = []
     start = session.start
     t0 = time_of(start.get("t"))
@@ -102,7 +105,9 @@ def log_events(session: ExportSession, prefix: str) -> list[Any]:
             out.append(ErrorEvent(uuid=uuid, **{**common, "metadata": {**common["metadata"], **_fields(event)}},
                                   error=error_of(f"infrastructure failure: {event.get('error')}")))
         else:
-            out.append(InfoEvent(uuid=uuid, **common, source=str(kind), data=_fields(event)))
+            fields = _fields(event)
+            out.append(InfoEvent(uuid=uuid, **{**common, "metadata": {**common["metadata"], **fields}}, source=str(kind),
+                                 data=info_text(str(kind), fields, session.family)))
     return out
 
 

@@ -64,22 +64,31 @@ def score_names(family: str, kind: str) -> tuple[str, ...]:
     return tuple(reading.SCORES.get(kind, ())) if reading is not None else ()
 
 
+def metric(name: str) -> str:
+    """The name of score ``name``'s mean: its own (``mean_reward``, ``mean_valid_rows``), so
+    ``inspect view``'s log list, whose metric columns pool the logs' metrics by name, never
+    averages one family's score with another's (the main study's are ``mean``)."""
+    return f"mean_{name}"
+
+
 def headline(names: tuple[str, ...], found: EvalResults | None = None) -> HeadlineMetric | None:
-    """The log's one number (Inspect's listing shows it): the first of ``names`` with a mean in
-    ``found`` (a log of tasks none of which was judged: the second, 0)."""
-    with_mean = [n for n in names if found is None or any(s.name == n and "mean" in s.metrics for s in found.scores)]
-    return HeadlineMetric(scorer=with_mean[0], score=with_mean[0], metric="mean") if with_mean else None
+    """The log's one number (Inspect's listing shows it): the mean of the first of ``names``, the
+    family's headline; none where ``found`` has no mean of it (a log of tasks none of which was
+    judged: the list shows no number, never 0)."""
+    if not names or (found is not None and not any(s.name == names[0] and s.metrics for s in found.scores)):
+        return None
+    return HeadlineMetric(scorer=names[0], score=names[0], metric=metric(names[0]))
 
 
 def results(samples: list[EvalSample], family: str, kind: str) -> EvalResults:
-    """Each score's mean over the samples counted (ended, not voided: no ``error``) that have it (a
-    task not judged has no reward)."""
+    """Each score's mean (``metric``) over the samples counted (ended, not voided: no ``error``)
+    that have it (a task not judged has no reward)."""
     counted = [s for s in samples if s.error is None]
     names = score_names(family, kind)
     found = []
     for name in names:
         values = [float(s.scores[name].value) for s in counted if s.scores and name in s.scores]
-        mean = {"mean": EvalMetric(name="mean", value=sum(values) / len(values))} if values else {}
+        mean = {metric(name): EvalMetric(name=metric(name), value=sum(values) / len(values))} if values else {}
         found.append(EvalScore(name=name, scorer=name, scored_samples=len(values),
                                unscored_samples=len(samples) - len(values), metrics=mean))
     words = " ".join([COUNTED, *(r.INSPECT_COUNTED for _f, r in parts("reading") if hasattr(r, "INSPECT_COUNTED"))])
@@ -131,7 +140,7 @@ def with_context_spans(events: list[Any], prefix: str) -> list[Any]:
             if span is not None:
                 out.append(SpanEndEvent(uuid=f"{span}-end", id=span, timestamp=event.timestamp,
                                         working_start=event.working_start))
-            data = event.data if isinstance(event.data, dict) else {}
+            data = event.metadata or {}     # the record's fields (its data is their text: inspect_info)
             span, n, unit = f"{prefix}-context-{data.get('n')}", data.get("n"), data.get("unit")
             named = f"context {n}" + (f": {unit}" if unit and unit != f"context {n}" else "")
             out.append(SpanBeginEvent(uuid=f"{span}-begin", id=span, name=named,

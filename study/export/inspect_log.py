@@ -120,7 +120,7 @@ def sample(session: ExportSession, key: GroupKey, model: str, epoch: int) -> Eva
         "condition": record.condition, "task": key.task, "manifest_sha256": start.get("manifest_sha256"),
         "code_version": start.get("code_version"), "duration_s": record.duration_s,
         "transcript": session.transcript_problem or "read",
-        "transcript_other_records": session.other_records,
+        "transcript_other_records": session.other_records, "family": session.family,
     }
     events = with_model_events(log_events(session, prefix), generations)
     if s is None:                # another family's session: its family's verdict, its contexts as spans

@@ -7,9 +7,12 @@ Codex CLI) are its text, thinking and tool calls; each call's result follows as 
 (its ``error`` as the transcript flags it: a call the tool-call gate refused is of type
 ``approval``, any other failed call ``unknown``). User text, stop-gate feedback
 (``metadata.stop_block``) and a compaction's summary (``metadata.compaction``: the boundary's
-words) are user messages, as the model saw them; a workspace run's fresh context begins with its
-first prompt (``metadata.context``, ``metadata.unit``), where the model's context began anew. Every message has an id unique in the sample
-(``messages_df`` and the model events' inputs name messages by it).
+words) are user messages, as the model saw them; a PostToolUse hook's note after a call (the FSM's
+state note: Codex CLI writes it as a developer message, Claude Code inside the call's result) is
+no message, but the ``metadata.hook_context`` of that call's result; a workspace run's fresh
+context begins with its first prompt (``metadata.context``, ``metadata.unit``), where the model's
+context began anew. Every message has an id unique in the sample (``messages_df`` and the model
+events' inputs name messages by it).
 
 This module imports inspect-ai (an optional extra): only ``study export inspect`` imports it.
 """
@@ -66,6 +69,7 @@ class _Builder:
         self._response: Any = None
         self._boundary: dict[str, Any] | None = None
         self._context: dict[str, Any] | None = None    # a fresh context begun, its first message to come
+        self._last_call: Any = None                     # the id of the last call seen
 
     @property
     def messages(self) -> list[Any]:
@@ -127,6 +131,7 @@ class _Builder:
                 self._parts.append(ContentReasoning(reasoning=turn.get("text") or ""))
             else:
                 self._calls.append(turn)
+                self._last_call = turn.get("id")
             return
         self.flush()
         text = turn.get("text") or ""
@@ -148,7 +153,15 @@ class _Builder:
                 turn, compaction=boundary.get("text") if boundary else "Conversation compacted", summary=True)))
             return
         self._unmarked()
-        if role == "user":
+        at = self._result_of(self._last_call) if role == "user" and turn.get("hook") else None
+        if at is not None:
+            # a PostToolUse hook's note (Codex CLI writes it as a developer message after the call):
+            # the harness's, never the user's; with the result of the call it followed, as Claude
+            # Code has it
+            result = self.messages[at]
+            notes = [*((result.metadata or {}).get("hook_context") or []), text]
+            self.messages[at] = result.model_copy(update={"metadata": {**(result.metadata or {}), "hook_context": notes}})
+        elif role == "user":
             first = not self.messages
             context, self._context = self._context, None
             if first or context is not None:
@@ -158,6 +171,14 @@ class _Builder:
                                                  metadata=self._meta(turn, **more)))
         elif role == "stop-block":      # the stop gate sent the agent back to work: the model sees it as user text
             self.messages.append(ChatMessageUser(id=self._id(n), content=text, metadata=self._meta(turn, stop_block=True)))
+
+    def _result_of(self, call_id: Any) -> int | None:
+        """Where the last result of call ``call_id`` is among the messages, or None."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[i]
+            if isinstance(message, ChatMessageTool) and call_id is not None and message.tool_call_id == str(call_id):
+                return i
+        return None
 
     def _unmarked(self) -> None:
         """A compaction boundary with no summary after it: a user message of its own, marked

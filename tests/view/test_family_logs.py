@@ -103,6 +103,49 @@ def test_customer_words_that_are_no_calls_reply_keep_the_logs_order():
     assert [(e["role"], e["seq"]) for e in tau2_log.conversation(events)] == [("customer", 1), ("agent", 2)]
 
 
+#: How a successful FSM Telecom conversation ends (a real sim:oracle session's last calls): a repair
+#: call whose result holds the controller's fresh test and the customer's answer to it; then a
+#: message whose one result holds the customer's reply, the controller's fresh test and the
+#: customer's answer that ends the conversation. The log has the customer's words and the end
+#: before the call they came in.
+ENDING = _seq([
+    {"kind": "session_start"},
+    {"kind": "customer_message", "text": "No service."},                                 # 1: the opening
+    {"kind": "customer_message", "text": "It shows: No Signal"},                         # 2: the answer to 3's test
+    _call("resume_line", {"line_id": "L2"}, f'{{"message": "Line resumed"}}\n\n{MARK} "Check your status bar."]'
+          "\nCustomer: It shows: No Signal", call_id="c1"),                             # 3
+    {"kind": "customer_message", "text": "I did that (reboot device)."},                  # 4: the reply to 7
+    {"kind": "customer_message", "text": "Excellent | 5G. Solved, thank you! ###STOP###"},  # 5: the answer to 7's test
+    {"kind": "conversation_end", "reason": "user_stop"},                                 # 6
+    _call("send_message_to_customer", {"message": "Please restart your phone."},
+          f'I did that (reboot device).\n\n{MARK} "Check your status bar."]\nCustomer: Excellent | 5G. Solved, '
+          "thank you! ###STOP###\n\n[The customer has ended the conversation (user_stop).]", call_id="c2"),
+    {"kind": "transition", "from": "diagnose", "to": "close", "ok": True, "reason": "moved"},  # 8
+])
+
+
+def test_the_last_exchange_of_an_fsm_conversation_follows_the_agents_last_message():
+    talk = tau2_log.conversation(ENDING)
+    assert [(e["role"], e["seq"]) for e in talk] == [
+        ("customer", 1), ("call", 3), ("controller", 3), ("customer", 2), ("agent", 7), ("customer", 4),
+        ("controller", 7), ("customer", 5), ("end", 6), ("transition", 8)]
+    said = tau2_log.by_call(ENDING)
+    assert (said["c1"]["answer"], said["c1"]["ended"]) == (["It shows: No Signal"], None)
+    assert (said["c2"]["reply"], said["c2"]["controller"], said["c2"]["answer"], said["c2"]["ended"]) == (
+        ["I did that (reboot device)."], "Check your status bar.",
+        ["Excellent | 5G. Solved, thank you! ###STOP###"], "user_stop")
+
+
+def test_an_end_without_words_follows_the_message_it_ended():
+    events = _seq([
+        {"kind": "customer_message", "text": "Hello"},
+        {"kind": "conversation_end", "reason": "user_stop"},
+        _call("send_message_to_customer", {"message": "Bye."},
+              "[The customer has ended the conversation (user_stop).]", call_id="c1")])
+    assert [(e["role"], e["seq"]) for e in tau2_log.conversation(events)] == [("customer", 0), ("agent", 2), ("end", 1)]
+    assert tau2_log.by_call(events)["c1"]["ended"] == "user_stop"
+
+
 def test_texts_are_cut_and_odd_fields_do_not_raise():
     events = _seq([{"kind": "customer_message", "text": "x" * 5000},
                    {"kind": "tool_call", "server": "tau2", "tool": "send_message_to_customer", "args": "not an object",

@@ -9,7 +9,8 @@ assistant message written by the harness (``metadata.controller``), the other to
 their results as they were (``transcript.by_call``): the conversation as τ²-bench's own
 trajectory has it, which the model events' inputs and outputs show too (so ``messages_df`` reads
 it); the log's tool events keep every call as it was made. Its scores are its reading's
-(``reading.inspect_scores``).
+(``reading.inspect_scores``). ``info_title`` says in words what the family's own log records were
+(``study.export.inspect_info``: the info events' text).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 
+from study.export.inspect_info import code
 from study.export.inspect_messages import Conversation
 
+from .events import CONTROLLER_CALL, CONVERSATION_END, CUSTOMER_MESSAGE
 from .transcript import SEND, by_call, split_result
 
 
@@ -50,7 +53,12 @@ def conversation(talk: Conversation, events: list[dict[str, Any]]) -> Conversati
                     **(message.metadata or {}), "to_customer": [c.id for c in mine]}}))
                 continue
         if isinstance(message, ChatMessageTool) and message.tool_call_id in said:
-            out += _answered(message, said[message.tool_call_id], message.tool_call_id in sends)
+            answered = _answered(message, said[message.tool_call_id], message.tool_call_id in sends)
+            notes = (message.metadata or {}).get("hook_context")
+            if notes and answered:        # a hook's note after the call: with what stands for its result
+                answered[-1] = answered[-1].model_copy(update={"metadata": {**(answered[-1].metadata or {}),
+                                                                            "hook_context": notes}})
+            out += answered
             continue
         out.append(message)
     return Conversation(messages=out, responses={rid: moved[i] for rid, i in talk.responses.items()},
@@ -77,3 +85,15 @@ def _answered(message: Any, found: dict[str, Any], sent: bool) -> list[Any]:
     if found["ended"] and out and isinstance(out[-1], ChatMessageUser):
         out[-1] = out[-1].model_copy(update={"metadata": {**(out[-1].metadata or {}), "conversation_end": found["ended"]}})
     return out
+
+
+def info_title(kind: str, fields: dict[str, Any]) -> str | None:
+    """The line in words of an info event of the family's own kinds (None: not one of them)."""
+    if kind == CUSTOMER_MESSAGE:
+        return "The customer said"
+    if kind == CONTROLLER_CALL:
+        done = "called" if fields.get("ok") is True else "called, with an error,"
+        return f"The workflow's controller (the harness, not the agent) {done} {code(fields.get('tool'))}"
+    if kind == CONVERSATION_END:
+        return f"The conversation ended: {code(fields.get('reason'))}"
+    return None

@@ -44,8 +44,8 @@ UNITS = ("conversation", "conversations", None)
 #: One conversation in one context, over the domain's MCP tools (no CLI tools of its own).
 CONTEXTS = False
 BUILTIN_TOOLS = False
-#: The Inspect scores of an outcome, the headline first.
-SCORES = {PROTOCOL: ("reward", "judged")}
+#: The Inspect scores of an outcome, the headline first (a task not judged has none).
+SCORES = {PROTOCOL: ("reward",)}
 NOT_JUDGED = ("not judged: the reward needs a judge of the task's natural-language assertions that did not run; "
               "never passed nor failed")
 
@@ -145,8 +145,9 @@ def score_lines(outcome: dict[str, Any], events: list[dict[str, Any]]) -> tuple[
 
 def inspect_scores(protocol: str, outcome: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The verdict as the Inspect export's scores, each the fields of an Inspect ``Score``: the
-    ``reward`` (absent for a task not judged: no value, never passed nor failed) with every part of
-    the evaluation in its metadata, and ``judged``."""
+    ``reward``, with every part of the evaluation in its metadata; none for a task not judged
+    (never passed nor failed: ``inspect view`` would draw any value it had as a verdict; its
+    sample's metadata says why, ``inspect_metadata``)."""
     fields = {k: v for k, v in outcome.items() if k not in ("seq", "t", "kind")}
     found = details(outcome, events)
     meta = {**{k: fields.get(k) for k in ("parts", "reward_basis", "judged", "task_id", "domain", "termination_reason",
@@ -154,14 +155,13 @@ def inspect_scores(protocol: str, outcome: dict[str, Any], events: list[dict[str
                                           "customer_device_actions", "note")},
             "transferred": transferred(events)}
     if not found["judged"]:
-        return {"judged": {"value": False, "explanation": NOT_JUDGED, "metadata": meta}}
+        return {}
     reward = found["reward"]
     parts = ", ".join(f"{p['name']} {p['value']:g}" for p in found["parts"] if p["value"] is not None)
     return {"reward": {"value": reward, "answer": "passed" if reward >= 1.0 else "failed",
                        "explanation": f"τ²-bench's reward {reward:g} (its basis: {', '.join(found['basis']) or 'none'}; "
                                       f"parts: {parts or 'none'}); ended: {fields.get('termination_reason')}",
-                       "metadata": meta},
-            "judged": {"value": True, "explanation": "τ²-bench's evaluator judged the task"}}
+                       "metadata": meta}}
 
 
 #: What the Inspect log's results say their means are over.
@@ -169,8 +169,12 @@ INSPECT_COUNTED = "(a τ²-bench task not judged has no reward)"
 
 
 def inspect_metadata(outcome: dict[str, Any] | None, events: list[dict[str, Any]]) -> dict[str, Any]:
-    """What a session adds to its Inspect sample's metadata beside its verdict: the task."""
-    return {"task_id": outcome.get("task_id")} if outcome is not None else {}
+    """What a session adds to its Inspect sample's metadata beside its verdict: the task, whether
+    it was judged, and for a task not judged why it has no score (``not_judged``)."""
+    if outcome is None:
+        return {}
+    judged = _judged(outcome)
+    return {"task_id": outcome.get("task_id"), "judged": judged, **({} if judged else {"not_judged": NOT_JUDGED})}
 
 
 #: The viewer's timeline marks of the family's own kinds: kind -> (marker, its label) of an event.

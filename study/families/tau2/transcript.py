@@ -29,8 +29,11 @@ is the harness's, not the agent's, and the call's result says so after ``CONTROL
 
 The log records a call when it completes, so the customer's reply to a message is logged before
 the message's call. A reply is put after the message it answers only when the call's result shows
-it is that reply (the customer's words, joined, are the result's text); otherwise everything stays
-in the order the log has it. Texts are cut to ``cap`` characters (``cut`` gives the full length).
+it is that reply (the customer's words, joined, are the result's text); so is the customer's answer
+to the controller's fresh test, after the test (the words after ``Customer:``), and the end of the
+conversation where the result says the customer ended it (``ENDED_NOTE``, after the words it
+follows): a successful FSM Telecom conversation ends with one result holding the reply, the
+fresh test and the answer that ends it. Otherwise everything stays in the order the log has it. Texts are cut to ``cap`` characters (``cut`` gives the full length).
 Nothing here raises on a log whose fields are of other types than the runner writes.
 """
 
@@ -67,17 +70,34 @@ def split_result(text: str) -> tuple[str, str | None, str | None]:
     return head.rstrip("\n"), request.strip().removeprefix('"'), answer
 
 
-def _reply(text: str) -> str:
-    """The customer's reply in a ``send_message_to_customer`` result, without the family's note
-    that the customer ended the conversation."""
-    return text.split(ENDED_NOTE, 1)[0]
+def _reply(text: str) -> tuple[str, bool]:
+    """The customer's words in what a call brought them (a ``send_message_to_customer`` result,
+    or the answer to the controller's test) without the family's note that the customer ended the
+    conversation, and whether it has that note (alone, when the customer ended it saying nothing)."""
+    words, note, _ = text.partition(ENDED_NOTE)
+    if note:
+        return words, True
+    if text.startswith(ENDED_NOTE.lstrip()):
+        return "", True
+    return text, False
 
 
-def _said(pending: list[dict[str, Any]], words: str) -> int:
-    """How many of the last customer messages of ``pending`` (with the conversation's end among
-    them) make up ``words``: the index in ``pending`` where they begin, or len(pending) if none."""
+def _said(pending: list[dict[str, Any]], text: str) -> int:
+    """Where in ``pending`` the customer's words and the end that ``text`` (what a call brought,
+    ``_reply``) shows begin: its words are the texts of the last customer messages, joined, and
+    when it says the customer ended the conversation the end follows them; len(pending) if the
+    log's last entries are not that."""
+    words, ended = _reply(text)
+    last = len(pending)
+    if ended:
+        while last and pending[last - 1].get("kind") == "conversation_end":
+            last -= 1
+        if last == len(pending):
+            return len(pending)
+    if not words:
+        return last
     texts: list[str] = []
-    for i in range(len(pending) - 1, -1, -1):
+    for i in range(last - 1, -1, -1):
         event = pending[i]
         if event.get("kind") != "customer_message":
             continue
@@ -133,7 +153,7 @@ class _Builder:
         if tool == SEND:
             reply: list[dict[str, Any]] = []
             if ok:
-                at = _said(self.pending, _reply(answer_text))
+                at = _said(self.pending, answer_text)
                 self.pending, reply = self.pending[:at], self.pending[at:]
             self.flush()
             self.agent_spoke = True

@@ -18,7 +18,9 @@ function cutNote(x) { return x && x.cut ? ` (${x.cut} characters, cut)` : ""; }
 function turnBox(t, toRaw) {
   const raw = h("a", { href: "#", class: "raw-link", title: "the record in the raw transcript",
     onclick: (ev) => { ev.preventDefault(); toRaw(t.n); } }, `line ${t.n}`);
-  const head = h("div", { class: "head" }, ROLE_WORDS[t.role] || t.role, t.role === "call" ? " " + t.tool : "",
+  // a PostToolUse hook's note after a call (Codex CLI writes it as a developer message): the harness's, not the user's
+  const words = t.hook ? "note of the PostToolUse hook (the harness's, after the call; not the user's)" : ROLE_WORDS[t.role] || t.role;
+  const head = h("div", { class: "head" }, words, t.role === "call" ? " " + t.tool : "",
     t.denied ? h("span", { class: "tag bad" }, "denied by a hook") : t.error ? h("span", { class: "tag bad" }, "error") : "",
     h("span", { class: "when" }, " ", t.t || "", " · "), raw);
   const body = [];
@@ -32,7 +34,7 @@ function turnBox(t, toRaw) {
   } else if (t.text.length > LONG_TEXT) {       // a long prompt or answer: its start, the rest one click away
     body.push(h("details", { class: "long" }, h("summary", {}, t.text.slice(0, 300) + " …" + cutNote(t)), h("div", { class: "text" }, t.text)));
   } else body.push(h("div", { class: "text" }, t.text, cutNote(t)));
-  return h("div", { class: "turn " + t.role, "data-n": t.n, "data-role": t.role }, head, ...body);
+  return h("div", { class: "turn " + (t.hook ? "hook" : t.role), "data-n": t.n, "data-role": t.hook ? "hook" : t.role }, head, ...body);
 }
 
 // the session's transcript, or (context: a number) an ended context's of a run of fresh contexts
