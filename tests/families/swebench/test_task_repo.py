@@ -35,7 +35,11 @@ def test_the_base_commit_is_the_recorded_sha_every_time(instance, tmp_path):
 
 def _outcomes(repo: Path, tests: list[str]) -> dict[str, str]:
     files = sorted({name.split("::")[0] for name in tests})
-    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", *files],
+    # --basetemp beside the repository: an instance test using tmp_path would otherwise make a numbered
+    # folder in the machine's pytest-of-<user> and prune the oldest there, which are this suite's own
+    # (some hold whole session folders: tens of seconds to remove, while other workers read them)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider",
+                           f"--basetemp={repo.parent / (repo.name + '-pytest')}", *files],
                           cwd=repo, capture_output=True, text=True,
                           # the instance's tests need no plugin; loading the suite's costs seconds a run
                           env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
