@@ -52,16 +52,21 @@ _FAILURE_TEXTS = ("codex-linux-sandbox", "Sandbox is required (sandbox.failIfUna
                   "sandbox required but unavailable")
 
 
-def claude_settings(*, writable: Sequence[Path] = ()) -> dict[str, Any]:
+def claude_settings(*, writable: Sequence[Path] = (), read_only: Sequence[Path] = ()) -> dict[str, Any]:
     """The ``sandbox`` settings of a Claude Code workspace session (see the module docstring):
     ``writable``, folders beside the working folder its commands may write too (a protocol's
-    declared output folders)."""
+    declared output folders); ``read_only``, files and folders inside it they may not write
+    (``denyWrite``: exact paths, which the CLI binds read-only; ``study claude`` gives a project's
+    FSM frames, workflows and hook settings)."""
+    filesystem: dict[str, Any] = {"allowWrite": [str(p) for p in writable]}
+    if read_only:
+        filesystem["denyWrite"] = [str(p) for p in read_only]
     return {"sandbox": {
         "enabled": True,
         "failIfUnavailable": True,
         "allowUnsandboxedCommands": False,
         "network": {"allowedDomains": [], "strictAllowlist": True},
-        "filesystem": {"allowWrite": [str(p) for p in writable]},
+        "filesystem": filesystem,
     }}
 
 

@@ -275,8 +275,15 @@ def test_study_claude_sandboxes_a_project_whose_workflow_names_shell_rules(tmp_p
 
     shell = _project(tmp_path / "a", "read, edit, shell")
     assert command.project_workflows(shell) == [shell / "workflows" / "wf.yaml"]
+    assert not (shell / ".fsm").exists()
     flag, value = command.sandbox_arguments(shell)
-    assert flag == "--settings" and json.loads(value) == claude_settings()
+    # the project writable but for the FSM's own files: its workflow, its frames (made now, to be
+    # bound read-only before the first hook makes them) and the settings that wire its hooks
+    protected = [shell / "workflows" / "wf.yaml", shell / ".fsm", shell / ".claude" / "settings.json"]
+    assert flag == "--settings" and json.loads(value) == claude_settings(read_only=protected)
+    assert json.loads(value)["sandbox"]["filesystem"] == {"allowWrite": [], "denyWrite": [str(p) for p in protected]}
+    assert (shell / ".fsm").is_dir()
+    assert claude_settings()["sandbox"]["filesystem"] == {"allowWrite": []}     # a workspace session's: unchanged
     assert command.sandbox_arguments(_project(tmp_path / "b", "read, edit")) == []     # no command runs
     assert command.sandbox_arguments(tmp_path) == []                                  # no workflow at all
     monkeypatch.setattr(sandbox.shutil, "which", lambda tool, path=None: None)

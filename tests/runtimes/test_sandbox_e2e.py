@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,51 @@ def test_codex_voids_the_session_when_its_sandbox_cannot_start(tmp_path, monkeyp
         assert "bwrap: execvp codex-linux-sandbox" in (first.get("error") or first.get("result"))
         assert first["exit_code"] is None or (first["exit_code"], first["ok"]) == (1, False)
     assert "outcome" not in (folder / "events.jsonl").read_text()
+
+
+@NO_BWRAP
+def test_study_claude_s_sandbox_keeps_a_projects_fsm_files_from_the_agents_commands(tmp_path):
+    """``study claude`` in a project whose workflow names shell rules: the bundled CLI, run with the
+    sandbox settings ``study claude`` gives it, lets a command write in the project but not into
+    the FSM's frames, its workflow or the settings that wire its hooks (the simulator's agent runs
+    the commands; the project's hooks are left out here: only the sandbox is under test)."""
+    from study.runtimes.claude_code import command
+    from study.runtimes.claude_code.pin import bundled_cli_path
+    from study.runtimes.launcher import agent_path
+    from study.sim import SimServer
+    from study.sim.acting import Oracle, Shell, WorkspaceResponder, git_workspace
+
+    project = git_workspace(tmp_path / "project", {"README.md": "a project\n"})
+    (project / "workflows").mkdir()
+    (project / "workflows" / "wf.yaml").write_text("workflow: W\ntools: [read, shell]\ninitial: S_a\nexit: S_b\n"
+                                                   "states:\n  S_a: {allow: [read]}\n  S_b: {}\n"
+                                                   "transitions:\n  - {from: S_a, to: S_b}\n")
+    hook = 'study fsm hook pre-tool-use --frames .fsm --workflow workflows/wf.yaml --workspace "$CLAUDE_PROJECT_DIR"'
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(
+        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": hook}]}]}}))
+    settings = command.sandbox_arguments(project)          # before the hooks are left out below: it reads them
+    (project / ".claude" / "settings.json").write_text("{}")      # the CLI runs no hook of this test
+    (project / ".fsm" / "main.json").write_text('{"state": "S_a"}')
+    attempts = {"inside": "echo ok > notes.txt && cat notes.txt",
+                "frames": "echo '{}' > .fsm/main.json", "new frame": "echo '{}' > .fsm/other.json",
+                "workflow": "echo 'states: {}' >> workflows/wf.yaml", "settings": "echo '{\"hooks\": {}}' > .claude/settings.json"}
+    responder = WorkspaceResponder(Oracle([Shell(c) for c in attempts.values()]))
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir(), tmp.mkdir()
+    with SimServer(responder, 1, None, api="anthropic-messages") as sim:
+        env = {**os.environ, **sim.cli_env(), "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+               "CLAUDE_CODE_TMPDIR": str(tmp), "PATH": agent_path()}
+        done = subprocess.run([str(bundled_cli_path()), "-p", "Run the commands.", "--allowedTools", "Bash", *settings],
+                              cwd=project, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180)
+    steps = dict(responder.last.calls) if responder.last is not None else {}
+    said = {name: steps.get(Shell(c)) for name, c in attempts.items()}
+    assert all(said.values()), (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
+    assert said["inside"].ok and (project / "notes.txt").read_text() == "ok\n"
+    for name in ("frames", "new frame", "workflow"):
+        assert not said[name].ok and "Read-only file system" in said[name].text, (name, said[name].text)
+    # the CLI's own permission rules refuse a command writing its settings before the sandbox would
+    assert not said["settings"].ok and (project / ".claude" / "settings.json").read_text() == "{}"
+    assert (project / ".fsm" / "main.json").read_text() == '{"state": "S_a"}'
+    assert not (project / ".fsm" / "other.json").exists()
+    assert "states: {}" not in (project / "workflows" / "wf.yaml").read_text()

@@ -8,7 +8,8 @@ every command the package prints or documents runs on the exact CLI version that
 In a project whose workflow names shell rules (a ``study fsm hook … --workflow FILE`` of its
 ``.claude/settings.json`` or ``settings.local.json`` whose ``tools`` list ``shell`` or ``Bash``),
 ``study claude`` turns Claude Code's own sandbox on for the agent's commands (``--settings`` with
-``study.runtimes.sandbox.claude_settings``: the project folder writable, nothing else, no
+``study.runtimes.sandbox.claude_settings``: the project folder writable but for the FSM's own
+files, its workflows, its frames and the settings that wire its hooks, nothing else, no
 network), and refuses to start, in one line saying what to install, where the sandbox cannot
 start: a command pattern bounds which program runs, not what it writes (docs/fsm.md).
 
@@ -72,6 +73,19 @@ def project_workflows(project: Path) -> list[Path]:
     """The workflow files the project's ``study fsm hook`` commands enforce (``--workflow FILE`` of
     a hook in ``.claude/settings.json`` or ``settings.local.json``; ``$CLAUDE_PROJECT_DIR`` is the
     project). A settings file that cannot be read names none."""
+    return _hook_paths(project, "--workflow")
+
+
+def project_fsm_files(project: Path) -> list[Path]:
+    """What the agent's commands must not write for the project's FSM to hold: the workflows and
+    the frames folders its hooks name (``--workflow``, ``--frames``) and the settings files that
+    wire the hooks (the CLI reads them again while it runs)."""
+    settings = [project / ".claude" / name for name in SETTINGS_FILES if (project / ".claude" / name).is_file()]
+    return [*_hook_paths(project, "--workflow"), *_hook_paths(project, "--frames"), *settings]
+
+
+def _hook_paths(project: Path, option: str) -> list[Path]:
+    """The paths given as ``option`` to the project's ``study fsm hook`` commands, in order, once each."""
     found: list[Path] = []
     for name in SETTINGS_FILES:
         try:
@@ -91,7 +105,7 @@ def project_workflows(project: Path) -> list[Path]:
                     except ValueError:
                         continue
                     for at, word in enumerate(words[:-1]):
-                        if word == "--workflow":
+                        if word == option:
                             path = Path(words[at + 1])
                             path = path if path.is_absolute() else project / path
                             if path not in found:
@@ -126,7 +140,11 @@ def sandbox_arguments(project: Path) -> list[str]:
     if problem is not None:
         raise UsageError(f"this project's workflow names shell rules, so the agent's commands run in Claude Code's "
                          f"sandbox, which cannot start here: {problem}")
-    return ["--settings", json.dumps(claude_settings())]
+    for frames in _hook_paths(project, "--frames"):   # the hooks make it at their first call; made now, to be bound
+        if not frames.exists():
+            frames.mkdir(parents=True, exist_ok=True)
+    protected = project_fsm_files(project)
+    return ["--settings", json.dumps(claude_settings(read_only=[p for p in protected if p.exists()]))]
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
