@@ -267,12 +267,14 @@ states:
 transitions:
   - {from: S_work, to: S_done}
 """
-SLEEP = ["sleep", "37.25"]
+#: The agent's command on each runtime: a length of its own, so that the other runtime's test, on
+#: another worker at the same time, is never taken for a process this one left behind.
+SLEEPS = {"claude-code": ["sleep", "37.25"], "codex": ["sleep", "37.75"]}
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_sigterm_mid_command_leaves_no_process_the_agents_shell_children_included(tmp_path, runtime):
-    project = _project(tmp_path, SLEEPY)
+    project, SLEEP = _project(tmp_path, SLEEPY), SLEEPS[runtime]
     if runtime == "claude-code":
         _wire_claude(project)
     responder = WorkspaceResponder(Oracle([Shell(f"sh -c '{shlex.join(SLEEP)}'")]))   # not a bare sleep: Claude Code refuses those
