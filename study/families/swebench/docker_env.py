@@ -7,9 +7,13 @@ grading on it is an *infrastructure failure*, never "unresolved".
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -58,3 +62,16 @@ def docker(*args: str, check: bool = True, timeout: float | None = 120,
     """Run the docker client; its completed process (CalledProcessError when ``check`` and it failed)."""
     return subprocess.run(["docker", *args], capture_output=True, text=True, check=check,
                           timeout=timeout, input=input)
+
+
+@contextlib.contextmanager
+def machine_lock(name: str) -> Iterator[None]:
+    """Hold the machine-wide lock ``name`` (a file of the temporary folder, locked with flock) while
+    the block runs: work the one docker daemon does for every process of the machine (an image
+    built, an instance graded), which two sessions must not do at once."""
+    with open(Path(tempfile.gettempdir()) / name, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

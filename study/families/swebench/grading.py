@@ -30,20 +30,18 @@ file lock per instance), as one would remove the other's image.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .docker_env import docker, docker_problem, harness_problem
+from .docker_env import docker, docker_problem, harness_problem, machine_lock
 
 RESOLVED, UNRESOLVED, INFRASTRUCTURE_FAILURE = "resolved", "unresolved", "infrastructure_failure"
 MODEL = "study"
@@ -73,17 +71,6 @@ class Grade:
     @property
     def infrastructure_failure(self) -> bool:
         return self.outcome == INFRASTRUCTURE_FAILURE
-
-
-@contextlib.contextmanager
-def _instance_lock(instance_id: str):
-    path = Path(tempfile.gettempdir()) / f"sweb-grade-{instance_id}.lock"
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _instance_dir(folder: Path, run_id: str, instance_id: str) -> Path:
@@ -214,7 +201,7 @@ def grade_many(patches: dict[str, str], task_repo: Path | None, folder: Path, *,
     limit = timeout * len(ids) + 600
     with contextlib.ExitStack() as locks, open(folder / "harness.log", "w") as log:
         for i in ids:   # sorted: two batches never wait for each other in a circle
-            locks.enter_context(_instance_lock(i))
+            locks.enter_context(machine_lock(f"sweb-grade-{i}.lock"))
         try:
             exit_code = subprocess.run(command, cwd=folder, env=run_env, stdout=log, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, timeout=limit).returncode

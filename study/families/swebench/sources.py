@@ -22,8 +22,6 @@ the source when they are needed, after the agent's CLI has ended or inside the s
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import os
 import shutil
@@ -33,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import task_repo
-from .docker_env import docker
+from .docker_env import docker, machine_lock
 
 LOCAL, VERIFIED = "local", "verified"
 SOURCES = (LOCAL, VERIFIED)
@@ -94,17 +92,6 @@ def make_workspace(task_: Task, dest: Path, image: str | None = None) -> str:
 
 # -- the session's image --------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def _lock(name: str):
-    path = Path(tempfile.gettempdir()) / f"sweb-image-{hashlib.sha256(name.encode()).hexdigest()[:16]}.lock"
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _image_exists(name: str) -> bool:
     return docker("image", "inspect", name, check=False, timeout=60).returncode == 0
 
@@ -124,7 +111,7 @@ def session_image(task_: Task) -> str:
 
     base = base_image.image_name()
     name = local_image_name(task_.instance_id, base)
-    with _lock(name):
+    with machine_lock(f"sweb-image-{hashlib.sha256(name.encode()).hexdigest()[:16]}.lock"):
         if _image_exists(name):
             return name
         instance = task_repo.instances([task_.instance_id])[0]
