@@ -42,23 +42,19 @@ AGENT_STOP = "###STOP###"
 
 def rederive(session_dir: Path, events: list[dict[str, Any]], study: str) -> tuple[dict[str, Any] | None, list[str]]:
     """The outcome's fields as the session's evidence gives them, or the problems that stop it."""
-    from study.protocol.studies import StudyDefinitionError, load_study
+    from study.session_io.evidence_study import log_ends, read_family_study
     from study.session_io.vocabulary import status_voids
 
     from .availability import tau2_problem
     from .family import Tau2StudyError, domain_of, order_of
 
     session_dir = Path(session_dir)
-    start = events[0] if events else {}
-    end = next((e for e in reversed(events) if e.get("kind") == "session_end"), None)
-    try:
-        definition = load_study(study)
-        if definition.family != "tau2":
-            return None, [f"study {study} is of family {definition.family}, not τ²-bench's: the session's family is not "
-                          "its study's"]
-        domain, order = domain_of(definition), order_of(definition)
-    except (StudyDefinitionError, Tau2StudyError) as exc:
-        return None, [f"its study cannot be read, so its task is unknown: {exc}"]
+    start, end = log_ends(events)
+    read, problems = read_family_study(study, "tau2", lambda d: (domain_of(d), order_of(d)), errors=(Tau2StudyError,),
+                                       whose="τ²-bench's: the session's family is not its study's", unknown="task")
+    if problems:
+        return None, problems
+    domain, order = read
     seed = start.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed <= len(order):
         return None, [f"its position {seed!r} is not one of study {study}'s frozen order (1-{len(order)}), so it has "

@@ -38,22 +38,18 @@ WORKSPACE = "workspace"
 
 def rederive(session_dir: Path, events: list[dict[str, Any]], study: str) -> tuple[dict[str, Any] | None, list[str]]:
     """The outcome's fields as the run's workspace gives them, or the problems that stop it."""
-    from study.protocol.studies import StudyDefinitionError, load_study
+    from study.session_io.evidence_study import log_ends, read_family_study
     from study.session_io.vocabulary import status_voids
 
     from .family import WorkspaceStudyError, protocol_of
 
     session_dir = Path(session_dir)
-    start = events[0] if events else {}
-    end = next((e for e in reversed(events) if e.get("kind") == "session_end"), None)
-    try:
-        definition = load_study(study)
-        if definition.family != "workspace":
-            return None, [f"study {study} is of family {definition.family}, not the workspace family: the session's "
-                          "family is not its study's"]
-        protocol = protocol_of(definition)
-    except (StudyDefinitionError, WorkspaceStudyError) as exc:
-        return None, [f"its study cannot be read, so its protocol is unknown: {exc}"]
+    start, end = log_ends(events)
+    protocol, problems = read_family_study(study, "workspace", protocol_of, errors=(WorkspaceStudyError,),
+                                           whose="the workspace family: the session's family is not its study's",
+                                           unknown="protocol")
+    if problems:
+        return None, problems
     if start.get("protocol") != protocol:
         return None, [f"its log names protocol {start.get('protocol')!r}, study {study}'s is {protocol!r}"]
     if end is not None and status_voids(end.get("status")):
