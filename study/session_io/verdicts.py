@@ -59,7 +59,7 @@ OWN_FIELDS = ("seq", "t", "kind", "family")
 FORMAT = 1
 #: Modules (besides the family's own folder) whose source a kept result depends on.
 CODE = ("study/session_io/verdicts.py", "study/session_io/safe_files.py", "study/session_io/folders.py",
-        "study/session_io/git_evidence.py", "study/session_io/evidence_study.py",
+        "study/session_io/git_evidence.py", "study/protocol/evidence_study.py",
         "study/protocol/studies.py", "study/protocol/yaml_file.py", "study/protocol/yaml_lines.py")
 #: A family's name: a plain identifier (a log is untrusted: never a path, never a dotted name).
 _FAMILY = re.compile(r"[a-z][a-z0-9_]{0,40}")

@@ -38,7 +38,7 @@ WORKSPACE = "workspace"
 
 def rederive(session_dir: Path, events: list[dict[str, Any]], study: str) -> tuple[dict[str, Any] | None, list[str]]:
     """The outcome's fields as the run's workspace gives them, or the problems that stop it."""
-    from study.session_io.evidence_study import log_ends, read_family_study
+    from study.protocol.evidence_study import log_ends, read_family_study
     from study.session_io.vocabulary import status_voids
 
     from .family import WorkspaceStudyError, protocol_of
