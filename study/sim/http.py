@@ -46,6 +46,15 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # the CLI's traffic is not news
         pass
 
+    def handle(self) -> None:
+        """Answer the connection's requests. A client that hangs up before its answer is written (a
+        CLI stopped by a signal, a timeout or a test) is not the simulator's error: the answer goes
+        nowhere, and no traceback goes to the stderr of whoever shares this process."""
+        try:
+            super().handle()
+        except ConnectionError:  # BrokenPipeError, ConnectionResetError, ConnectionAbortedError
+            self.close_connection = True
+
     def _send_json(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode("utf-8")
         self.send_response(status)

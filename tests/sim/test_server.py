@@ -169,3 +169,29 @@ def test_a_policy_object_sees_the_request_and_can_set_usage_a_delay_or_an_api_er
         assert post(sim, side)[0] == 200 and not late
         worker.join()
         assert time.monotonic() - started >= 3.0 and "late" in late[0][2]
+
+
+def test_a_client_that_hangs_up_before_its_answer_leaves_no_traceback(capfd):
+    """A CLI killed mid-request (a signal, a timeout) is normal: the server says nothing on stderr,
+    which a test's CliRunner may be capturing in the same process (CI of stop 52), and keeps serving."""
+    import socket
+    import struct
+    import time
+
+    from study.sim.protocol import Reply
+
+    script = _Script([Reply(text="nobody hears this", delay_s=0.5), Reply(text="still here")])
+    with SimServer(script) as sim:
+        data = json.dumps(first_request()).encode()
+        client = socket.create_connection(("127.0.0.1", sim.port))
+        client.sendall(b"POST /v1/messages?beta=true HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"anthropic-beta: claude-code-20250219\r\n"
+                       + f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        while not script.seen:  # the server has read the request and is waiting to answer
+            time.sleep(0.01)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # hang up with a reset
+        client.close()
+        time.sleep(1.0)  # the answer is written to the closed connection
+        assert "still here" in post(sim, first_request(), MAIN)[2]
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.err and "Error" not in captured.err, captured.err
