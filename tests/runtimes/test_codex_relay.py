@@ -188,3 +188,36 @@ def test_stale_socket_folders_are_swept_and_live_or_foreign_ones_never(tmp_path)
         assert left.is_dir()
     for s in keep:
         s.close()
+
+
+def test_a_relay_not_yet_connected_is_found_by_its_socket_and_no_other_process_is():
+    """A hook relay Codex started just before it was stopped waits for its input and has not
+    connected, so its process group is unknown to the socket: the runner finds it by the socket's
+    path on its command line (and stops it, adapter ``_stop_relays``); another socket's relay and
+    this very process are never named."""
+    import os
+    import signal
+
+    async def main():
+        mine = await BridgeServer({}, {}, lambda e: None).start()
+        other = await BridgeServer({}, {}, lambda e: None).start()
+        procs = [subprocess.Popen([sys.executable, "-I", "-S", str(RELAY), "hook", "PreToolUse", str(s.path)],
+                                  stdin=subprocess.PIPE, start_new_session=True) for s in (mine, other)]
+        try:
+            for _ in range(100):     # until both have started (exec'd) as relays
+                if mine.relay_pids() and other.relay_pids():
+                    break
+                await asyncio.sleep(0.05)
+            found, found_other = mine.relay_pids(), other.relay_pids()
+            os.kill(found[0], signal.SIGKILL)
+            procs[0].wait(timeout=10)
+            return found, found_other, mine.relay_pids(), [proc.pid for proc in procs]
+        finally:
+            for proc in procs:
+                proc.kill()
+                proc.wait()
+            await mine.aclose()
+            await other.aclose()
+
+    found, found_other, after, pids = asyncio.run(main())
+    assert (found, found_other, after) == ([pids[0]], [pids[1]], [])

@@ -292,10 +292,14 @@ class CodexSession:
 
     async def _stop_relays(self) -> None:
         """Hook commands run in sessions of their own, which Codex does not stop: stop every relay
-        still connected (their process groups, as the socket saw them)."""
+        still connected (their process groups, as the socket saw them), and every relay of this
+        socket not yet connected (by its command line)."""
         for group in self.socket.live_groups():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGKILL)
+        for pid in self.socket.relay_pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
     def after_call(self, thread_id: str | None) -> None:
         if thread_id:

@@ -81,6 +81,21 @@ class BridgeServer:
         own = os.getpgid(0)
         return sorted({g for g in self._groups.values() if g != own})
 
+    def relay_pids(self) -> list[int]:
+        """Every relay process started for this socket, connected or not: those whose command line
+        ends with this socket's path (read from Linux's /proc; [] where there is none). A hook relay
+        Codex started in a session of its own just before it was stopped has not connected yet, so
+        ``live_groups`` cannot name it."""
+        target, pids = os.fsencode(self.path), []
+        for entry in Path("/proc").glob("[0-9]*"):
+            try:
+                argv = (entry / "cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+            except OSError:          # ended meanwhile, or not ours to read
+                continue
+            if len(argv) >= 3 and argv[-1] == target and any(a.endswith(b"relay.py") for a in argv[:-1]):
+                pids.append(int(entry.name))
+        return sorted(pid for pid in pids if pid != os.getpid())
+
     async def aclose(self) -> None:
         try:
             if self._server is not None:
