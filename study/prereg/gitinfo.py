@@ -76,7 +76,10 @@ def file_history(root: Path, rel: str, since: str | None = None) -> list[tuple[s
     out = _git(root, "log", "--reverse", "--format=%H", "--full-history", *span, "--", rel)
     if not out:
         return []
-    return [(commit, committed_bytes(root, rel, commit)) for commit in out.split()]
+    commits = out.split()
+    objects = _objects(root, [f"{commit}:./{rel}" for commit in commits]) or [None] * len(commits)
+    return [(commit, found[1] if found is not None and found[0] == "blob" else None)
+            for commit, found in zip(commits, objects)]
 
 
 def git_blob_id(data: bytes) -> str:
@@ -110,18 +113,33 @@ def frozen_blobs(root: Path, commit: str) -> dict[str, str] | None:
 
 def blob_sha256(root: Path, blobs: list[str]) -> dict[str, str]:
     """The sha256 of each git blob's content (``git cat-file --batch``): blob id -> sha256."""
-    if not blobs:
-        return {}
-    out = _git_bytes(root, "cat-file", "--batch", stdin="".join(b + "\n" for b in blobs).encode())
-    digests: dict[str, str] = {}
+    objects = _objects(root, blobs) or []
+    return {blob: hashlib.sha256(found[1]).hexdigest() for blob, found in zip(blobs, objects) if found is not None}
+
+
+def _objects(root: Path, names: list[str]) -> list[tuple[str, bytes] | None] | None:
+    """``(type, content)`` of each object ``names`` names (a blob id, or ``commit:./path``), in
+    order, None for a name git has no object for; one ``git cat-file --batch`` for all of them
+    (a run's check reads every committed version of the freeze record: one process, not one
+    ``git show`` per version). None if git cannot run."""
+    if not names:
+        return []
+    out = _git_bytes(root, "cat-file", "--batch", stdin="".join(name + "\n" for name in names).encode())
+    if out is None:
+        return None
+    objects: list[tuple[str, bytes] | None] = []
     position = 0
-    while out is not None and position < len(out):
-        end = out.index(b"\n", position)
-        header = out[position:end].decode().split()
-        position = end + 1
-        if len(header) < 3 or header[1] == "missing":
+    for _name in names:
+        end = out.find(b"\n", position)
+        if end < 0:
+            objects.append(None)
             continue
-        size = int(header[2])
-        digests[header[0]] = hashlib.sha256(out[position:position + size]).hexdigest()
+        header = out[position:end].split(b" ")
+        position = end + 1
+        if len(header) < 3 or not header[-1].isdigit():     # "<name> missing", "<name> ambiguous"
+            objects.append(None)
+            continue
+        size = int(header[-1])
+        objects.append((header[-2].decode(), out[position:position + size]))
         position += size + 1
-    return digests
+    return objects

@@ -241,3 +241,43 @@ def test_deleting_every_record_of_a_committed_freeze_is_not_taken_for_no_freeze(
         check_before_run(frozen)
     assert not isinstance(caught.value, NotFrozen)
     assert "git checkout HEAD -- preregistration/" in str(caught.value)
+
+
+def test_a_files_history_is_every_committed_version_a_deletion_none_and_blob_hashes_only_of_blobs_git_has(tmp_path):
+    """``gitinfo.file_history`` (read in one ``git cat-file --batch``): each commit that touched the
+    file, oldest first, with its bytes there (a name with a space, a version with no final newline,
+    a binary one), None where the commit deleted it; ``since`` keeps the later ones only."""
+    import hashlib
+    import subprocess
+
+    from study.prereg.gitinfo import blob_sha256, file_history, git_blob_id
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    rel = "a folder/record one.json"
+    (tmp_path / "a folder").mkdir()
+    versions = [b"first\n", b"second, no newline", None, b"\x00\xffbinary\n"]
+    commits = []
+    for data in versions:
+        if data is None:
+            git("rm", "-q", rel)
+        else:
+            (tmp_path / "a folder").mkdir(exist_ok=True)
+            (tmp_path / rel).write_bytes(data)
+            git("add", rel)
+        git("commit", "-q", "-m", "v")
+        commits.append(git("rev-parse", "HEAD"))
+    (tmp_path / "other").write_text("x")
+    git("add", "other")
+    git("commit", "-q", "-m", "not the record")
+    assert file_history(tmp_path, rel) == list(zip(commits, versions))
+    assert file_history(tmp_path, rel, since=commits[1]) == list(zip(commits[2:], versions[2:]))
+    assert file_history(tmp_path / "a folder", "record one.json") == list(zip(commits, versions))
+    assert file_history(tmp_path, "never there") == []
+    known, unknown = git_blob_id(b"first\n"), git_blob_id(b"never committed")
+    assert blob_sha256(tmp_path, [known, unknown]) == {known: hashlib.sha256(b"first\n").hexdigest()}
