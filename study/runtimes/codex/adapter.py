@@ -49,7 +49,7 @@ from typing import Any
 
 from study.fsm.mcp_server import build_fsm_server
 from study.runtimes.base import CallSink, Ending, SessionSetup, Usage
-from study.runtimes.launcher import agent_path, stop_process_group, write_launcher
+from study.runtimes.launcher import agent_path, process_alive, stop_process_group, write_launcher
 from study.runtimes.sandbox import CODEX_TMPDIR, SandboxUnavailable, codex_problem
 from study.tooling import build_server
 from study.transcripts.codex import RolloutFollower, usage_of
@@ -69,6 +69,8 @@ MAX_PROMPT_BYTES = 120_000
 #: Seconds between two reads of the growing rollout (the resolution of the spending cap and of the
 #: turns limit: a read of what was appended costs microseconds).
 FOLLOW_S = 0.05
+#: Seconds a stopped CLI is given for asyncio to see its exit and the end of its stdout.
+SETTLE_S = 5.0
 #: What Codex's retry notices look like in its ``--json`` stream.
 _RECONNECTING = "Reconnecting..."
 _RELAY = Path(__file__).resolve().parent / "relay.py"
@@ -275,6 +277,7 @@ class CodexSession:
                 with contextlib.suppress(asyncio.CancelledError):
                     await watcher
             await self._stop_relays()
+            await self._settle()
         if follower is not None:
             usage(follower.read_new())
             outputs(follower.take_outputs())
@@ -289,6 +292,19 @@ class CodexSession:
             raise TurnsLimit(f"{responses} model responses in one call (limits.yaml: turns {self.turn_limit})")
         if returncode != 0:
             raise CodexFailed(failure or _stderr_tail(stderr_path) or f"codex exec exited {returncode}", returncode)
+
+    async def _settle(self) -> None:
+        """Once the CLI has ended (the runner stops it before it cancels a call, for a limit or a
+        signal), let asyncio see its exit and the end of its stdout, for at most ``SETTLE_S`` each.
+        Else the runner's event loop may close first, and the process's transport, collected at the
+        runner's exit, prints "Event loop is closed" with a traceback (a SIGQUIT to the runner's
+        group, seen once in a full run). A CLI still running is not waited for."""
+        process = self.process
+        if process is None or process.stdout is None or process_alive(process.pid):
+            return
+        with contextlib.suppress(asyncio.TimeoutError, ValueError, OSError):
+            await asyncio.wait_for(process.wait(), SETTLE_S)
+            await asyncio.wait_for(process.stdout.read(), SETTLE_S)   # what is left, to its end
 
     async def _stop_relays(self) -> None:
         """Hook commands run in sessions of their own, which Codex does not stop: stop every relay
@@ -311,6 +327,7 @@ class CodexSession:
 
     async def aclose(self) -> None:
         await self._stop_relays()
+        await self._settle()
         await self.socket.aclose()
         if self.pid is None:          # no Codex process left that holds the databases open
             checkpoint_databases(self.codex_home)
