@@ -349,12 +349,13 @@ def test_a_signal_ends_a_codex_session_interrupted_with_no_process_or_folder_lef
     _none_left_soon(tmp_path)
 
 
-def _none_left_soon(tmp_path: Path) -> None:
-    """No process of the test's sessions is left. The runner stops the relays it can see, connected
-    or started (``BridgeServer.relay_pids``); one Codex forked in the instant before it was stopped
-    and that had not yet become a relay exits by itself once its Codex and the runner's socket are
-    gone: on a loaded machine that takes its Python's start-up, not more than seconds."""
-    deadline = time.monotonic() + 15
+def _none_left_soon(tmp_path: Path, within_s: float = 15) -> None:
+    """No process of the test's sessions is left within ``within_s``. The runner stops the relays
+    it can see, connected or started (``BridgeServer.relay_pids``); one Codex forked in the instant
+    before it was stopped and that had not yet become a relay exits by itself once its Codex and the
+    runner's socket are gone: on a loaded machine that takes its Python's start-up, not more than
+    seconds."""
+    deadline = time.monotonic() + within_s
     while _left(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _left(tmp_path) == []
@@ -383,10 +384,7 @@ def test_a_sigkilled_runners_socket_folder_is_swept_by_the_next_session(tmp_path
         import shutil as _shutil
 
         _shutil.rmtree(live.folder, ignore_errors=True)
-    deadline = time.monotonic() + 30
-    while _left(tmp_path) and time.monotonic() < deadline:     # the CLI dies with its runner (PDEATHSIG)
-        time.sleep(0.2)
-    assert _left(tmp_path) == []
+    _none_left_soon(tmp_path, within_s=30)     # the CLI dies with its runner (PDEATHSIG)
 
 
 def test_a_killed_run_all_leaves_no_codex_process_behind(tmp_path):
